@@ -1,0 +1,139 @@
+/*
+ * accessors.c - method and class information and handle conversions, forwarded to the
+ * active backend under the crash guard (a stale Method* must give empty fields, not a
+ * crash).
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "../impl/guard.h"
+
+/* SS. Empties every output field of *info, keeping buffers untouched but NUL-terminated. */
+static void clear_method_info(ASGST_MethodInfo *info) {
+  info->klass = NULL;
+  asgst__copy_string(info->method_name, &info->method_name_length, "", 0);
+  asgst__copy_string(info->signature, &info->signature_length, "", 0);
+  asgst__copy_string(info->generic_signature, &info->generic_signature_length, "", 0);
+  info->modifiers = 0;
+  info->idnum = 0;
+  info->class_idnum = 0;
+}
+
+static void clear_class_info(ASGST_ClassInfo *info) {
+  asgst__copy_string(info->class_name, &info->class_name_length, "", 0);
+  asgst__copy_string(info->generic_class_name, &info->generic_class_name_length, "", 0);
+  info->modifiers = 0;
+  info->idnum = 0;
+}
+
+/* Runs `call` under the guard with `be` set to the active backend; `fallback` when no
+ * backend is active or the call faulted. */
+#define GUARDED_CALL(call, fallback)                      \
+  do {                                                    \
+    const asgst__backend *be = asgst__active_backend();   \
+    if (be == NULL) { fallback; break; }                  \
+    asgst__guard g;                                       \
+    ASGST__GUARD_BEGIN(g)                                 \
+      call;                                               \
+    ASGST__GUARD_FAULTED(g)                               \
+      fallback;                                           \
+    ASGST__GUARD_END(g);                                  \
+  } while (0)
+
+/* SS. */
+void ASGST_GetMethodInfo(ASGST_Method m, ASGST_MethodInfo *info) {
+  if (info == NULL) return;
+  if (m == NULL) { clear_method_info(info); return; }
+  /* Keep the capacities: a fault halfway must not leave lengths that are not capacities. */
+  ASGST_MethodInfo in = *info;
+  GUARDED_CALL(be->method_info(m, info), (*info = in, clear_method_info(info)));
+}
+
+/* SS. */
+void ASGST_GetClassInfo(ASGST_Class k, ASGST_ClassInfo *info) {
+  if (info == NULL) return;
+  if (k == NULL) { clear_class_info(info); return; }
+  ASGST_ClassInfo in = *info;
+  GUARDED_CALL(be->class_info(k, info), (*info = in, clear_class_info(info)));
+}
+
+/* SS. */
+jint ASGST_GetMethodIdNum(ASGST_Method m) {
+  volatile jint r = 0;
+  if (m) GUARDED_CALL(r = be->method_idnum(m), r = 0);
+  return r;
+}
+
+/* SS. */
+jlong ASGST_GetClassIdNum(ASGST_Class k) {
+  volatile jlong r = 0;
+  if (k) GUARDED_CALL(r = be->class_idnum(k), r = 0);
+  return r;
+}
+
+/* SS. */
+ASGST_Class ASGST_GetClass(ASGST_Method m) {
+  ASGST_Class volatile r = NULL;
+  if (m) GUARDED_CALL(r = be->method_class(m), r = NULL);
+  return r;
+}
+
+/* SS. */
+static int line_table_at(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry *entries,
+                         int length) {
+  volatile int r = 0;
+  if (m && length >= 0 && offset >= 0)
+    GUARDED_CALL(r = be->line_table(m, offset, entries, length), r = 0);
+  return r;
+}
+
+/* SS. */
+int ASGST_GetMethodLineNumberTable(ASGST_Method m, ASGST_MethodLineNumberEntry *entries,
+                                   int length) {
+  return line_table_at(m, 0, entries, entries ? length : 0);
+}
+
+/* SS. The line of the entry with the greatest start_bci <= bci (the class file's rule),
+ * scanning the table in stack-sized chunks so nothing is allocated. */
+jint ASGST_GetMethodLineNumber(ASGST_Method m, jint bci) {
+  enum { CHUNK = 32 };
+  ASGST_MethodLineNumberEntry e[CHUNK];
+  if (m == NULL || bci < 0) return -1;
+  jint line = -1, best = -1;
+  int total = line_table_at(m, 0, e, CHUNK);
+  for (int base = 0; base < total; base += CHUNK) {
+    if (base > 0 && line_table_at(m, base, e, CHUNK) != total) return -1;
+    int n = total - base < CHUNK ? total - base : CHUNK;
+    for (int i = 0; i < n; i++) {
+      if (e[i].start_bci <= bci && e[i].start_bci >= best) {
+        best = e[i].start_bci;
+        line = e[i].line_number;
+      }
+    }
+  }
+  return line;
+}
+
+/* N. */
+jmethodID ASGST_MethodToJMethodID(ASGST_Method m) {
+  const asgst__backend *be = asgst__active_backend();
+  return be && be->to_jmethodid && m ? be->to_jmethodid(m) : NULL;
+}
+
+/* N. */
+ASGST_Method ASGST_JMethodIDToMethod(jmethodID id) {
+  const asgst__backend *be = asgst__active_backend();
+  return be && be->from_jmethodid && id ? be->from_jmethodid(id) : NULL;
+}
+
+/* N. */
+jclass ASGST_ClassToJClass(ASGST_Class k) {
+  const asgst__backend *be = asgst__active_backend();
+  return be && be->to_jclass && k ? be->to_jclass(k) : NULL;
+}
+
+/* N. */
+ASGST_Class ASGST_JClassToClass(jclass k) {
+  const asgst__backend *be = asgst__active_backend();
+  return be && be->from_jclass && k ? be->from_jclass(k) : NULL;
+}

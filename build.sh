@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# build.sh - the project's one entry point.
+#   ./build.sh build   configure and build everything into build/
+#   ./build.sh test    build, then run every test; ends with "N passed, N failed, N skipped"
+#   ./build.sh demo    build, then run the demo
+#   ./build.sh bench   build, then run the benchmarks
+#   ./build.sh clean   remove build/ and out/
+# Missing Debian build dependencies are installed when running as root; otherwise the
+# exact apt-get command is printed.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+BUILD=$ROOT/build
+
+# Debian packages and the command that proves each is there.
+DEPS=(
+  "gcc:command -v gcc"
+  "g++:command -v g++"
+  "make:command -v make"
+  "cmake:command -v cmake"
+  "pkg-config:command -v pkg-config"
+  "libcmocka-dev:test -f /usr/include/cmocka.h"
+  "openjdk-17-jdk-headless:test -x /usr/lib/jvm/java-17-openjdk-amd64/bin/javac"
+)
+
+install_deps() {
+  local missing=()
+  for d in "${DEPS[@]}"; do
+    local pkg=${d%%:*} check=${d#*:}
+    eval "$check" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" = 0 ]; then
+    echo "build.sh: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq </dev/null
+    apt-get install -y -qq "${missing[@]}" </dev/null >/dev/null
+  else
+    echo "build.sh: missing packages; run: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+}
+
+# JDK 17 is the reference JVM; a JDK 25 in the system's JVM directory is used where found.
+export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+
+do_build() {
+  install_deps
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJAVA_HOME="$JAVA_HOME" >/dev/null
+  cmake --build "$BUILD" -j"$(nproc)" 2>&1 | grep -Ev '^\[ *[0-9]+%\]|^Consolidate|^Scanning|^Built target' || true
+  test "${PIPESTATUS[0]}" = 0
+}
+
+case "${1:-build}" in
+  build) do_build ;;
+  test) do_build; exec "$ROOT/tests/run_all.sh" "$BUILD" ;;
+  demo)
+    do_build
+    if [ -x "$ROOT/profiler-demo/run-demo.sh" ]; then exec "$ROOT/profiler-demo/run-demo.sh" "$BUILD"; fi
+    exec "$BUILD/bin/asgst-demo"
+    ;;
+  bench) do_build; exec "$ROOT/tests/bench/run_bench.sh" "$BUILD" ;;
+  clean) rm -rf "$BUILD" "$ROOT/out" ;;
+  *) echo "usage: $0 build|test|demo|bench|clean" >&2; exit 2 ;;
+esac

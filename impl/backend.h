@@ -1,0 +1,123 @@
+/*
+ * backend.h - the boundary between the VM-independent API (api/) and the code that knows
+ * how frames of one kind of VM are laid out (impl/hotspot, impl/synthetic).
+ *
+ * One table of callbacks, in the manner of libunwind's accessors. The API layer owns
+ * options, loop protection, the crash guard and rewinding; a backend only answers four
+ * questions: where does a stack start, what is the frame at this position, where is its
+ * sender, and what does this method/class look like. Every callback marked SS must be
+ * async-signal-safe and must read VM memory only through impl/safe_read.h (a fault inside a
+ * guarded walk is turned into ASGST_WALK_FAULTED by impl/guard.c anyway).
+ */
+#ifndef ASGST_IMPL_BACKEND_H
+#define ASGST_IMPL_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "asgst.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most logical frames one physical frame can expand to (inlining depth + 1). Deeper
+ * inlining is cut at the outermost end and the walk ends with ASGST_BAD_FRAME. */
+#define ASGST__MAX_FRAMES_PER_PHYS 64
+/* Bytes of per-walk scratch a backend may keep in the iterator (e.g. the next JavaFrame
+ * anchor of a HotSpot thread). */
+#define ASGST__BACKEND_SCRATCH 128
+
+/* A physical frame position. */
+typedef struct {
+  uintptr_t pc;
+  uintptr_t sp;
+  uintptr_t fp;
+} asgst__regs;
+
+/* The backend's view of the walked thread, captured on that thread (in its signal handler
+ * for out-of-thread walks) by current_thread(). */
+typedef struct {
+  void *vm_thread;      /* backend thread object (JavaThread*), NULL for a non-VM thread */
+  uintptr_t stack_base; /* highest address of the stack (exclusive), 0 if unknown */
+  uintptr_t stack_limit;/* lowest usable address, 0 if unknown */
+} asgst__thread;
+
+/* What a walk is: owned by api/iterator.c, given to backend callbacks. */
+struct _ASGST_Iterator {
+  const struct asgst__backend *be;
+  int32_t options;
+  int32_t kind;          /* trace kind found by begin() (> 0) */
+  int32_t state;         /* 1: frames may follow; 0: end; < 0: error */
+  int32_t depth;         /* physical frames stepped so far */
+  asgst__thread thread;
+  asgst__regs start;     /* where begin() put us, for rewind */
+  asgst__regs cur;       /* the current physical frame */
+  /* Logical frames of the current physical frame, innermost first. */
+  ASGST_Frame pending[ASGST__MAX_FRAMES_PER_PHYS];
+  int32_t npending;
+  int32_t ipending;
+  int32_t seen_java;     /* a Java frame has been returned (END_ON_FIRST_JAVA_FRAME) */
+  uint8_t start_scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
+  uint8_t scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
+};
+
+typedef struct asgst__backend {
+  const char *name;
+
+  /* SS. Fill *t for the calling thread (may be a thread the VM does not know). Returns
+   * ASGST_JAVA_TRACE, ASGST_NON_JAVA_TRACE or an error (ASGST_THREAD_EXIT, ...). */
+  int (*current_thread)(asgst__thread *t);
+
+  /* SS. Prepare a walk of it->thread starting at *top (registers from a ucontext or given
+   * by the caller). Sets it->cur (possibly different from *top, e.g. from the thread's last
+   * Java frame anchor when the top is in VM code) and its scratch. Returns the trace kind or
+   * an error. */
+  int (*begin)(ASGST_Iterator *it, const asgst__regs *top);
+
+  /* SS. Decode the physical frame at it->cur into it->pending (innermost first; a C frame
+   * gives one ASGST_FRAME_NON_JAVA frame) and set it->npending. Returns 0 or an error. */
+  int (*decode)(ASGST_Iterator *it);
+
+  /* SS. Move it->cur to the sender of the current frame. Returns 1 if there is one, 0 at
+   * the bottom of the stack, or an error when the step cannot be proven. */
+  int (*step)(ASGST_Iterator *it);
+
+  /* SS. Find the top Java frame from *top for a queue element (pc/sp/fp of the physical
+   * frame). Returns the kind or an error. May be NULL: the API then walks with decode/step. */
+  int (*top_java_frame)(const asgst__thread *t, const asgst__regs *top, asgst__regs *out);
+
+  /* SS metadata accessors. Strings are copied with asgst__copy_string semantics. */
+  void (*method_info)(ASGST_Method m, ASGST_MethodInfo *info);
+  void (*class_info)(ASGST_Class k, ASGST_ClassInfo *info);
+  ASGST_Class (*method_class)(ASGST_Method m);
+  jint (*method_idnum)(ASGST_Method m);
+  jlong (*class_idnum)(ASGST_Class k);
+  /* Copies entries [offset, offset + length) of the line number table into e and returns
+   * the total number of entries. */
+  int (*line_table)(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry *e, int length);
+
+  /* SS. JVMTI thread state bits of the current thread (0 for non-VM threads). */
+  int (*thread_state)(void);
+
+  /* N conversions; may be NULL (then the API returns NULL). */
+  jmethodID (*to_jmethodid)(ASGST_Method m);
+  ASGST_Method (*from_jmethodid)(jmethodID id);
+  jclass (*to_jclass)(ASGST_Class k);
+  ASGST_Class (*from_jclass)(jclass k);
+} asgst__backend;
+
+/* The active backend (set by ASGST_Initialize or by the synthetic VM), NULL if none.
+ * Read with an acquire load from signal handlers. */
+const asgst__backend *asgst__active_backend(void);                     /* SS */
+void asgst__set_backend(const asgst__backend *be);                    /* N */
+
+/* SS. Copy `len` bytes of `src` (not NUL-terminated) into the caller's buffer of capacity
+ * *cap, truncating and NUL-terminating; set *cap to len. A NULL dst only reports len. */
+void asgst__copy_string(char *dst, jint *cap, const char *src, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * guard.c - SIGSEGV/SIGBUS handler of the crash guard (see guard.h).
+ */
+#include "guard.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <ucontext.h>
+
+__thread sigjmp_buf *volatile asgst__guard_top __attribute__((tls_model("initial-exec")));
+
+static struct sigaction previous_segv;
+static struct sigaction previous_bus;
+static atomic_uint_fast64_t fault_count;
+static atomic_int installed;
+
+/* SS. Hands a fault that is not ours to the handler that was installed before us. */
+static void chain(int sig, siginfo_t *info, void *uc) {
+  const struct sigaction *old = sig == SIGBUS ? &previous_bus : &previous_segv;
+  if (old->sa_flags & SA_SIGINFO) {
+    if (old->sa_sigaction) old->sa_sigaction(sig, info, uc);
+    return;
+  }
+  if (old->sa_handler == SIG_IGN || old->sa_handler == SIG_DFL) {
+    /* Returning re-executes the faulting instruction, which now meets the default action:
+     * the process dies exactly as it would have without us. */
+    signal(sig, SIG_DFL);
+    return;
+  }
+  old->sa_handler(sig);
+}
+
+/* SS. */
+static void on_fault(int sig, siginfo_t *info, void *uc) {
+  sigjmp_buf *top = asgst__guard_top;
+  if (top == NULL) {
+    chain(sig, info, uc);
+    return;
+  }
+  asgst__guard_top = NULL;
+  atomic_fetch_add_explicit(&fault_count, 1, memory_order_relaxed);
+  /* sigsetjmp(buf, 0) did not save the mask: put back the interrupted code's mask. */
+  pthread_sigmask(SIG_SETMASK, &((ucontext_t *)uc)->uc_sigmask, NULL);
+  siglongjmp(*top, 1);
+}
+
+/* N. */
+int asgst__guard_install(void) {
+  int expected = 0;
+  if (!atomic_compare_exchange_strong(&installed, &expected, 1)) return 0;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_fault;
+  /* SA_NODEFER is not set: a fault in our own handler must not recurse. SA_ONSTACK so a
+   * stack overflow handled by the JVM on its alternate stack still gets there. */
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGSEGV, &sa, &previous_segv) != 0 || sigaction(SIGBUS, &sa, &previous_bus) != 0) {
+    atomic_store(&installed, 0);
+    return -1;
+  }
+  return 0;
+}
+
+/* SS. */
+uint64_t asgst__guard_faults(void) {
+  return atomic_load_explicit(&fault_count, memory_order_relaxed);
+}

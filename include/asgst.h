@@ -1,0 +1,300 @@
+/*
+ * asgst.h - AsyncGetStackTrace (ASGST) for stock HotSpot JVMs.
+ *
+ * The one public header of libasgst. It implements the ASGST API contract (the iterator,
+ * method and class information, class unload handlers and per-thread safepoint queues of
+ * the AsyncGetStackTrace proposal for OpenJDK) plus a few library extensions, marked below.
+ *
+ * Signal-safety classes, stated on every function:
+ *   SS  async-signal-safe: callable from a signal handler. Never allocates, locks, prints,
+ *       calls JVMTI or touches lazily allocated thread-local storage.
+ *   SP  may be called at an (emulated) safepoint from a queue handler: may allocate and
+ *       lock, never calls JVMTI.
+ *   N   ordinary code.
+ *
+ * General rule: every walking and information function (ASGST_RunWithIterator*,
+ * ASGST_NextFrame, ASGST_Get*Info, ...) is SS and reads VM memory only through guarded
+ * loads, so a torn stack or an unloaded method ends a walk with an error code instead of
+ * crashing the process.
+ */
+#ifndef ASGST_H
+#define ASGST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <jni.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define ASGST_EXPORT __attribute__((visibility("default")))
+#else
+#define ASGST_EXPORT
+#endif
+
+/* ---- Handles -------------------------------------------------------------------------
+ * Opaque. On HotSpot an ASGST_Method is the VM's Method* and an ASGST_Class its
+ * InstanceKlass*: no jmethodID has to exist. */
+typedef struct _ASGST_Method *ASGST_Method;
+typedef struct _ASGST_Class *ASGST_Class;
+typedef struct _ASGST_Iterator ASGST_Iterator;
+typedef struct _ASGST_Queue ASGST_Queue;
+
+/* ---- Capabilities -------------------------------------------------------------------- */
+enum ASGST_Capabilities {
+  ASGST_REGISTER_QUEUE = 1, /* ASGST_RegisterQueue and friends work */
+  ASGST_MARK_FRAME = 2      /* frame marking (not offered by this library) */
+};
+
+/* SS. The capability bits of this implementation. Functions whose bit is absent return
+ * ASGST_UNSUPPORTED (or NULL/false where they return a pointer/bool). */
+ASGST_EXPORT int ASGST_Capabilities(void);
+
+/* ---- Frames -------------------------------------------------------------------------- */
+enum ASGST_FrameTypeId {
+  ASGST_FRAME_JAVA = 1,         /* interpreted or JIT compiled, physical frame */
+  ASGST_FRAME_JAVA_INLINED = 2, /* a method inlined into a compiled frame */
+  ASGST_FRAME_JAVA_NATIVE = 3,  /* native method wrapper (Java calling C) */
+  ASGST_FRAME_NON_JAVA = 4      /* C/C++/stub frame */
+};
+
+typedef struct {
+  uint8_t type;        /* enum ASGST_FrameTypeId */
+  int comp_level;      /* 0 interpreted, 1-4 compilation tier, -1 unknown */
+  int bci;             /* -1 if none (native, non-Java) */
+  ASGST_Method method; /* NULL if not available (non-Java frames) */
+  void *pc;
+  void *sp;            /* sp/fp may be NULL; inlined frames share their physical frame's */
+  void *fp;
+} ASGST_Frame;
+
+/* ---- Options, trace kinds, errors ---------------------------------------------------- */
+enum ASGST_Options {
+  ASGST_INCLUDE_NON_JAVA_FRAMES = 1, /* report C/stub frames too */
+  ASGST_END_ON_FIRST_JAVA_FRAME = 2  /* stop after the first bytecode-backed frame */
+};
+
+enum ASGST_TraceKind {
+  ASGST_JAVA_TRACE = 1,    /* the thread is a Java thread */
+  ASGST_NON_JAVA_TRACE = 2 /* a thread the VM does not know (only C frames) */
+};
+
+/*
+ * Error codes. 0 and -1..-7 are the contract's; codes below -16 are this library's own.
+ * One list generates the enum and ASGST_ErrorName.
+ *   ASGST_NO_FRAME            end of the trace / nothing to report
+ *   ASGST_NO_THREAD           no thread to walk (no current thread known to the backend)
+ *   ASGST_THREAD_EXIT         the thread is exiting
+ *   ASGST_UNSAFE_STATE        the thread is in a state where its stack cannot be walked
+ *   ASGST_NO_TOP_JAVA_FRAME   the thread has no Java frame where one was required
+ *   ASGST_ENQUEUE_*           enqueue failures
+ *   ASGST_WALK_FAULTED        -17: a memory fault during the walk was caught and recovered
+ *   ASGST_BAD_FRAME           -18: a frame failed a consistency check (pc/sp/fp invalid)
+ *   ASGST_STACK_LOOP          -19: the stack does not grow toward its base or is too deep
+ *   ASGST_NOT_INITIALIZED     -20: ASGST_Initialize has not succeeded (no backend active)
+ *   ASGST_UNSUPPORTED_VM      -21: the JVM's layout is not supported (see InitializeError)
+ *   ASGST_THREAD_NOT_ANSWERING -22: an out-of-thread target did not answer in time
+ *   ASGST_THREAD_NOT_FOUND    -23: no such OS thread in this process (or signal failed)
+ *   ASGST_INVALID_ARGUMENT    -24: a NULL or out-of-range argument
+ *   ASGST_UNSUPPORTED         -25: the function's capability is absent
+ *   ASGST_STALE_FRAME         -26: a queue element's frame was no longer on the stack
+ *   ASGST_BUSY                -27: another out-of-thread walk or init is in progress
+ */
+#define ASGST_ERROR_LIST(X)                 \
+  X(ASGST_NO_FRAME, 0)                      \
+  X(ASGST_NO_THREAD, -1)                    \
+  X(ASGST_THREAD_EXIT, -2)                  \
+  X(ASGST_UNSAFE_STATE, -3)                 \
+  X(ASGST_NO_TOP_JAVA_FRAME, -4)            \
+  X(ASGST_ENQUEUE_NO_QUEUE, -5)             \
+  X(ASGST_ENQUEUE_FULL_QUEUE, -6)           \
+  X(ASGST_ENQUEUE_OTHER_ERROR, -7)          \
+  X(ASGST_WALK_FAULTED, -17)                \
+  X(ASGST_BAD_FRAME, -18)                   \
+  X(ASGST_STACK_LOOP, -19)                  \
+  X(ASGST_NOT_INITIALIZED, -20)             \
+  X(ASGST_UNSUPPORTED_VM, -21)              \
+  X(ASGST_THREAD_NOT_ANSWERING, -22)        \
+  X(ASGST_THREAD_NOT_FOUND, -23)            \
+  X(ASGST_INVALID_ARGUMENT, -24)            \
+  X(ASGST_UNSUPPORTED, -25)                 \
+  X(ASGST_STALE_FRAME, -26)                 \
+  X(ASGST_BUSY, -27)
+
+#define ASGST__ERROR_ENUM(name, value) name = value,
+enum ASGST_Error { ASGST_ERROR_LIST(ASGST__ERROR_ENUM) };
+#undef ASGST__ERROR_ENUM
+
+/* ---- Iterator ------------------------------------------------------------------------ */
+typedef void (*ASGST_IteratorHandler)(ASGST_Iterator *it, void *arg);
+
+/* SS. Builds an iterator for the stack described by `ucontext` (a ucontext_t* as passed to
+ * an SA_SIGINFO handler; NULL means "the current thread, here") on the caller's stack,
+ * calls fun(it, arg) once and returns the trace kind (> 0) or an error (<= 0). When the
+ * iterator cannot be built, fun is still called once with an iterator whose
+ * ASGST_State is that error, so handlers have one code path. The iterator is valid only
+ * inside fun. `options` is a bit set of enum ASGST_Options. */
+ASGST_EXPORT int ASGST_RunWithIterator(void *ucontext, int32_t options,
+                                       ASGST_IteratorHandler fun, void *arg);
+
+/* SS. Same, starting at the given frame of the current thread. */
+ASGST_EXPORT int ASGST_RunWithIteratorFromFrame(void *sp, void *fp, void *pc, int32_t options,
+                                                ASGST_IteratorHandler fun, void *arg);
+
+/* SS. Fills *frame with the next frame and returns 1; 0 at the end; < 0 on error (then every
+ * field of *frame is zeroed). Frames come callee first; inlined frames come before their
+ * physical frame, innermost first. Never loops forever; every read is guarded. */
+ASGST_EXPORT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame);
+
+/* SS. Resets the iterator to the frame it started at. */
+ASGST_EXPORT void ASGST_RewindIterator(ASGST_Iterator *it);
+
+/* SS. 1 if the next ASGST_NextFrame can succeed, else the code it would return; 0 for NULL. */
+ASGST_EXPORT int ASGST_State(ASGST_Iterator *it);
+
+/* SS. The current thread's state as a subset of the JVMTI thread state bits
+ * (JVMTI_THREAD_STATE_ALIVE, _RUNNABLE, _IN_NATIVE, _WAITING, ...); 0 for a thread the
+ * VM does not know, or an error (< 0) when no backend is active. */
+ASGST_EXPORT int ASGST_ThreadState(void);
+
+/* ---- Method and class information (all SS) ------------------------------------------- */
+typedef struct {
+  ASGST_Class klass;
+  char *method_name;       jint method_name_length;      /* in: capacity, out: length */
+  char *signature;         jint signature_length;
+  char *generic_signature; jint generic_signature_length;
+  jint modifiers;
+  jint idnum;        /* class-local, stable across redefinition */
+  jlong class_idnum; /* stable across redefinition */
+} ASGST_MethodInfo;
+
+typedef struct {
+  char *class_name;         jint class_name_length;
+  char *generic_class_name; jint generic_class_name_length;
+  jint modifiers;
+  jlong idnum;
+} ASGST_ClassInfo;
+
+typedef struct {
+  jint start_bci;
+  jint line_number;
+} ASGST_MethodLineNumberEntry;
+
+/* Strings are NUL-terminated and truncated to capacity (the *_length field on input);
+ * on output *_length is the full length of the string (excluding the NUL), so a caller
+ * can tell truncation (length >= capacity). A NULL buffer skips that field (its length
+ * is still reported). A field that is not available is set to NULL / length 0. Class names
+ * use the JVM's internal form ("java/lang/String"). An invalid or unloaded handle gives
+ * NULL/0 fields, never a crash. */
+ASGST_EXPORT void ASGST_GetMethodInfo(ASGST_Method m, ASGST_MethodInfo *info); /* SS */
+ASGST_EXPORT void ASGST_GetClassInfo(ASGST_Class k, ASGST_ClassInfo *info);    /* SS */
+ASGST_EXPORT jint ASGST_GetMethodIdNum(ASGST_Method m);                         /* SS */
+ASGST_EXPORT jlong ASGST_GetClassIdNum(ASGST_Class k);                          /* SS */
+ASGST_EXPORT ASGST_Class ASGST_GetClass(ASGST_Method m);                        /* SS */
+/* SS. Copies up to `length` entries and returns the total number of entries (0 if none). */
+ASGST_EXPORT int ASGST_GetMethodLineNumberTable(ASGST_Method m,
+                                                ASGST_MethodLineNumberEntry *entries,
+                                                int length);
+/* SS. The source line of `bci`, -1 if unknown. */
+ASGST_EXPORT jint ASGST_GetMethodLineNumber(ASGST_Method m, jint bci);
+
+/* Conversions (N, not signal safe). NULL when there is no counterpart. */
+ASGST_EXPORT jmethodID ASGST_MethodToJMethodID(ASGST_Method m);
+ASGST_EXPORT ASGST_Method ASGST_JMethodIDToMethod(jmethodID id);
+ASGST_EXPORT jclass ASGST_ClassToJClass(ASGST_Class k);
+ASGST_EXPORT ASGST_Class ASGST_JClassToClass(jclass k);
+
+/* ---- Class unload and redefinition (N) ----------------------------------------------- */
+/* Called before the class's handles become invalid, with the class's methods. `redefined`
+ * is true when the methods are old versions replaced by a redefinition (idnums survive).
+ * Several handlers may be registered; handlers may run concurrently. */
+typedef void (*ASGST_ClassUnloadHandler)(ASGST_Class k, ASGST_Method *methods, int count,
+                                         bool redefined, void *arg);
+ASGST_EXPORT void ASGST_RegisterClassUnloadHandler(ASGST_ClassUnloadHandler h, void *arg);
+/* Returns true if the (h, arg) pair was registered and is now removed. */
+ASGST_EXPORT bool ASGST_DeregisterClassUnloadHandler(ASGST_ClassUnloadHandler h, void *arg);
+
+/* ---- Safepoint queues (capability ASGST_REGISTER_QUEUE) ------------------------------ */
+typedef struct {
+  void *pc;
+  void *fp;
+  void *sp;
+  void *arg;
+} ASGST_QueueElement;
+
+typedef struct {
+  jint size;     /* elements now in the queue */
+  jint capacity; /* current capacity */
+  jint attempts; /* enqueue attempts since the last processing ended, failed ones included */
+} ASGST_QueueSizeInfo;
+
+typedef void (*ASGST_Handler)(ASGST_Iterator *it, void *queue_arg, void *element_arg);
+typedef void (*ASGST_OnQueueSafepointHandler)(ASGST_Queue *q, ASGST_Iterator *it, void *arg);
+
+/* N. Registers a queue of `size` elements owned by env's thread (the current thread when
+ * env is NULL). `fun` is called (SP) once per element at the thread's next safe point.
+ * `options` are the iterator options used for the element iterators. NULL on failure. */
+ASGST_EXPORT ASGST_Queue *ASGST_RegisterQueue(JNIEnv *env, int size, int options,
+                                             ASGST_Handler fun, void *queue_arg);
+/* N. Removes the queue; pending elements are dropped without calling handlers. */
+ASGST_EXPORT bool ASGST_DeregisterQueue(JNIEnv *env, ASGST_Queue *q);
+/* SS. On the owner thread (or with it stopped): records the top Java frame of ucontext
+ * (NULL: here) with element_arg and requests processing. Returns the trace kind, or
+ * ASGST_ENQUEUE_NO_QUEUE (q NULL/deregistered), ASGST_ENQUEUE_FULL_QUEUE,
+ * ASGST_ENQUEUE_OTHER_ERROR (no top frame). */
+ASGST_EXPORT int ASGST_Enqueue(ASGST_Queue *q, void *ucontext, void *element_arg);
+/* SS. Fills *e with what Enqueue would store (arg = NULL); returns the kind or an error. */
+ASGST_EXPORT int ASGST_GetEnqueuableElement(void *ucontext, ASGST_QueueElement *e);
+/* SS. n >= 0 counts from the oldest, n < 0 from the youngest (-1). NULL out of bounds.
+ * The element's arg may be changed (queue compression). */
+ASGST_EXPORT ASGST_QueueElement *ASGST_GetQueueElement(ASGST_Queue *q, int n);
+/* SS. The new capacity takes effect at the end of the next processing. */
+ASGST_EXPORT void ASGST_ResizeQueue(ASGST_Queue *q, int size);
+/* SS. */
+ASGST_EXPORT ASGST_QueueSizeInfo ASGST_GetQueueSizeInfo(ASGST_Queue *q);
+/* N. Hooks called at processing start / end, only when the queue is non-empty. With
+ * offer_iterator the hook gets an iterator over the thread's stack at the safe point
+ * (built with `options`), else NULL. A NULL handler removes the hook. */
+ASGST_EXPORT void ASGST_SetOnQueueProcessingStart(ASGST_Queue *q, int options,
+                                                  bool offer_iterator,
+                                                  ASGST_OnQueueSafepointHandler h, void *arg);
+ASGST_EXPORT void ASGST_SetOnQueueProcessingEnd(ASGST_Queue *q, int options,
+                                                bool offer_iterator,
+                                                ASGST_OnQueueSafepointHandler h, void *arg);
+
+/* ====================================================================================
+ * Library extensions (not part of the ASGST proposal).
+ * ==================================================================================== */
+
+/* N. Binds the library to a running JVM (from Agent_OnLoad, Agent_OnAttach, VMInit or
+ * JNI_OnLoad). Uses the library's own JVMTI environment. Returns 0, or an error < -16
+ * (ASGST_UNSUPPORTED_VM with the reason in ASGST_InitializeError()). Calling it again
+ * after success is harmless and returns 0. `flags` is reserved, pass 0. */
+ASGST_EXPORT int ASGST_Initialize(JavaVM *vm, int32_t flags);
+/* N. Why the last ASGST_Initialize failed ("" if it did not). */
+ASGST_EXPORT const char *ASGST_InitializeError(void);
+/* N. Unbinds from the JVM; walks afterwards return ASGST_NOT_INITIALIZED. */
+ASGST_EXPORT void ASGST_Shutdown(void);
+
+/* N on the walker side. Signals the OS thread `os_thread_id` of this process, holds it in
+ * its signal handler while fun(it, arg) walks its stack under the crash guard, then
+ * releases it. Waits at most timeout_us for the target to answer (<= 0: 100 ms).
+ * Returns the kind or an error: ASGST_THREAD_NOT_FOUND, ASGST_THREAD_NOT_ANSWERING, ... */
+ASGST_EXPORT int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options,
+                                               int32_t timeout_us, ASGST_IteratorHandler fun,
+                                               void *arg);
+/* SS. "ASGST_NO_FRAME", ..., "ASGST_UNKNOWN_ERROR" for codes not in the list. */
+ASGST_EXPORT const char *ASGST_ErrorName(int code);
+
+/* Function-pointer typedefs so that callers can resolve the API with dlsym. */
+typedef int (*ASGST_RunWithIterator_t)(void *, int32_t, ASGST_IteratorHandler, void *);
+typedef int (*ASGST_NextFrame_t)(ASGST_Iterator *, ASGST_Frame *);
+typedef int (*ASGST_Initialize_t)(JavaVM *, int32_t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ASGST_H */

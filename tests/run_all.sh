@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# run_all.sh BUILD_DIR - runs every test program and totals their TAP output.
+# Each program prints TAP lines ("ok N - name", "not ok N - name", "ok N # SKIP reason").
+# A program that exits non-zero without reporting a failure counts as one failure, so a
+# crash is never silent. The last line is "N passed, N failed, N skipped".
+set -u
+BUILD=${1:?build dir}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LOG=$BUILD/test-logs
+mkdir -p "$LOG"
+pass=0 fail=0 skip=0
+
+# run NAME TIMEOUT CMD... : runs one test program and adds its counts.
+run() {
+  local name=$1 limit=$2; shift 2
+  local out=$LOG/$name.log
+  CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 10 "$limit" "$@" >"$out" 2>&1
+  local rc=$?
+  local p f s
+  p=$(grep -Ec '^ok [0-9]+' "$out" | tr -d ' ')
+  s=$(grep -Eic '^ok [0-9]+.*# skip' "$out" | tr -d ' ')
+  f=$(grep -Ec '^not ok [0-9]+' "$out" | tr -d ' ')
+  p=$((p - s))
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+    f=1
+    echo "not ok - $name exited with status $rc" >>"$out"
+  fi
+  pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+  printf '%-34s %4d passed %3d failed %3d skipped  (%s)\n' "$name" "$p" "$f" "$s" "${out#$BUILD/}"
+  if [ "$f" != 0 ]; then
+    grep -E '^not ok|^# |ERROR|error:' "$out" | head -20 | sed 's/^/    /'
+  fi
+  grep -E '^# (figure|skip):' "$out" | sed 's/^/    /' || true
+}
+
+for t in "$BUILD"/tests/unit/test_*; do
+  [ -x "$t" ] || continue
+  run "$(basename "$t")" 300 "$t"
+done
+for t in "$BUILD"/tests/conformance/conformance_*; do
+  [ -x "$t" ] || continue
+  run "$(basename "$t")" 300 "$t" "$BUILD/lib/libasgst.so"
+done
+for t in "$ROOT"/tests/jvm/test_*.sh "$ROOT"/profiler-demo/tests/test_*.sh; do
+  [ -f "$t" ] || continue
+  run "$(basename "$t" .sh)" 900 bash "$t" "$BUILD"
+done
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
