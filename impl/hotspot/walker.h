@@ -1,0 +1,46 @@
+/*
+ * walker.h - the HotSpot stack walker (JDK 17 on x86_64): the begin/decode/step/
+ * top_java_frame callbacks of the hotspot backend table (impl/backend.h).
+ *
+ * The walker knows frames: interpreted, compiled (C1/C2, with inlined scopes), native
+ * method wrappers, stubs and runtime blobs, entry frames (C calling Java) and C frames
+ * between and below Java frames. Method and class metadata belong to the backend
+ * (hotspot_backend.c); the walker only reports Method* values.
+ *
+ * Every version-specific fact it uses lives in walker_layout.[ch]; asgst__hs_walker_init
+ * fills that table from the vmStructs tables once.
+ */
+#ifndef ASGST_HOTSPOT_WALKER_H
+#define ASGST_HOTSPOT_WALKER_H
+
+#include <stddef.h>
+
+#include "../backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* N. Reads every offset and address the walker needs from the vmStructs tables
+ * (asgst__vms_load must have succeeded). Returns 0, or -1 with a reason naming the
+ * missing pieces in err. Idempotent. */
+int asgst__hs_walker_init(char *err, size_t errlen);
+
+/* SS. backend.h begin(): it->thread.vm_thread is the walked JavaThread* (NULL for a thread
+ * the VM does not know). Returns ASGST_JAVA_TRACE, ASGST_NON_JAVA_TRACE or an error. */
+int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top);
+
+/* SS. backend.h decode(). */
+int asgst__hs_decode(ASGST_Iterator *it);
+
+/* SS. backend.h step(). */
+int asgst__hs_step(ASGST_Iterator *it);
+
+/* SS. backend.h top_java_frame(): the physical frame (pc/sp/fp) of the top Java frame. */
+int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asgst__regs *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
