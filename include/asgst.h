@@ -288,6 +288,11 @@ ASGST_EXPORT int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t opt
 /* SS. "ASGST_NO_FRAME", ..., "ASGST_UNKNOWN_ERROR" for codes not in the list. */
 ASGST_EXPORT const char *ASGST_ErrorName(int code);
 
+/* N/SP. The calling thread declares this point safe and processes its own queues now:
+   start hook, handlers per element in insertion order, end hook, elements removed,
+   pending resize applied. Returns the number of elements handled, or an error. */
+ASGST_EXPORT int ASGST_ProcessQueues(void);
+
 /* Function-pointer typedefs so that callers can resolve the API with dlsym. */
 typedef int (*ASGST_RunWithIterator_t)(void *, int32_t, ASGST_IteratorHandler, void *);
 typedef int (*ASGST_NextFrame_t)(ASGST_Iterator *, ASGST_Frame *);

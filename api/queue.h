@@ -1,0 +1,121 @@
+/*
+ * queue.h - what the safepoint queue files (api/queue_*.c) share, and the hooks a VM
+ * backend's processing code uses.
+ *
+ * A queue is a fixed-capacity ring of ASGST_QueueElement with one producer (ASGST_Enqueue,
+ * normally the owner thread's signal handler) and one consumer (processing). head and
+ * tail count elements ever removed / ever added; the element n lives at
+ * ring->elems[n % capacity]. Only the producer moves tail and only the consumer moves head,
+ * so neither needs a lock.
+ *
+ * The consumer sometimes has to keep producers and readers out of the ring altogether
+ * (swapping in a resized ring, freeing it at deregistration). It raises `resizing` (or
+ * `dead`) and waits until `producing` and `readers` are zero; producers and readers first
+ * announce themselves and then check the flags, all with sequentially consistent atomics,
+ * so one side always sees the other (the Dekker pattern). A producer or reader that finds a
+ * flag raised gives up instead of waiting, which keeps them async-signal-safe even when
+ * they interrupt the consumer on the same thread.
+ */
+#ifndef ASGST_API_QUEUE_H
+#define ASGST_API_QUEUE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "internal.h"
+
+/* A start or end hook. */
+typedef struct {
+  ASGST_OnQueueSafepointHandler h; /* NULL: no hook */
+  void *arg;
+  int options;
+  bool offer_iterator;
+} asgst__queue_hook;
+
+typedef struct {
+  int capacity;
+  ASGST_QueueElement elems[];
+} asgst__ring;
+
+struct _ASGST_Queue {
+  ASGST_Queue *next;            /* registry list (live queues) or graveyard (dead ones) */
+  pthread_t owner;              /* the thread whose safe points process this queue */
+  pid_t owner_tid;              /* its kernel thread id */
+  uintptr_t stack_lo, stack_hi; /* the owner's OS stack [lo, hi), 0/0 if unknown */
+  int options;                  /* iterator options for the element handlers */
+  ASGST_Handler fun;
+  void *arg;
+  asgst__queue_hook start, end; /* guarded by the registry mutex */
+  int busy;                     /* being processed (registry mutex) */
+  unsigned round;               /* last ASGST_ProcessQueues round that took it (mutex) */
+  _Atomic(asgst__ring *) ring;
+  _Atomic uint64_t head;        /* moved by the consumer only */
+  _Atomic uint64_t tail;        /* moved by the producer only (and by a resize) */
+  atomic_int capacity;          /* ring->capacity, readable without entering */
+  atomic_int attempts;          /* enqueue attempts since the last processing ended */
+  atomic_int wanted;            /* capacity asked for by ASGST_ResizeQueue, 0 if none */
+  atomic_int producing;         /* an enqueue is writing (0/1) */
+  atomic_int readers;           /* SS readers inside the ring */
+  atomic_int resizing;          /* the consumer is swapping the ring */
+  atomic_int dead;              /* deregistered */
+  atomic_int requested;         /* an element was added since processing last started */
+};
+
+/* Where processing happens: the backend, the processing thread and its position. */
+typedef struct {
+  const asgst__backend *be; /* NULL if no backend is active */
+  asgst__thread thread;     /* valid if thread_kind > 0 */
+  int thread_kind;          /* current_thread()'s answer, or an error */
+  asgst__regs here;         /* the safe point: the frame that asked for processing */
+} asgst__queue_point;
+
+/* Registers of the caller of the (noinline) function this is used in, the way
+ * ASGST_RunWithIterator(NULL) finds "here": needs frame pointers (the build keeps them). */
+#define ASGST__CALLER_REGS(r)                                      \
+  do {                                                             \
+    uintptr_t *frame_ = (uintptr_t *)__builtin_frame_address(0);   \
+    (r).pc = (uintptr_t)__builtin_return_address(0);               \
+    (r).fp = frame_[0];                                            \
+    (r).sp = (uintptr_t)(frame_ + 2);                              \
+  } while (0)
+
+/* SS. Called (if set) after an element was added, to wake whatever processes the queue.
+ * Unset (NULL) means the owner thread processes its queues itself (ASGST_ProcessQueues);
+ * the HotSpot processing thread sets it. */
+typedef void (*asgst__queue_request_fn)(ASGST_Queue *q);
+extern _Atomic(asgst__queue_request_fn) asgst__queue_request_hook;
+
+/* SS. Fills *e (arg NULL) with the top Java frame of the current thread seen from *top.
+ * Returns the trace kind or an error. (queue_ring.c) */
+int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e);
+
+/* SS. Enqueue with registers already taken from the ucontext or the caller. (queue_ring.c) */
+int asgst__queue_enqueue(ASGST_Queue *q, const asgst__regs *top, void *arg);
+
+/* SP. Waits until no producer or reader is inside the ring. The caller has raised
+ * q->resizing or q->dead first, so no new one gets in. (queue_ring.c) */
+void asgst__queue_exclude(ASGST_Queue *q);
+
+/* SP. Replaces the ring by one of the wanted capacity if a resize is pending; keeps the
+ * oldest elements that fit. (queue_ring.c) */
+void asgst__queue_apply_resize(ASGST_Queue *q);
+
+/* N. The next queue of the calling thread not yet taken in `round` and not busy, marked
+ * busy; NULL when there is none. (queue_registry.c) */
+ASGST_Queue *asgst__queue_take_next(unsigned round);
+/* N. A new round number for one ASGST_ProcessQueues call. (queue_registry.c) */
+unsigned asgst__queue_new_round(void);
+/* N. Ends processing of a queue taken with asgst__queue_take_next; frees its ring if it
+ * was deregistered meanwhile. (queue_registry.c) */
+void asgst__queue_release(ASGST_Queue *q);
+/* N. A copy of q's start (is_end false) or end hook, read under the registry mutex.
+ * (queue_registry.c) */
+asgst__queue_hook asgst__queue_get_hook(ASGST_Queue *q, bool is_end);
+
+/* SP. Processes q (taken/busy) at point p: hooks, handlers, removal, pending resize,
+ * attempts reset. Returns the number of elements handled. (queue_process.c) */
+int asgst__queue_process(ASGST_Queue *q, const asgst__queue_point *p);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * queue_process.c - processing a thread's queues at a safe point: the hooks, one handler
+ * call per element with an iterator starting at the element's frame, removal, the pending
+ * resize. ASGST_ProcessQueues is the safe point a thread declares itself (no JVM needed);
+ * a VM backend's processing thread calls asgst__queue_process for a stopped thread.
+ *
+ * Stale elements. An element records a frame that was on the stack when its signal came.
+ * At processing time the frame can only still be there if it lies at or above the
+ * position of the safe point: the stack grows down, so a frame below the current stack
+ * pointer has been popped (its memory may hold newer frames by now). So: if the element's
+ * sp lies inside the owner thread's OS stack and below the safe point's sp, the handler
+ * gets an iterator whose state is ASGST_STALE_FRAME. An element whose sp is outside that
+ * stack (a synthetic stack in another memory region) is the backend's to judge when the
+ * iterator is built. A frame at or above the safe point may still have been replaced by
+ * another one at the same place; telling that needs the VM (same method at that sp) and is
+ * the backend's job too.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "queue.h"
+
+/* SP. An iterator that reports `error` on its first use. */
+static void error_iterator(ASGST_Iterator *it, const asgst__queue_point *p, int32_t options,
+                           int error) {
+  memset(it, 0, offsetof(ASGST_Iterator, pending));
+  it->be = p->be;
+  it->options = options;
+  it->kind = error;
+  it->state = error;
+  it->npending = -1;
+}
+
+/* SP. See the file comment. */
+static bool is_stale(const ASGST_Queue *q, const asgst__queue_point *p,
+                     const ASGST_QueueElement *e) {
+  uintptr_t sp = (uintptr_t)e->sp;
+  bool on_own_stack = sp >= q->stack_lo && sp < q->stack_hi;
+  return on_own_stack && sp < p->here.sp;
+}
+
+/* SP. Calls the queue's handler for one element. */
+static void handle_element(ASGST_Queue *q, const asgst__queue_point *p,
+                           const ASGST_QueueElement *e) {
+  ASGST_Iterator it;
+  if (is_stale(q, p, e)) {
+    error_iterator(&it, p, q->options, ASGST_STALE_FRAME);
+  } else if (p->be == NULL || p->thread_kind <= 0) {
+    error_iterator(&it, p, q->options, p->be ? p->thread_kind : ASGST_NOT_INITIALIZED);
+  } else {
+    asgst__regs top = {(uintptr_t)e->pc, (uintptr_t)e->sp, (uintptr_t)e->fp};
+    asgst__iterator_begin(&it, p->be, &p->thread, &top, q->options);
+  }
+  q->fun(&it, q->arg, e->arg);
+}
+
+typedef struct {
+  ASGST_Queue *q;
+  asgst__queue_hook hook;
+} hook_call;
+
+/* SP. Adapts the hook's signature to ASGST_IteratorHandler. */
+static void call_hook_with(ASGST_Iterator *it, void *arg) {
+  hook_call *c = arg;
+  c->hook.h(c->q, it, c->hook.arg);
+}
+
+/* SP. Runs the start (is_end false) or end hook, if set. */
+static void run_hook(ASGST_Queue *q, const asgst__queue_point *p, bool is_end) {
+  hook_call c = {q, asgst__queue_get_hook(q, is_end)};
+  if (c.hook.h == NULL) return;
+  if (!c.hook.offer_iterator) {
+    c.hook.h(q, NULL, c.hook.arg);
+  } else if (p->be == NULL || p->thread_kind <= 0) {
+    ASGST_Iterator it;
+    error_iterator(&it, p, c.hook.options, p->be ? p->thread_kind : ASGST_NOT_INITIALIZED);
+    call_hook_with(&it, &c);
+  } else {
+    asgst__run_with_iterator(p->be, &p->thread, &p->here, c.hook.options, call_hook_with, &c);
+  }
+}
+
+/* SP. Elements enqueued while the handlers run (by signal handlers interrupting them) lie
+ * beyond the tail read at the start and stay for the next processing. A handler may
+ * deregister the queue: the remaining elements are then dropped, as deregistration says. */
+int asgst__queue_process(ASGST_Queue *q, const asgst__queue_point *p) {
+  atomic_store(&q->requested, 0);
+  uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+  uint64_t tail = atomic_load_explicit(&q->tail, memory_order_acquire);
+  int handled = 0;
+  if (tail != head && !atomic_load(&q->dead)) {
+    /* Only this consumer swaps the ring, so it is stable until apply_resize below. */
+    asgst__ring *r = atomic_load(&q->ring);
+    run_hook(q, p, false);
+    for (uint64_t i = head; i != tail && !atomic_load(&q->dead); i++) {
+      ASGST_QueueElement e = r->elems[i % (uint64_t)r->capacity];
+      handle_element(q, p, &e);
+      handled++;
+    }
+    if (!atomic_load(&q->dead)) run_hook(q, p, true);
+    /* Release: the producer that sees the new head may reuse the slots. */
+    atomic_store_explicit(&q->head, tail, memory_order_release);
+  }
+  if (atomic_load(&q->dead)) return handled;
+  asgst__queue_apply_resize(q);
+  atomic_store(&q->attempts, 0);
+  return handled;
+}
+
+/* SP. noinline: the safe point is the caller's frame. */
+__attribute__((noinline)) int ASGST_ProcessQueues(void) {
+  asgst__queue_point p;
+  memset(&p, 0, sizeof p);
+  ASGST__CALLER_REGS(p.here);
+  p.be = asgst__active_backend();
+  p.thread_kind = p.be ? p.be->current_thread(&p.thread) : ASGST_NOT_INITIALIZED;
+  unsigned round = asgst__queue_new_round();
+  int total = 0;
+  ASGST_Queue *q;
+  while ((q = asgst__queue_take_next(round)) != NULL) {
+    total += asgst__queue_process(q, &p);
+    asgst__queue_release(q);
+  }
+  return total;
+}

@@ -1,0 +1,217 @@
+/*
+ * queue_ring.c - the lock-free side of the safepoint queues: ASGST_Enqueue,
+ * ASGST_GetEnqueuableElement, ASGST_GetQueueElement, ASGST_ResizeQueue,
+ * ASGST_GetQueueSizeInfo, and the ring swap a resize needs. See queue.h for the protocol.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "queue.h"
+#include "../impl/guard.h"
+
+_Atomic(asgst__queue_request_fn) asgst__queue_request_hook;
+
+/* SS. The backend's own top-Java-frame finder, under the crash guard. */
+static int top_from_backend(const asgst__backend *be, const asgst__thread *t,
+                            const asgst__regs *top, asgst__regs *out) {
+  asgst__guard g;
+  volatile int r = ASGST_WALK_FAULTED;
+  ASGST__GUARD_BEGIN(g)
+    r = be->top_java_frame(t, top, out);
+  ASGST__GUARD_FAULTED(g)
+    r = ASGST_WALK_FAULTED;
+  ASGST__GUARD_END(g);
+  return r;
+}
+
+/* SS. The first frame an iterator with options 0 reports is the top Java frame (non-Java
+ * frames are skipped); its pc/sp/fp are its physical frame's even when it is inlined. */
+static int top_from_walk(const asgst__backend *be, const asgst__thread *t,
+                         const asgst__regs *top, asgst__regs *out) {
+  ASGST_Iterator it;
+  int kind = asgst__iterator_begin(&it, be, t, top, 0);
+  if (kind <= 0) return kind;
+  ASGST_Frame f;
+  int r = ASGST_NextFrame(&it, &f);
+  if (r < 0) return r;
+  if (r == 0) return ASGST_NO_TOP_JAVA_FRAME;
+  out->pc = (uintptr_t)f.pc;
+  out->sp = (uintptr_t)f.sp;
+  out->fp = (uintptr_t)f.fp;
+  return kind;
+}
+
+/* SS. */
+int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e) {
+  memset(e, 0, sizeof *e);
+  const asgst__backend *be = asgst__active_backend();
+  if (be == NULL) return ASGST_NOT_INITIALIZED;
+  asgst__thread t = {0};
+  int kind = be->current_thread(&t);
+  if (kind <= 0) return kind;
+  asgst__regs out = {0};
+  int r = be->top_java_frame ? top_from_backend(be, &t, top, &out)
+                             : top_from_walk(be, &t, top, &out);
+  if (r <= 0) return r;
+  e->pc = (void *)out.pc;
+  e->sp = (void *)out.sp;
+  e->fp = (void *)out.fp;
+  return r;
+}
+
+/* SS. Enters the ring as its producer. Refuses (false) when the consumer is swapping or
+ * freeing the ring, or when another enqueue is already writing: a second signal handler
+ * interrupting an enqueue on the same thread would otherwise write the same slot. */
+static bool enter_producer(ASGST_Queue *q) {
+  if (atomic_exchange(&q->producing, 1) != 0) return false;
+  if (atomic_load(&q->resizing) || atomic_load(&q->dead)) {
+    atomic_store(&q->producing, 0);
+    return false;
+  }
+  return true;
+}
+
+/* SS. Enters the ring as a reader (several may nest). */
+static bool enter_reader(ASGST_Queue *q) {
+  atomic_fetch_add(&q->readers, 1);
+  if (atomic_load(&q->resizing) || atomic_load(&q->dead)) {
+    atomic_fetch_sub(&q->readers, 1);
+    return false;
+  }
+  return true;
+}
+
+/* SS. Appends e; false if the ring is full. Called between enter/leave as the producer. */
+static bool push(ASGST_Queue *q, const ASGST_QueueElement *e) {
+  asgst__ring *r = atomic_load_explicit(&q->ring, memory_order_relaxed);
+  uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+  uint64_t head = atomic_load_explicit(&q->head, memory_order_acquire);
+  if (tail - head >= (uint64_t)r->capacity) return false;
+  r->elems[tail % (uint64_t)r->capacity] = *e;
+  /* Release: the consumer that sees the new tail sees the element's contents. */
+  atomic_store_explicit(&q->tail, tail + 1, memory_order_release);
+  return true;
+}
+
+/* SS. */
+static bool is_full(ASGST_Queue *q) {
+  uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+  uint64_t head = atomic_load_explicit(&q->head, memory_order_acquire);
+  return tail - head >= (uint64_t)atomic_load(&q->capacity);
+}
+
+/* SS. */
+int asgst__queue_enqueue(ASGST_Queue *q, const asgst__regs *top, void *arg) {
+  if (q == NULL || atomic_load(&q->dead)) return ASGST_ENQUEUE_NO_QUEUE;
+  atomic_fetch_add_explicit(&q->attempts, 1, memory_order_relaxed);
+  /* A cheap early answer: no walk for a queue that is full anyway. */
+  if (is_full(q)) return ASGST_ENQUEUE_FULL_QUEUE;
+  ASGST_QueueElement e;
+  int kind = asgst__queue_capture(top, &e);
+  if (kind <= 0) return ASGST_ENQUEUE_OTHER_ERROR;
+  e.arg = arg;
+  if (!enter_producer(q))
+    return atomic_load(&q->dead) ? ASGST_ENQUEUE_NO_QUEUE : ASGST_ENQUEUE_OTHER_ERROR;
+  bool pushed = push(q, &e);
+  atomic_store(&q->producing, 0);
+  if (!pushed) return ASGST_ENQUEUE_FULL_QUEUE;
+  atomic_store_explicit(&q->requested, 1, memory_order_release);
+  asgst__queue_request_fn wake = atomic_load(&asgst__queue_request_hook);
+  if (wake) wake(q);
+  return kind;
+}
+
+/* SS. noinline: with a NULL ucontext "here" is the caller's frame. */
+__attribute__((noinline)) int ASGST_Enqueue(ASGST_Queue *q, void *ucontext, void *element_arg) {
+  asgst__regs top;
+  if (ucontext)
+    asgst__regs_from_ucontext(ucontext, &top);
+  else
+    ASGST__CALLER_REGS(top);
+  return asgst__queue_enqueue(q, &top, element_arg);
+}
+
+/* SS. noinline for the same reason as ASGST_Enqueue. */
+__attribute__((noinline)) int ASGST_GetEnqueuableElement(void *ucontext, ASGST_QueueElement *e) {
+  if (e == NULL) return ASGST_INVALID_ARGUMENT;
+  asgst__regs top;
+  if (ucontext)
+    asgst__regs_from_ucontext(ucontext, &top);
+  else
+    ASGST__CALLER_REGS(top);
+  return asgst__queue_capture(&top, e);
+}
+
+/* SS. The pointer stays valid until the processing that removes the element ends (or the
+ * queue is deregistered); a resize only happens at the end of a processing. */
+ASGST_QueueElement *ASGST_GetQueueElement(ASGST_Queue *q, int n) {
+  if (q == NULL || !enter_reader(q)) return NULL;
+  asgst__ring *r = atomic_load(&q->ring);
+  uint64_t head = atomic_load_explicit(&q->head, memory_order_acquire);
+  uint64_t tail = atomic_load_explicit(&q->tail, memory_order_acquire);
+  int64_t size = (int64_t)(tail - head);
+  int64_t k = n;
+  ASGST_QueueElement *e = NULL;
+  if (k >= 0 && k < size)
+    e = &r->elems[(head + (uint64_t)k) % (uint64_t)r->capacity];
+  else if (k < 0 && -k <= size)
+    e = &r->elems[(tail - (uint64_t)(-k)) % (uint64_t)r->capacity];
+  atomic_fetch_sub(&q->readers, 1);
+  return e;
+}
+
+/* SS. Only records the wish: allocation happens at the end of the next processing. */
+void ASGST_ResizeQueue(ASGST_Queue *q, int size) {
+  if (q == NULL || size <= 0 || atomic_load(&q->dead)) return;
+  atomic_store(&q->wanted, size);
+}
+
+/* SS. */
+ASGST_QueueSizeInfo ASGST_GetQueueSizeInfo(ASGST_Queue *q) {
+  ASGST_QueueSizeInfo info = {0, 0, 0};
+  if (q == NULL || atomic_load(&q->dead)) return info;
+  uint64_t head = atomic_load_explicit(&q->head, memory_order_acquire);
+  uint64_t tail = atomic_load_explicit(&q->tail, memory_order_acquire);
+  info.capacity = atomic_load(&q->capacity);
+  /* head and tail are read separately; clamp so a racing update never shows nonsense. */
+  int64_t size = (int64_t)(tail - head);
+  info.size = (jint)(size < 0 ? 0 : size > info.capacity ? info.capacity : size);
+  info.attempts = atomic_load_explicit(&q->attempts, memory_order_relaxed);
+  return info;
+}
+
+/* SP. */
+void asgst__queue_exclude(ASGST_Queue *q) {
+  while (atomic_load(&q->producing) != 0 || atomic_load(&q->readers) != 0) sched_yield();
+}
+
+/* SP. Copies the oldest elements that fit into the new ring: those are the ones that were
+ * enqueued first, and younger ones would have been refused by a queue of that size. */
+static void move_elements(ASGST_Queue *q, asgst__ring *from, asgst__ring *to) {
+  uint64_t head = atomic_load(&q->head);
+  uint64_t tail = atomic_load(&q->tail);
+  uint64_t n = tail - head;
+  if (n > (uint64_t)to->capacity) n = (uint64_t)to->capacity;
+  for (uint64_t i = 0; i < n; i++)
+    to->elems[i] = from->elems[(head + i) % (uint64_t)from->capacity];
+  atomic_store(&q->head, 0);
+  atomic_store(&q->tail, n);
+}
+
+/* SP. */
+void asgst__queue_apply_resize(ASGST_Queue *q) {
+  int want = atomic_exchange(&q->wanted, 0);
+  if (want <= 0 || want == atomic_load(&q->capacity)) return;
+  asgst__ring *fresh = malloc(sizeof *fresh + (size_t)want * sizeof fresh->elems[0]);
+  if (fresh == NULL) return; /* keep the old ring; the wish is dropped */
+  fresh->capacity = want;
+  atomic_store(&q->resizing, 1);
+  asgst__queue_exclude(q);
+  asgst__ring *old = atomic_load(&q->ring);
+  move_elements(q, old, fresh);
+  atomic_store(&q->ring, fresh);
+  atomic_store(&q->capacity, want);
+  atomic_store(&q->resizing, 0);
+  free(old);
+}
