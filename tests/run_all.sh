@@ -41,7 +41,7 @@ for t in "$BUILD"/tests/conformance/conformance_*; do
   [ -x "$t" ] || continue
   run "$(basename "$t")" 300 "$t" "$BUILD/lib/libasgst.so"
 done
-for t in "$ROOT"/tests/jvm/test_*.sh "$ROOT"/profiler-demo/tests/test_*.sh; do
+for t in "$ROOT"/tests/conformance/test_*.sh "$ROOT"/tests/jvm/test_*.sh "$ROOT"/profiler-demo/tests/test_*.sh; do
   [ -f "$t" ] || continue
   run "$(basename "$t" .sh)" 900 bash "$t" "$BUILD"
 done

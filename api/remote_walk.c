@@ -1,0 +1,162 @@
+/*
+ * remote_walk.c - ASGST_RunWithIteratorOnThread: walking another thread of this process.
+ *
+ * The walker signals the target with the library's own real-time signal. The target's
+ * handler captures the backend's view of itself (current_thread), publishes its ucontext
+ * and spins until the walker releases it; the walker walks the now-frozen stack under its
+ * own crash guard. So no walking code runs on the sampled thread, and results equal those
+ * of an in-handler walk of the same context.
+ *
+ * One remote walk runs at a time (a mutex on the walker side); the handshake is a small
+ * state machine in one shared slot, with a sequence number so that a target that answers
+ * after the walker gave up cannot be confused with the next request.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "../impl/guard.h"
+
+enum { IDLE, REQUESTED, PUBLISHED, RELEASED, CANCELLED };
+
+/* How long a target waits for its release before it gives up and returns (the walker
+ * never holds a target longer than its own walk; this only bounds a walker that died). */
+#define TARGET_MAX_WAIT_NS 2000000000LL
+
+static struct {
+  atomic_int phase;
+  atomic_uint seq;
+  atomic_int target;       /* OS thread id asked to answer */
+  void *volatile ucontext; /* the target's context, valid while it waits */
+  asgst__thread thread;    /* the target's own view of itself */
+  volatile int kind;       /* current_thread's result on the target */
+} slot;
+
+static pthread_mutex_t walker_lock = PTHREAD_MUTEX_INITIALIZER;
+static int walk_signal;
+
+/* SS. Nanoseconds of CLOCK_MONOTONIC. */
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* SS. The target side. */
+static void on_walk_signal(int sig, siginfo_t *info, void *uc) {
+  (void)sig;
+  (void)info;
+  int saved_errno = errno;
+  unsigned seq = atomic_load(&slot.seq);
+  if (atomic_load(&slot.target) != (int)syscall(SYS_gettid) ||
+      atomic_load(&slot.phase) != REQUESTED) {
+    errno = saved_errno;
+    return;
+  }
+  const asgst__backend *be = asgst__active_backend();
+  slot.kind = be ? be->current_thread(&slot.thread) : ASGST_NOT_INITIALIZED;
+  slot.ucontext = uc;
+  int expected = REQUESTED;
+  if (seq == atomic_load(&slot.seq) &&
+      atomic_compare_exchange_strong(&slot.phase, &expected, PUBLISHED)) {
+    int64_t deadline = now_ns() + TARGET_MAX_WAIT_NS;
+    while (atomic_load(&slot.phase) == PUBLISHED && now_ns() < deadline) {
+      __builtin_ia32_pause();
+    }
+    /* Tell the walker we are leaving the handler: our stack changes from here on. */
+    atomic_store(&slot.phase, IDLE);
+  }
+  errno = saved_errno;
+}
+
+/* N. True if signal `sig` has no handler and can be ours. */
+static bool signal_free(int sig) {
+  struct sigaction old;
+  return sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+         old.sa_handler == SIG_DFL;
+}
+
+/* N. Chooses the walk signal (ASGST_WALK_SIGNAL=<n> overrides; otherwise the first free
+ * real-time signal from SIGRTMIN+3 on, leaving the lowest ones to the C library and to
+ * profilers) and installs the target-side handler. */
+int asgst__remote_init(void) {
+  if (walk_signal) return 0;
+  const char *env = getenv("ASGST_WALK_SIGNAL");
+  int sig = env ? atoi(env) : 0;
+  for (int s = SIGRTMIN + 3; sig == 0 && s <= SIGRTMAX; s++)
+    if (signal_free(s)) sig = s;
+  if (sig <= 0 || sig > SIGRTMAX) return ASGST_UNSUPPORTED;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_walk_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(sig, &sa, NULL) != 0) return ASGST_UNSUPPORTED;
+  walk_signal = sig;
+  return 0;
+}
+
+/* N. Waits until slot.phase leaves `from` or the deadline passes; returns the phase. */
+static int wait_phase_change(int from, int64_t deadline) {
+  int p;
+  while ((p = atomic_load(&slot.phase)) == from && now_ns() < deadline) sched_yield();
+  return p;
+}
+
+/* N. Asks the target to stop in its handler; returns 0 when it published its context. */
+static int request(pid_t tid, int32_t timeout_us) {
+  atomic_fetch_add(&slot.seq, 1);
+  atomic_store(&slot.target, tid);
+  atomic_store(&slot.phase, REQUESTED);
+  if (syscall(SYS_tgkill, getpid(), tid, walk_signal) != 0) {
+    atomic_store(&slot.phase, IDLE);
+    return ASGST_THREAD_NOT_FOUND;
+  }
+  int64_t limit = (timeout_us > 0 ? timeout_us : 100000) * 1000LL;
+  if (wait_phase_change(REQUESTED, now_ns() + limit) == PUBLISHED) return 0;
+  int expected = REQUESTED;
+  if (atomic_compare_exchange_strong(&slot.phase, &expected, CANCELLED)) {
+    atomic_store(&slot.target, 0);
+    return ASGST_THREAD_NOT_ANSWERING;
+  }
+  return 0; /* it published just as we gave up */
+}
+
+/* N (walker side). */
+int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options, int32_t timeout_us,
+                                  ASGST_IteratorHandler fun, void *arg) {
+  if (os_thread_id <= 0) return ASGST_INVALID_ARGUMENT;
+  if (os_thread_id == (int64_t)syscall(SYS_gettid))
+    return ASGST_RunWithIterator(NULL, options, fun, arg);
+  const asgst__backend *be = asgst__active_backend();
+  if (be == NULL) return ASGST_NOT_INITIALIZED;
+  if (asgst__guard_install() != 0 || asgst__remote_init() != 0) return ASGST_UNSUPPORTED;
+  pthread_mutex_lock(&walker_lock);
+  int r = request((pid_t)os_thread_id, timeout_us);
+  if (r == 0) {
+    asgst__regs top;
+    asgst__regs_from_ucontext(slot.ucontext, &top);
+    r = slot.kind;
+    if (r > 0) {
+      r = asgst__run_with_iterator(be, &slot.thread, &top, options, fun, arg);
+    } else {
+      ASGST_Iterator it;
+      it.state = it.kind = r;
+      if (fun) fun(&it, arg);
+    }
+    atomic_store(&slot.phase, RELEASED);
+    /* Wait for the target to leave its handler so the slot is free for the next walk. */
+    wait_phase_change(RELEASED, now_ns() + TARGET_MAX_WAIT_NS);
+    atomic_store(&slot.phase, IDLE);
+    atomic_store(&slot.target, 0);
+  }
+  pthread_mutex_unlock(&walker_lock);
+  return r;
+}

@@ -1,0 +1,260 @@
+/*
+ * test_remote_walk.c - ASGST_RunWithIteratorOnThread: walking live threads from another
+ * thread, over intact and deliberately corrupted stacks, and its error answers.
+ * Uses the synthetic VM only as the active backend (real C frames are NON_JAVA frames).
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "asgst.h"
+#include "asgst_synthetic.h"
+#include "impl/guard.h"
+
+static ASGST_SynthVM *vm;
+static volatile int stop_spinning;
+static volatile pid_t spinner_tid;
+
+/* A known chain of C functions with frame pointers: chain_outer -> chain_middle ->
+ * chain_inner, which spins. Exported (-rdynamic) so dladdr1 gives their sizes. */
+__attribute__((noinline)) void chain_inner(void) {
+  spinner_tid = (pid_t)syscall(SYS_gettid);
+  while (!stop_spinning) __asm__ volatile("pause");
+}
+__attribute__((noinline)) void chain_middle(void) {
+  chain_inner();
+  __asm__ volatile("" ::: "memory"); /* keeps the call from becoming a tail call */
+}
+__attribute__((noinline)) void chain_outer(void) {
+  chain_middle();
+  __asm__ volatile("" ::: "memory");
+}
+
+static void *chain_thread(void *arg) {
+  (void)arg;
+  chain_outer();
+  return NULL;
+}
+
+typedef struct {
+  uintptr_t start, end;
+} range;
+
+static range function_range(void *fn) {
+  Dl_info info;
+  const ElfW(Sym) *sym = NULL;
+  range r = {0, 0};
+  if (dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) && sym) {
+    r.start = (uintptr_t)info.dli_saddr;
+    r.end = r.start + sym->st_size;
+  }
+  return r;
+}
+
+typedef struct {
+  ASGST_Frame frames[16];
+  int n;
+  int last;
+} trace;
+
+static void collect(ASGST_Iterator *it, void *arg) {
+  trace *t = arg;
+  t->n = 0;
+  while (t->n < 16 && (t->last = ASGST_NextFrame(it, &t->frames[t->n])) > 0) t->n++;
+}
+
+static int setup(void **state) {
+  (void)state;
+  vm = ASGST_SynthCreateVM();
+  return vm && ASGST_SynthActivate(vm) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  ASGST_SynthDestroyVM(vm);
+  return 0;
+}
+
+static void start_spinner(pthread_t *th, void *(*fn)(void *), void *arg) {
+  stop_spinning = 0;
+  spinner_tid = 0;
+  assert_int_equal(pthread_create(th, NULL, fn, arg), 0);
+  while (spinner_tid == 0) sched_yield();
+}
+
+static void stop_spinner(pthread_t th) {
+  stop_spinning = 1;
+  pthread_join(th, NULL);
+}
+
+/* 1,000 walks of a live C thread from another thread all give its known chain. */
+static void walks_live_c_chain(void **state) {
+  (void)state;
+  range inner = function_range((void *)chain_inner);
+  range middle = function_range((void *)chain_middle);
+  range outer = function_range((void *)chain_outer);
+  assert_true(inner.end > inner.start && middle.end > middle.start && outer.end > outer.start);
+  pthread_t th;
+  start_spinner(&th, chain_thread, NULL);
+  int good = 0;
+  for (int i = 0; i < 1000; i++) {
+    trace t = {0};
+    int kind = ASGST_RunWithIteratorOnThread(spinner_tid, ASGST_INCLUDE_NON_JAVA_FRAMES,
+                                             100000, collect, &t);
+    assert_int_equal(kind, ASGST_NON_JAVA_TRACE);
+    assert_true(t.n >= 3);
+    uintptr_t pc0 = (uintptr_t)t.frames[0].pc, pc1 = (uintptr_t)t.frames[1].pc,
+              pc2 = (uintptr_t)t.frames[2].pc;
+    if (pc0 >= inner.start && pc0 < inner.end && pc1 > middle.start && pc1 <= middle.end &&
+        pc2 > outer.start && pc2 <= outer.end && t.frames[0].type == ASGST_FRAME_NON_JAVA)
+      good++;
+  }
+  stop_spinner(th);
+  print_message("# figure: out-of-thread walks of a live C chain: %d/1000 exact\n", good);
+  assert_int_equal(good, 1000);
+}
+
+/* Spins with rbp = fake_fp (rdi) until *stop (rsi) is non-zero; written in assembly so
+ * no compiled code depends on rbp meanwhile. */
+void spin_with_fp(void *fake_fp, volatile int *stop);
+__asm__(".text\n"
+        ".globl spin_with_fp\n"
+        "spin_with_fp:\n"
+        "  push %rbp\n"
+        "  mov %rdi, %rbp\n"
+        "1: pause\n"
+        "  cmpl $0, (%rsi)\n"
+        "  je 1b\n"
+        "  pop %rbp\n"
+        "  ret\n");
+
+static uintptr_t *volatile corrupt_region;
+static volatile uintptr_t fake_fp;
+
+static void *corrupt_thread(void *arg) {
+  (void)arg;
+  spinner_tid = (pid_t)syscall(SYS_gettid);
+  spin_with_fp((void *)fake_fp, &stop_spinning);
+  return NULL;
+}
+
+enum { REGION_WORDS = 4096 };
+
+/* Fills the region with words a torn stack might hold: pointers into unmapped or
+ * PROT_NONE memory, into the region itself (up, down, to themselves), small numbers. */
+static void scramble(uintptr_t *region, uintptr_t hole, uintptr_t prot_none, unsigned *seed) {
+  for (int i = 0; i < REGION_WORDS; i++) {
+    uintptr_t self = (uintptr_t)&region[i];
+    switch (rand_r(seed) % 7) {
+      case 0: region[i] = hole + (rand_r(seed) % 4096 & ~7u); break;
+      case 1: region[i] = prot_none + (rand_r(seed) % 4096 & ~7u); break;
+      case 2: region[i] = self; break;
+      case 3: region[i] = self - 8 * (rand_r(seed) % 64); break;
+      case 4: region[i] = (uintptr_t)&region[rand_r(seed) % REGION_WORDS]; break;
+      case 5: region[i] = rand_r(seed); break;
+      default: region[i] = ((uintptr_t)rand_r(seed) << 32) ^ rand_r(seed); break;
+    }
+  }
+}
+
+/* 10,000 out-of-thread walks of a thread whose frame chain is garbage: every walk ends
+ * (error or end of stack), the process survives, and the guard caught real faults. */
+static void survives_corrupted_remote_stacks(void **state) {
+  (void)state;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  uint8_t *map = mmap(NULL, 3 * page + REGION_WORDS * 8, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(map != MAP_FAILED);
+  uintptr_t hole = (uintptr_t)map, prot_none = (uintptr_t)map + page;
+  munmap(map, page);                          /* an unmapped page */
+  mprotect(map + page, page, PROT_NONE);      /* a PROT_NONE page */
+  uintptr_t *region = (uintptr_t *)(map + 3 * page);
+  unsigned seed = 12345;
+  scramble(region, hole, prot_none, &seed);
+  corrupt_region = region;
+  fake_fp = (uintptr_t)&region[REGION_WORDS / 2];
+  uint64_t faults_before = asgst__guard_faults();
+  pthread_t th;
+  start_spinner(&th, corrupt_thread, NULL);
+  int errors = 0, ends = 0;
+  for (int i = 0; i < 10000; i++) {
+    if (i % 10 == 0) scramble(region, hole, prot_none, &seed);
+    trace t = {0};
+    int kind = ASGST_RunWithIteratorOnThread(spinner_tid, ASGST_INCLUDE_NON_JAVA_FRAMES,
+                                             100000, collect, &t);
+    assert_true(kind > 0);
+    if (t.last < 0) errors++;
+    else ends++;
+  }
+  stop_spinner(th);
+  uint64_t faults = asgst__guard_faults() - faults_before;
+  print_message("# figure: 10000 corrupted out-of-thread walks: %d errors, %d ended, "
+                "%llu faults caught\n", errors, ends, (unsigned long long)faults);
+  assert_true(errors > 0);
+  assert_true(faults > 0);
+  munmap(map + page, 2 * page + REGION_WORDS * 8);
+}
+
+static void *blocked_thread(void *arg) {
+  (void)arg;
+  sigset_t all;
+  sigemptyset(&all);
+  for (int s = SIGRTMIN; s <= SIGRTMAX; s++) sigaddset(&all, s);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
+  spinner_tid = (pid_t)syscall(SYS_gettid);
+  while (!stop_spinning) usleep(1000);
+  return NULL;
+}
+
+/* A target that never answers gives ASGST_THREAD_NOT_ANSWERING within the timeout, and
+ * the next walk of an answering thread still works. */
+static void target_that_never_answers(void **state) {
+  (void)state;
+  pthread_t th;
+  start_spinner(&th, blocked_thread, NULL);
+  trace t = {0};
+  assert_int_equal(ASGST_RunWithIteratorOnThread(spinner_tid, 0, 20000, collect, &t),
+                   ASGST_THREAD_NOT_ANSWERING);
+  stop_spinner(th);
+  start_spinner(&th, chain_thread, NULL);
+  assert_int_equal(ASGST_RunWithIteratorOnThread(spinner_tid, ASGST_INCLUDE_NON_JAVA_FRAMES,
+                                                 100000, collect, &t),
+                   ASGST_NON_JAVA_TRACE);
+  assert_true(t.n >= 3);
+  stop_spinner(th);
+}
+
+static void bad_targets(void **state) {
+  (void)state;
+  trace t = {0};
+  assert_int_equal(ASGST_RunWithIteratorOnThread(0, 0, 1000, collect, &t),
+                   ASGST_INVALID_ARGUMENT);
+  assert_int_equal(ASGST_RunWithIteratorOnThread(0x3fffffff, 0, 1000, collect, &t),
+                   ASGST_THREAD_NOT_FOUND);
+  /* Walking oneself walks here. */
+  int kind = ASGST_RunWithIteratorOnThread((int64_t)syscall(SYS_gettid),
+                                           ASGST_INCLUDE_NON_JAVA_FRAMES, 1000, collect, &t);
+  assert_int_equal(kind, ASGST_NON_JAVA_TRACE);
+  assert_true(t.n >= 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(walks_live_c_chain),
+      cmocka_unit_test(survives_corrupted_remote_stacks),
+      cmocka_unit_test(target_that_never_answers),
+      cmocka_unit_test(bad_targets),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
