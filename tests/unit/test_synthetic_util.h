@@ -1,0 +1,87 @@
+/*
+ * test_synthetic_util.h - helpers shared by the test_synthetic_*.c programs: a small world
+ * of classes and methods in a synthetic VM, and a handler that collects a whole walk.
+ * Included by exactly one .c per program (static functions).
+ */
+#ifndef TEST_SYNTHETIC_UTIL_H
+#define TEST_SYNTHETIC_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "asgst.h"
+#include "asgst_synthetic.h"
+
+#define MAX_WALK 256
+
+/* Everything one walk produced. */
+typedef struct {
+  int state_before;          /* ASGST_State before the first NextFrame */
+  int n;                     /* frames returned with 1 */
+  ASGST_Frame frames[MAX_WALK];
+  int states[MAX_WALK];      /* ASGST_State after each frame */
+  int last;                  /* the NextFrame result that ended the walk (<= 0) */
+  ASGST_Frame last_frame;    /* the frame passed to that call */
+  int state_after;           /* ASGST_State after the end */
+  int rewind;                /* 1: rewind once and check the second pass equals the first */
+  int rewind_ok;
+} walk;
+
+/* Collects every frame; never more than MAX_WALK calls (a walk that would go on forever
+ * fails the test instead of hanging it). */
+static void collect(ASGST_Iterator *it, void *arg) {
+  walk *w = arg;
+  w->state_before = ASGST_State(it);
+  w->n = 0;
+  w->last = 1;
+  for (int i = 0; i < MAX_WALK; i++) {
+    ASGST_Frame f;
+    memset(&f, 0xa5, sizeof f);
+    int r = ASGST_NextFrame(it, &f);
+    if (r != 1) {
+      w->last = r;
+      w->last_frame = f;
+      break;
+    }
+    w->frames[w->n] = f;
+    w->states[w->n] = ASGST_State(it);
+    w->n++;
+  }
+  w->state_after = ASGST_State(it);
+  if (w->rewind) {
+    ASGST_RewindIterator(it);
+    w->rewind_ok = 1;
+    for (int i = 0; i < w->n; i++) {
+      ASGST_Frame f;
+      if (ASGST_NextFrame(it, &f) != 1 || memcmp(&f, &w->frames[i], sizeof f) != 0)
+        w->rewind_ok = 0;
+    }
+    ASGST_Frame f;
+    if (ASGST_NextFrame(it, &f) != w->last) w->rewind_ok = 0;
+  }
+}
+
+/* Walks the stack's top context with the given options. Returns the RunWithIterator
+ * result. */
+static int walk_stack(const ASGST_SynthStack *s, int options, walk *w) {
+  ucontext_t uc;
+  assert_int_equal(ASGST_SynthContext(s, &uc), 0);
+  return ASGST_RunWithIterator(&uc, options, collect, w);
+}
+
+static ASGST_MethodLineNumberEntry default_lines[] = {{0, 10}, {5, 11}, {12, 13}};
+
+/* A method of k named `name` with signature "()V" and a three-entry line table. */
+static ASGST_Method simple_method(ASGST_SynthVM *vm, ASGST_Class k, const char *name,
+                                  jint idnum) {
+  ASGST_Method m = ASGST_SynthDeclareMethod(vm, k, name, "()V", NULL, 0x0001, idnum,
+                                            default_lines, 3);
+  assert_non_null(m);
+  return m;
+}
+
+#endif
