@@ -186,20 +186,19 @@ void asgst__queue_exclude(ASGST_Queue *q) {
   while (atomic_load(&q->producing) != 0 || atomic_load(&q->readers) != 0) sched_yield();
 }
 
-/* SP. Copies the oldest elements that fit into the new ring: those are the ones that were
- * enqueued first, and younger ones would have been refused by a queue of that size. */
+/* SP. Copies the elements into the new ring (the caller checked that they fit). */
 static void move_elements(ASGST_Queue *q, asgst__ring *from, asgst__ring *to) {
   uint64_t head = atomic_load(&q->head);
-  uint64_t tail = atomic_load(&q->tail);
-  uint64_t n = tail - head;
-  if (n > (uint64_t)to->capacity) n = (uint64_t)to->capacity;
+  uint64_t n = atomic_load(&q->tail) - head;
   for (uint64_t i = 0; i < n; i++)
     to->elems[i] = from->elems[(head + i) % (uint64_t)from->capacity];
   atomic_store(&q->head, 0);
   atomic_store(&q->tail, n);
 }
 
-/* SP. */
+/* SP. Elements left after processing (enqueued by signal handlers while it ran) are never
+ * dropped: if more of them are left than the new capacity holds, the resize waits for the
+ * next processing, unless a newer wish replaced it meanwhile. */
 void asgst__queue_apply_resize(ASGST_Queue *q) {
   int want = atomic_exchange(&q->wanted, 0);
   if (want <= 0 || want == atomic_load(&q->capacity)) return;
@@ -209,9 +208,18 @@ void asgst__queue_apply_resize(ASGST_Queue *q) {
   atomic_store(&q->resizing, 1);
   asgst__queue_exclude(q);
   asgst__ring *old = atomic_load(&q->ring);
-  move_elements(q, old, fresh);
-  atomic_store(&q->ring, fresh);
-  atomic_store(&q->capacity, want);
+  bool fits = atomic_load(&q->tail) - atomic_load(&q->head) <= (uint64_t)want;
+  if (fits) {
+    move_elements(q, old, fresh);
+    atomic_store(&q->ring, fresh);
+    atomic_store(&q->capacity, want);
+  }
   atomic_store(&q->resizing, 0);
-  free(old);
+  if (fits) {
+    free(old);
+  } else {
+    int none = 0;
+    atomic_compare_exchange_strong(&q->wanted, &none, want);
+    free(fresh);
+  }
 }
