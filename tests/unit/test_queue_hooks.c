@@ -1,0 +1,198 @@
+/* test_queue_hooks.c - safepoint queues: processing hooks, handlers that deregister, stale
+ * elements, and queues belonging to their own thread. */
+#include <pthread.h>
+
+#include "test_queue_common.h"
+
+static qrec rec;
+
+typedef struct {
+  int calls;
+  bool got_iterator;
+  int state;           /* ASGST_State of the offered iterator */
+  ASGST_Frame first;   /* its first frame */
+  ASGST_Queue *queue;  /* the queue the hook was called for */
+} hook_seen;
+
+static hook_seen seen_start, seen_end;
+
+/* SP. Records its call in rec's log and in the hook_seen passed as arg. */
+static void hook(ASGST_Queue *q, ASGST_Iterator *it, void *arg) {
+  hook_seen *s = arg;
+  qrec_log(&rec, s == &seen_start ? 'S' : 'E');
+  s->calls++;
+  s->queue = q;
+  s->got_iterator = it != NULL;
+  if (it) {
+    s->state = ASGST_State(it);
+    ASGST_NextFrame(it, &s->first);
+  }
+}
+
+static void reset(void) {
+  memset(&rec, 0, sizeof rec);
+  memset(&seen_start, 0, sizeof seen_start);
+  memset(&seen_end, 0, sizeof seen_end);
+}
+
+static void hooks_run_only_for_non_empty_queues(void **state) {
+  (void)state;
+  reset();
+  ASGST_Queue *q = ASGST_RegisterQueue(NULL, 4, 0, qrec_handler, &rec);
+  ASGST_SetOnQueueProcessingStart(q, 0, false, hook, &seen_start);
+  ASGST_SetOnQueueProcessingEnd(q, 0, false, hook, &seen_end);
+  assert_int_equal(ASGST_ProcessQueues(), 0);
+  assert_string_equal(rec.log, "");
+  ASGST_Enqueue(q, &fx.uc1, NULL);
+  ASGST_Enqueue(q, &fx.uc2, NULL);
+  assert_int_equal(ASGST_ProcessQueues(), 2);
+  assert_string_equal(rec.log, "SHHE");
+  assert_ptr_equal(seen_start.queue, q);
+  assert_ptr_equal(seen_end.queue, q);
+  assert_false(seen_start.got_iterator);
+  assert_false(seen_end.got_iterator);
+  assert_int_equal(ASGST_ProcessQueues(), 0);
+  assert_string_equal(rec.log, "SHHE");
+  /* A NULL handler removes the hook. */
+  ASGST_SetOnQueueProcessingStart(q, 0, false, NULL, NULL);
+  ASGST_Enqueue(q, &fx.uc1, NULL);
+  assert_int_equal(ASGST_ProcessQueues(), 1);
+  assert_string_equal(rec.log, "SHHEHE");
+  assert_true(ASGST_DeregisterQueue(NULL, q));
+}
+
+/* noinline: the safe point ProcessQueues reports is this function's frame. */
+static __attribute__((noinline)) void hooks_get_an_iterator_at_the_safe_point(void **state) {
+  (void)state;
+  reset();
+  ASGST_Queue *q = ASGST_RegisterQueue(NULL, 4, 0, qrec_handler, &rec);
+  ASGST_SetOnQueueProcessingStart(q, ASGST_INCLUDE_NON_JAVA_FRAMES, true, hook, &seen_start);
+  ASGST_SetOnQueueProcessingEnd(q, ASGST_INCLUDE_NON_JAVA_FRAMES, true, hook, &seen_end);
+  ASGST_Enqueue(q, &fx.uc1, NULL);
+  assert_int_equal(ASGST_ProcessQueues(), 1);
+  void *here = __builtin_frame_address(0);
+  assert_true(seen_start.got_iterator);
+  assert_true(seen_end.got_iterator);
+  assert_int_equal(seen_start.state, 1);
+  /* The real C stack of this test: its top frame is this function's. */
+  assert_int_equal(seen_start.first.type, ASGST_FRAME_NON_JAVA);
+  assert_ptr_equal(seen_start.first.fp, here);
+  assert_ptr_equal(seen_end.first.fp, here);
+  /* Without INCLUDE_NON_JAVA_FRAMES the same stack has nothing to report. */
+  ASGST_SetOnQueueProcessingStart(q, 0, true, hook, &seen_start);
+  ASGST_Enqueue(q, &fx.uc1, NULL);
+  assert_int_equal(ASGST_ProcessQueues(), 1);
+  assert_int_equal(seen_start.state, 0);
+  assert_true(ASGST_DeregisterQueue(NULL, q));
+}
+
+static ASGST_Queue *self_deregistering;
+
+static void deregistering_handler(ASGST_Iterator *it, void *queue_arg, void *element_arg) {
+  qrec_handler(it, queue_arg, element_arg);
+  if (element_arg == (void *)2) assert_true(ASGST_DeregisterQueue(NULL, self_deregistering));
+}
+
+static void handler_may_deregister_its_queue(void **state) {
+  (void)state;
+  reset();
+  self_deregistering = ASGST_RegisterQueue(NULL, 4, 0, deregistering_handler, &rec);
+  ASGST_SetOnQueueProcessingEnd(self_deregistering, 0, false, hook, &seen_end);
+  for (uintptr_t i = 1; i <= 4; i++) ASGST_Enqueue(self_deregistering, &fx.uc1, (void *)i);
+  /* The rest is dropped, as deregistration says; no end hook for a dead queue. */
+  assert_int_equal(ASGST_ProcessQueues(), 2);
+  assert_string_equal(rec.log, "HH");
+  assert_int_equal(ASGST_Enqueue(self_deregistering, &fx.uc1, NULL), ASGST_ENQUEUE_NO_QUEUE);
+  assert_int_equal(ASGST_ProcessQueues(), 0);
+}
+
+/* A Java frame on this thread's real stack, alive while this function runs. */
+static __attribute__((noinline)) int enqueue_from_own_frame(ASGST_Queue *q) {
+  uintptr_t slots[QFRAME_SLOTS];
+  ucontext_t uc;
+  qframe_build(slots, fx.foo, 5, &uc);
+  int kind = ASGST_Enqueue(q, &uc, (void *)1);
+  /* Processed here the frame is still on the stack. */
+  int handled = ASGST_ProcessQueues();
+  __asm__ volatile("" : : "r"(slots) : "memory");
+  return kind == ASGST_JAVA_TRACE ? handled : kind;
+}
+
+/* Records a frame that is popped before processing. */
+static __attribute__((noinline)) int enqueue_and_return(ASGST_Queue *q) {
+  uintptr_t slots[QFRAME_SLOTS];
+  ucontext_t uc;
+  qframe_build(slots, fx.bar, 6, &uc);
+  int kind = ASGST_Enqueue(q, &uc, (void *)2);
+  __asm__ volatile("" : : "r"(slots) : "memory");
+  return kind;
+}
+
+static void element_of_a_popped_frame_is_stale(void **state) {
+  (void)state;
+  reset();
+  ASGST_Queue *q = ASGST_RegisterQueue(NULL, 4, 0, qrec_handler, &rec);
+  assert_int_equal(enqueue_from_own_frame(q), 1);
+  assert_int_equal(rec.calls[0].state, 1);
+  assert_int_equal(rec.calls[0].nframes, 1);
+  assert_ptr_equal(rec.calls[0].methods[0], fx.foo);
+  assert_int_equal(rec.calls[0].bcis[0], 5);
+  assert_int_equal(enqueue_and_return(q), ASGST_JAVA_TRACE);
+  assert_int_equal(ASGST_ProcessQueues(), 1);
+  assert_int_equal(rec.calls[1].state, ASGST_STALE_FRAME);
+  assert_int_equal(rec.calls[1].nframes, 0);
+  assert_int_equal(rec.calls[1].end, ASGST_STALE_FRAME);
+  assert_ptr_equal(rec.calls[1].arg, (void *)2);
+  assert_true(ASGST_DeregisterQueue(NULL, q));
+}
+
+typedef struct {
+  ASGST_Queue *q;
+  pthread_barrier_t enqueued, checked;
+  int handled_by_owner;
+} other_thread;
+
+static void *owner_main(void *p) {
+  other_thread *o = p;
+  ASGST_SynthAttachThread(fx.vm);
+  o->q = ASGST_RegisterQueue(NULL, 4, 0, qrec_handler, &rec);
+  ASGST_Enqueue(o->q, &fx.uc1, (void *)7);
+  pthread_barrier_wait(&o->enqueued);
+  pthread_barrier_wait(&o->checked);
+  o->handled_by_owner = ASGST_ProcessQueues();
+  ASGST_DeregisterQueue(NULL, o->q);
+  return NULL;
+}
+
+static void a_queue_is_processed_by_its_own_thread_only(void **state) {
+  (void)state;
+  reset();
+  other_thread o = {0};
+  pthread_barrier_init(&o.enqueued, NULL, 2);
+  pthread_barrier_init(&o.checked, NULL, 2);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, owner_main, &o), 0);
+  pthread_barrier_wait(&o.enqueued);
+  assert_int_equal(ASGST_ProcessQueues(), 0);
+  assert_int_equal(rec.n, 0);
+  assert_int_equal(ASGST_GetQueueSizeInfo(o.q).size, 1);
+  pthread_barrier_wait(&o.checked);
+  pthread_join(t, NULL);
+  assert_int_equal(o.handled_by_owner, 1);
+  assert_ptr_equal(rec.calls[0].arg, (void *)7);
+  pthread_barrier_destroy(&o.enqueued);
+  pthread_barrier_destroy(&o.checked);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, qfix_setup, qfix_teardown)
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      T(hooks_run_only_for_non_empty_queues),
+      T(hooks_get_an_iterator_at_the_safe_point),
+      T(handler_may_deregister_its_queue),
+      T(element_of_a_popped_frame_is_stale),
+      T(a_queue_is_processed_by_its_own_thread_only),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
