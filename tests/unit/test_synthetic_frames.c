@@ -20,7 +20,7 @@ static int setup(void **state) {
   memset(&W, 0, sizeof W);
   W.vm = ASGST_SynthCreateVM();
   assert_non_null(W.vm);
-  assert_int_equal(ASGST_SynthActivate(W.vm), 0);
+  assert_int_equal(activate(W.vm), 0);
   assert_int_equal(ASGST_SynthAttachThread(W.vm), 0);
   W.k = ASGST_SynthDeclareClass(W.vm, "com/x/Foo", NULL, 0x0001, 77);
   W.main_m = simple_method(W.vm, W.k, "main", 1);
@@ -87,37 +87,6 @@ static void full_trace_has_every_kind_in_order(void **state) {
   for (int i = 0; i < w.n - 1; i++) assert_int_equal(w.states[i], 1);
   assert_int_equal(w.states[w.n - 1], 0);
   assert_true(w.rewind_ok);
-}
-
-static void java_only_is_an_ordered_subsequence(void **state) {
-  (void)state;
-  walk all = {0}, java = {.rewind = 1};
-  walk_stack(W.s, ASGST_INCLUDE_NON_JAVA_FRAMES, &all);
-  assert_int_equal(walk_stack(W.s, 0, &java), ASGST_JAVA_TRACE);
-  assert_int_equal(java.n, 6);
-  assert_int_equal(java.last, 0);
-  assert_true(java.rewind_ok);
-  int j = 0;
-  for (int i = 0; i < all.n && j < java.n; i++)
-    if (memcmp(&all.frames[i], &java.frames[j], sizeof(ASGST_Frame)) == 0) j++;
-  assert_int_equal(j, java.n);
-  for (int i = 0; i < java.n; i++) assert_int_not_equal(java.frames[i].type, ASGST_FRAME_NON_JAVA);
-}
-
-static void end_on_first_java_frame(void **state) {
-  (void)state;
-  walk w = {.rewind = 1};
-  /* The native wrapper is not bytecode-backed, so the walk goes on to run (interpreted). */
-  walk_stack(W.s, ASGST_END_ON_FIRST_JAVA_FRAME, &w);
-  assert_int_equal(w.n, 2);
-  assert_int_equal(w.frames[0].type, ASGST_FRAME_JAVA_NATIVE);
-  assert_ptr_equal(w.frames[1].method, W.run);
-  assert_int_equal(w.last, 0);
-  assert_true(w.rewind_ok);
-  walk w2 = {0};
-  walk_stack(W.s, ASGST_END_ON_FIRST_JAVA_FRAME | ASGST_INCLUDE_NON_JAVA_FRAMES, &w2);
-  assert_int_equal(w2.n, 3);
-  assert_int_equal(w2.frames[1].type, ASGST_FRAME_NON_JAVA);
 }
 
 static void compiled_tiers_one_to_four(void **state) {
@@ -195,8 +164,6 @@ static void real_c_stack_walks_to_its_end(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(full_trace_has_every_kind_in_order),
-      cmocka_unit_test(java_only_is_an_ordered_subsequence),
-      cmocka_unit_test(end_on_first_java_frame),
       cmocka_unit_test(compiled_tiers_one_to_four),
       cmocka_unit_test(compiled_without_scopes_reports_the_root),
       cmocka_unit_test(detached_thread_is_non_java_trace),

@@ -7,6 +7,7 @@
 #define TEST_SYNTHETIC_UTIL_H
 
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +18,33 @@
 #include "asgst_synthetic.h"
 
 #define MAX_WALK 256
+
+/* cmocka replaces the SIGSEGV/SIGBUS handlers around every test (and restores them with
+ * signal(), which drops SA_SIGINFO), which would take faults away from the library's crash
+ * guard. So the guard's handlers are captured right after the first activation and put
+ * back by use_guard(), called inside every test body that walks bad memory (a cmocka
+ * per-test setup would not do: cmocka restores its handlers between setup and test). */
+static struct sigaction guard_segv, guard_bus;
+static int guard_captured;
+
+/* Activates vm and captures the guard's handlers the first time. */
+static int activate(ASGST_SynthVM *vm) {
+  int r = ASGST_SynthActivate(vm);
+  if (r == 0 && !guard_captured) {
+    sigaction(SIGSEGV, NULL, &guard_segv);
+    sigaction(SIGBUS, NULL, &guard_bus);
+    guard_captured = 1;
+  }
+  return r;
+}
+
+static int use_guard(void **state) {
+  (void)state;
+  if (!guard_captured) return -1;
+  sigaction(SIGSEGV, &guard_segv, NULL);
+  sigaction(SIGBUS, &guard_bus, NULL);
+  return 0;
+}
 
 /* Everything one walk produced. */
 typedef struct {
@@ -70,6 +98,7 @@ static void collect(ASGST_Iterator *it, void *arg) {
 static int walk_stack(const ASGST_SynthStack *s, int options, walk *w) {
   ucontext_t uc;
   assert_int_equal(ASGST_SynthContext(s, &uc), 0);
+  use_guard(NULL);
   return ASGST_RunWithIterator(&uc, options, collect, w);
 }
 
