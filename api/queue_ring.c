@@ -4,6 +4,7 @@
  * ASGST_GetQueueSizeInfo, and the ring swap a resize needs. See queue.h for the protocol.
  */
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,6 +206,12 @@ void asgst__queue_apply_resize(ASGST_Queue *q) {
   asgst__ring *fresh = malloc(sizeof *fresh + (size_t)want * sizeof fresh->elems[0]);
   if (fresh == NULL) return; /* keep the old ring; the wish is dropped */
   fresh->capacity = want;
+  /* On the owner thread, signals wait until the swap is done (then enqueue into the new
+   * ring) instead of being refused; another consumer relies on the resizing flag. */
+  sigset_t all, saved;
+  sigfillset(&all);
+  bool own = pthread_equal(q->owner, pthread_self());
+  if (own) pthread_sigmask(SIG_BLOCK, &all, &saved);
   atomic_store(&q->resizing, 1);
   asgst__queue_exclude(q);
   asgst__ring *old = atomic_load(&q->ring);
@@ -215,6 +222,7 @@ void asgst__queue_apply_resize(ASGST_Queue *q) {
     atomic_store(&q->capacity, want);
   }
   atomic_store(&q->resizing, 0);
+  if (own) pthread_sigmask(SIG_SETMASK, &saved, NULL);
   if (fits) {
     free(old);
   } else {
