@@ -3,6 +3,8 @@
 #include <pthread.h>
 
 #include "test_queue_common.h"
+/* Internal: the wake-up hook a VM's processing thread sets. */
+#include "api/queue.h"
 
 static qrec rec;
 
@@ -184,6 +186,35 @@ static void a_queue_is_processed_by_its_own_thread_only(void **state) {
   pthread_barrier_destroy(&o.checked);
 }
 
+static int wakeups;
+static ASGST_Queue *woken;
+
+/* SS. */
+static void count_wakeup(ASGST_Queue *q) {
+  wakeups++;
+  woken = q;
+}
+
+static void successful_enqueue_requests_processing(void **state) {
+  (void)state;
+  reset();
+  wakeups = 0;
+  ASGST_Queue *q = ASGST_RegisterQueue(NULL, 1, 0, qrec_handler, &rec);
+  atomic_store(&asgst__queue_request_hook, count_wakeup);
+  assert_int_equal(atomic_load(&q->requested), 0);
+  assert_int_equal(ASGST_Enqueue(q, &fx.uc1, NULL), ASGST_JAVA_TRACE);
+  assert_int_equal(wakeups, 1);
+  assert_ptr_equal(woken, q);
+  assert_int_equal(atomic_load(&q->requested), 1);
+  assert_int_equal(ASGST_Enqueue(q, &fx.uc1, NULL), ASGST_ENQUEUE_FULL_QUEUE);
+  assert_int_equal(ASGST_Enqueue(q, NULL, NULL), ASGST_ENQUEUE_FULL_QUEUE);
+  assert_int_equal(wakeups, 1);
+  atomic_store(&asgst__queue_request_hook, NULL);
+  assert_int_equal(ASGST_ProcessQueues(), 1);
+  assert_int_equal(atomic_load(&q->requested), 0);
+  assert_true(ASGST_DeregisterQueue(NULL, q));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, qfix_setup, qfix_teardown)
 
 int main(void) {
@@ -193,6 +224,7 @@ int main(void) {
       T(handler_may_deregister_its_queue),
       T(element_of_a_popped_frame_is_stale),
       T(a_queue_is_processed_by_its_own_thread_only),
+      T(successful_enqueue_requests_processing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
