@@ -1,0 +1,360 @@
+/*
+ * class_unload.c - the registry of loaded classes, fed by the library's own JVMTI
+ * environment, that turns class unloading and redefinition into ASGST class unload
+ * handler calls, and serves the jclass/jmethodID conversions.
+ *
+ * Registration: every loaded class (GetLoadedClasses at bind time, then ClassPrepare) is
+ * tagged with its registry index + 1 and keeps a weak global reference and a copy of its
+ * Method* array.
+ *
+ * Redefinition (and retransformation): ClassFileLoadHook with class_being_redefined set
+ * runs before the VM swaps in the new methods, so the handlers get the current (soon old)
+ * Method*s with redefined = true while they are still valid; HotSpot keeps old methods
+ * alive at least until no frame uses them. The InstanceKlass stays the same; the copy of
+ * its methods is refreshed at the next GarbageCollectionStart (VM thread, at a safepoint,
+ * when the new methods are in place and nothing can be unloaded yet).
+ *
+ * Unload: JDK 17 posts nothing before it frees an unloaded class's metadata. The
+ * VM's com.sun.hotspot.events.ClassUnload extension event is posted later by the
+ * ServiceThread with only the class name; JVMTI ObjectFree of the tagged mirror is also
+ * posted by the ServiceThread after the GC that unloaded the class (tag map cleaning is
+ * lazy since JDK 16). So on JDK 17 the handlers run when the VM reports the unload (ObjectFree),
+ * with the class's last-known InstanceKlass* and Method*s: they identify what died, but
+ * their metadata may already be freed. Reading it through ASGST accessors is still safe
+ * (guarded) but may give empty fields. This is the one place where the contract's "before
+ * the handles become invalid" cannot be met on a stock JDK 17; see the note in issue 3.
+ *
+ * Locking: one mutex protects the registry, and no JNI or JVMTI call is made while it is
+ * held (a thread blocked at a safepoint while holding it would deadlock the VM thread's
+ * GarbageCollectionStart callback).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hotspot.h"
+
+#include "../../api/internal.h"
+#include "../guard.h"
+#include "../safe_read.h"
+
+typedef struct {
+  uintptr_t klass;     /* InstanceKlass*, 0 once unloaded */
+  jweak ref;           /* weak global reference to the mirror */
+  ASGST_Method *methods;
+  int nmethods;
+  bool stale;          /* redefined since the copy of methods was taken */
+} entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static entry *entries;
+static int nentries, cap_entries;
+static int *slots; /* open addressing: klass -> entry index + 1 (0 empty, -1 deleted) */
+static int nslots;
+static jweak *dead_refs; /* weak refs of unloaded classes, deleted later with a JNIEnv */
+static int ndead, cap_dead;
+static jobject pin_array; /* a byte[1] whose critical region holds off the GC */
+
+/* ---- guarded reads for N code ---- */
+
+/* N. A pointer-sized load under the guard, 0 on failure. */
+static uintptr_t guarded_ptr(uintptr_t a) {
+  volatile uintptr_t v = 0;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    uintptr_t x = 0;
+    if (asgst__load_ptr(a, &x)) v = x;
+  ASGST__GUARD_FAULTED(g)
+    v = 0;
+  ASGST__GUARD_END(g);
+  return v;
+}
+
+/* N. A malloc'ed copy of InstanceKlass k's Method* array (read under the guard). */
+static ASGST_Method *copy_methods(uintptr_t k, int *n) {
+  *n = 0;
+  int count = 0;
+  volatile uintptr_t at = 0;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    at = asgst__hs_class_methods(k, &count);
+  ASGST__GUARD_FAULTED(g)
+    at = 0;
+  ASGST__GUARD_END(g);
+  if (at == 0 || count <= 0) return NULL;
+  ASGST_Method *m = malloc((size_t)count * sizeof *m);
+  if (m == NULL) return NULL;
+  for (int i = 0; i < count; i++) m[i] = (ASGST_Method)guarded_ptr(at + (uintptr_t)i * 8);
+  *n = count;
+  return m;
+}
+
+/* ---- the klass -> index hash (lock held) ---- */
+
+static unsigned hash(uintptr_t k) { return (unsigned)((k >> 3) * 2654435761u); }
+
+static int find_slot(uintptr_t k) {
+  if (nslots == 0) return -1;
+  for (unsigned i = hash(k) & (unsigned)(nslots - 1), n = 0; n < (unsigned)nslots;
+       i = (i + 1) & (unsigned)(nslots - 1), n++) {
+    if (slots[i] == 0) return -1;
+    if (slots[i] > 0 && entries[slots[i] - 1].klass == k) return (int)i;
+  }
+  return -1;
+}
+
+static void insert_slot(uintptr_t k, int index);
+
+static bool grow_slots(void) {
+  int old_n = nslots;
+  int *old = slots;
+  int n = old_n ? old_n * 2 : 1024;
+  int *s = calloc((size_t)n, sizeof *s);
+  if (s == NULL) return false;
+  slots = s;
+  nslots = n;
+  for (int i = 0; i < old_n; i++)
+    if (old[i] > 0) insert_slot(entries[old[i] - 1].klass, old[i] - 1);
+  free(old);
+  return true;
+}
+
+static void insert_slot(uintptr_t k, int index) {
+  unsigned i = hash(k) & (unsigned)(nslots - 1);
+  while (slots[i] > 0) i = (i + 1) & (unsigned)(nslots - 1);
+  slots[i] = index + 1;
+}
+
+/* ---- registration ---- */
+
+/* N. The InstanceKlass* of a class mirror. The mirror oop is read inside a JNI critical
+ * region, which holds off the collectors that honour it (Serial, Parallel, G1 on 17), and
+ * the result is checked: the klass's own _java_mirror must lead back to the same oop. */
+uintptr_t asgst__hs_klass_of(JNIEnv *env, jclass c) {
+  if (c == NULL || pin_array == NULL) return 0;
+  void *pin = (*env)->GetPrimitiveArrayCritical(env, pin_array, NULL);
+  if (pin == NULL) return 0;
+  /* A JNI handle points at its oop slot; low bits tag weak/global handles. */
+  uintptr_t mirror = guarded_ptr((uintptr_t)c & ~(uintptr_t)3);
+  uintptr_t k = mirror ? guarded_ptr(mirror + (uintptr_t)asgst__hs.mirror_klass_offset) : 0;
+  uintptr_t handle = k ? guarded_ptr(k + (uintptr_t)asgst__hs.k_mirror) : 0;
+  uintptr_t back = handle ? guarded_ptr(handle) : 0;
+  (*env)->ReleasePrimitiveArrayCritical(env, pin_array, pin, JNI_ABORT);
+  return back == mirror ? k : 0;
+}
+
+/* N. Deletes the weak references of unloaded classes (needs a JNIEnv, so not done in
+ * ObjectFree). */
+static void drain_dead(JNIEnv *env) {
+  jweak local[64];
+  int n;
+  do {
+    pthread_mutex_lock(&lock);
+    n = ndead < 64 ? ndead : 64;
+    ndead -= n;
+    memcpy(local, dead_refs + ndead, (size_t)n * sizeof *local);
+    pthread_mutex_unlock(&lock);
+    for (int i = 0; i < n; i++) (*env)->DeleteWeakGlobalRef(env, local[i]);
+  } while (n == 64);
+}
+
+/* N. Registers one class (no-op for primitive/array classes and tagged ones). */
+static void register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c) {
+  jlong tag = 0;
+  jint status = 0;
+  if ((*jvmti)->GetTag(jvmti, c, &tag) != JVMTI_ERROR_NONE || tag != 0) return;
+  if ((*jvmti)->GetClassStatus(jvmti, c, &status) != JVMTI_ERROR_NONE ||
+      (status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)))
+    return;
+  uintptr_t k = asgst__hs_klass_of(env, c);
+  if (k == 0) return;
+  int n = 0;
+  ASGST_Method *methods = copy_methods(k, &n);
+  jweak ref = (*env)->NewWeakGlobalRef(env, c);
+  int index = -1;
+  pthread_mutex_lock(&lock);
+  if (find_slot(k) < 0 && (nentries < cap_entries || (cap_entries = cap_entries ? cap_entries * 2 : 4096,
+                            entries = realloc(entries, (size_t)cap_entries * sizeof *entries)))) {
+    if ((nentries + 1) * 2 <= nslots || grow_slots()) {
+      index = nentries++;
+      entries[index] = (entry){k, ref, methods, n, false};
+      insert_slot(k, index);
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  if (index < 0) {
+    free(methods);
+    if (ref) (*env)->DeleteWeakGlobalRef(env, ref);
+    return;
+  }
+  (*jvmti)->SetTag(jvmti, c, (jlong)index + 1);
+}
+
+/* N. */
+int asgst__hs_classes_init(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen) {
+  if (pin_array == NULL) {
+    jbyteArray a = (*env)->NewByteArray(env, 1);
+    pin_array = a ? (*env)->NewGlobalRef(env, a) : NULL;
+    if (a) (*env)->DeleteLocalRef(env, a);
+  }
+  jint count = 0;
+  jclass *classes = NULL;
+  if (pin_array == NULL || (*jvmti)->GetLoadedClasses(jvmti, &count, &classes) != JVMTI_ERROR_NONE) {
+    snprintf(err, errlen, "cannot list the loaded classes");
+    return -1;
+  }
+  for (jint i = 0; i < count; i++) {
+    register_class(jvmti, env, classes[i]);
+    (*env)->DeleteLocalRef(env, classes[i]);
+  }
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+  return 0;
+}
+
+/* N. */
+void JNICALL asgst__hs_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread t, jclass c) {
+  (void)t;
+  if (ndead) drain_dead(env);
+  register_class(jvmti, env, c);
+}
+
+/* N (restricted JVMTI context: ServiceThread, no JNI). */
+void JNICALL asgst__hs_on_object_free(jvmtiEnv *jvmti, jlong tag) {
+  (void)jvmti;
+  entry e = {0};
+  pthread_mutex_lock(&lock);
+  if (tag > 0 && tag <= nentries && entries[tag - 1].klass != 0) {
+    e = entries[tag - 1];
+    int s = find_slot(e.klass);
+    if (s >= 0) slots[s] = -1;
+    entries[tag - 1].klass = 0;
+    entries[tag - 1].methods = NULL;
+    entries[tag - 1].ref = NULL;
+    if (e.ref && (ndead < cap_dead || (cap_dead = cap_dead ? cap_dead * 2 : 256,
+                                       dead_refs = realloc(dead_refs, (size_t)cap_dead * sizeof *dead_refs))))
+      dead_refs[ndead++] = e.ref;
+  }
+  pthread_mutex_unlock(&lock);
+  if (e.klass == 0) return;
+  asgst__notify_class_unload((ASGST_Class)e.klass, e.methods, e.nmethods, false);
+  free(e.methods);
+}
+
+/* N (VM thread at a safepoint; only memory is touched). Refreshes the method copies of
+ * classes redefined since the last collection. */
+void JNICALL asgst__hs_on_gc_start(jvmtiEnv *jvmti) {
+  (void)jvmti;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nentries; i++) {
+    if (!entries[i].stale || entries[i].klass == 0) continue;
+    int n = 0;
+    ASGST_Method *m = copy_methods(entries[i].klass, &n);
+    free(entries[i].methods);
+    entries[i].methods = m;
+    entries[i].nmethods = n;
+    entries[i].stale = false;
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+/* N. */
+void JNICALL asgst__hs_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *env, jclass redefined,
+                                          jobject loader, const char *name, jobject pd,
+                                          jint len, const unsigned char *data, jint *new_len,
+                                          unsigned char **new_data) {
+  (void)jvmti, (void)loader, (void)name, (void)pd, (void)len, (void)data, (void)new_len,
+      (void)new_data;
+  if (redefined == NULL) return;
+  uintptr_t k = asgst__hs_klass_of(env, redefined);
+  if (k == 0) return;
+  int n = 0;
+  ASGST_Method *methods = copy_methods(k, &n);
+  asgst__notify_class_unload((ASGST_Class)k, methods, n, true);
+  free(methods);
+  pthread_mutex_lock(&lock);
+  int s = find_slot(k);
+  if (s >= 0) entries[slots[s] - 1].stale = true;
+  pthread_mutex_unlock(&lock);
+}
+
+/* ---- conversions ---- */
+
+/* N. A JNIEnv for the calling thread, NULL if it is not attached. */
+static JNIEnv *jni_env(void) {
+  JNIEnv *env = NULL;
+  if (asgst__hs_vm == NULL ||
+      (*asgst__hs_vm)->GetEnv(asgst__hs_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK)
+    return NULL;
+  return env;
+}
+
+/* N. A local reference to the mirror of a registered class (NULL if unknown or gone). */
+jclass asgst__hs_to_jclass(ASGST_Class k) {
+  JNIEnv *env = jni_env();
+  if (env == NULL) return NULL;
+  jweak ref = NULL;
+  pthread_mutex_lock(&lock);
+  int s = find_slot((uintptr_t)k);
+  if (s >= 0) ref = entries[slots[s] - 1].ref;
+  pthread_mutex_unlock(&lock);
+  return ref ? (jclass)(*env)->NewLocalRef(env, ref) : NULL;
+}
+
+/* N. Through the class's tag (GC-safe); classes not (yet) registered through the mirror. */
+ASGST_Class asgst__hs_from_jclass(jclass c) {
+  JNIEnv *env = jni_env();
+  jlong tag = 0;
+  if (env == NULL || asgst__hs_jvmti == NULL) return NULL;
+  if ((*asgst__hs_jvmti)->GetTag(asgst__hs_jvmti, c, &tag) == JVMTI_ERROR_NONE && tag > 0) {
+    uintptr_t k = 0;
+    pthread_mutex_lock(&lock);
+    if (tag <= nentries) k = entries[tag - 1].klass;
+    pthread_mutex_unlock(&lock);
+    if (k) return (ASGST_Class)k;
+  }
+  return (ASGST_Class)asgst__hs_klass_of(env, c);
+}
+
+/* N. A jmethodID is a pointer to a slot holding the Method*. */
+ASGST_Method asgst__hs_from_jmethodid(jmethodID id) {
+  return (ASGST_Method)guarded_ptr((uintptr_t)id);
+}
+
+/* N. Slow: lists the holder's methods through JVMTI (creating their jmethodIDs) and picks
+ * the one whose slot holds m. Meant for occasional use (e.g. once per method a profiler
+ * reports), not per sample. */
+jmethodID asgst__hs_to_jmethodid(ASGST_Method m) {
+  JNIEnv *env = jni_env();
+  if (env == NULL || asgst__hs_jvmti == NULL) return NULL;
+  volatile ASGST_Class k = NULL;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    k = asgst__hs_method_class(m);
+  ASGST__GUARD_FAULTED(g)
+    k = NULL;
+  ASGST__GUARD_END(g);
+  jclass c = k ? asgst__hs_to_jclass(k) : NULL;
+  if (c == NULL) return NULL;
+  jint n = 0;
+  jmethodID *ids = NULL, found = NULL;
+  if ((*asgst__hs_jvmti)->GetClassMethods(asgst__hs_jvmti, c, &n, &ids) == JVMTI_ERROR_NONE) {
+    for (jint i = 0; i < n && found == NULL; i++)
+      if (guarded_ptr((uintptr_t)ids[i]) == (uintptr_t)m) found = ids[i];
+    (*asgst__hs_jvmti)->Deallocate(asgst__hs_jvmti, (unsigned char *)ids);
+  }
+  (*env)->DeleteLocalRef(env, c);
+  return found;
+}
+
+/* N. Forgets every registration (the tags stay on the mirrors of a disposed env). */
+void asgst__hs_classes_reset(void) {
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nentries; i++) free(entries[i].methods);
+  free(entries);
+  free(slots);
+  entries = NULL;
+  slots = NULL;
+  nentries = cap_entries = nslots = 0;
+  ndead = 0;
+  pthread_mutex_unlock(&lock);
+}

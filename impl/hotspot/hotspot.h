@@ -1,0 +1,90 @@
+/*
+ * hotspot.h - what the files of the hotspot backend share (binding, threads, metadata,
+ * class registry). The walker's own contract is walker.h.
+ */
+#ifndef ASGST_HOTSPOT_H
+#define ASGST_HOTSPOT_H
+
+#include <jvmti.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backend.h"
+#include "layout.h"
+
+/* The backend table (hotspot_backend.c). */
+extern const asgst__backend asgst__hotspot_backend;
+
+/* The JVM and the library's own JVMTI environment (hotspot_init.c); NULL when unbound. */
+extern JavaVM *asgst__hs_vm;
+extern jvmtiEnv *asgst__hs_jvmti;
+
+/* ---- Binding (hotspot_init.c); N ---- */
+/* N. Binds to the JVM (see ASGST_Initialize). 0, or an error < -16. Serialised by the
+ * caller. */
+int asgst__hs_initialize(JavaVM *vm, int32_t flags);
+/* N. The reason of the last failure, a note while binding waits for VMInit, else "". */
+const char *asgst__hs_init_error(void);
+/* N. Unbinds: no backend, the library's JVMTI environment disposed. */
+void asgst__hs_shutdown(void);
+/* N. True when the walker's functions are linked in (hotspot_backend.c). */
+bool asgst__hs_walker_linked(void);
+
+/* ---- Threads (hotspot_thread.c) ---- */
+/* N. Finds the pthread key under which the VM keeps the current Thread*, by scanning the
+ * keys for the calling thread's JavaThread* (java.lang.Thread.eetop), and records the
+ * vtables of the VM's JavaThreads. 0 or -1 with a reason. */
+int asgst__hs_threads_init(JNIEnv *env, char *err, size_t errlen);
+/* N. Records the vtable of the calling thread (a JavaThread: called from ThreadStart). */
+void asgst__hs_thread_started(void);
+/* SS. backend.h current_thread(). */
+int asgst__hs_current_thread(asgst__thread *t);
+/* SS. backend.h thread_state(). */
+int asgst__hs_thread_state(void);
+
+/* ---- Metadata (method_info.c, class_info.c, line_table.c); SS, caller holds the guard ---- */
+void asgst__hs_method_info(ASGST_Method m, ASGST_MethodInfo *info);
+void asgst__hs_class_info(ASGST_Class k, ASGST_ClassInfo *info);
+ASGST_Class asgst__hs_method_class(ASGST_Method m);
+jint asgst__hs_method_idnum(ASGST_Method m);
+jlong asgst__hs_class_idnum(ASGST_Class k);
+int asgst__hs_line_table(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry *e, int length);
+
+/* SS. Copies Symbol `sym` into dst (capacity *cap, asgst__copy_string semantics). False if
+ * the symbol cannot be read (fields then set to empty). */
+bool asgst__hs_copy_symbol(uintptr_t sym, char *dst, jint *cap);
+/* SS. The Symbol* in constant pool slot `index`, 0 if out of range. */
+uintptr_t asgst__hs_cp_symbol(uintptr_t cp, uint32_t index);
+/* SS. Reads a VM field of `size` bytes at a + off (0 on failure). */
+uint64_t asgst__hs_field(uintptr_t a, long off, int size);
+/* SS. The methods of InstanceKlass k: *n methods at the returned address (0 if none). */
+uintptr_t asgst__hs_class_methods(uintptr_t k, int *n);
+
+/* ---- Class registry, unload and redefinition (class_unload.c); N ---- */
+/* N. Registers the loaded classes and enables ClassPrepare, ObjectFree, ClassFileLoadHook
+ * and GarbageCollectionStart on the library's environment. 0 or -1 with a reason. */
+int asgst__hs_classes_init(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen);
+/* N. The JVMTI callbacks the registry needs (installed by hotspot_init.c). */
+void JNICALL asgst__hs_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread t, jclass c);
+void JNICALL asgst__hs_on_object_free(jvmtiEnv *jvmti, jlong tag);
+void JNICALL asgst__hs_on_gc_start(jvmtiEnv *jvmti);
+void JNICALL asgst__hs_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *env, jclass redefined,
+                                          jobject loader, const char *name, jobject pd,
+                                          jint len, const unsigned char *data, jint *new_len,
+                                          unsigned char **new_data);
+/* N. InstanceKlass* of a class handle (0 for primitive/array classes or failure). */
+uintptr_t asgst__hs_klass_of(JNIEnv *env, jclass c);
+/* N. Conversions for the backend table. */
+jclass asgst__hs_to_jclass(ASGST_Class k);
+ASGST_Class asgst__hs_from_jclass(jclass c);
+jmethodID asgst__hs_to_jmethodid(ASGST_Method m);
+ASGST_Method asgst__hs_from_jmethodid(jmethodID id);
+/* N. Forgets the registry (Shutdown). */
+void asgst__hs_classes_reset(void);
+
+/* N. Sets the VM flag `name` (a bool flag) through the JVMFlag table. 0, or -1 if the
+ * table or the flag is not exported. */
+int asgst__hs_set_bool_flag(const char *name, bool value);
+
+#endif

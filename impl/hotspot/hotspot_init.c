@@ -1,0 +1,209 @@
+/*
+ * hotspot_init.c - binds the library to a running HotSpot JVM (ASGST_Initialize).
+ *
+ * Steps: read the vmStructs tables, check that every field the metadata code and the
+ * walker need exists (all missing names go into one message), create the library's own
+ * JVMTI environment (never touching the caller's callbacks), then - once the VM is live
+ * and a JNIEnv is at hand - find the current-thread key, register the loaded classes,
+ * switch DebugNonSafepoints on, install the crash guard and make the backend active.
+ * From Agent_OnLoad the live part waits for the VMInit event of our own environment;
+ * until then walks return ASGST_NOT_INITIALIZED and ASGST_InitializeError says so.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hotspot.h"
+#include "vmstructs.h"
+#include "walker.h"
+
+#include "../../api/internal.h"
+#include "../guard.h"
+#include "../safe_read.h"
+
+JavaVM *asgst__hs_vm;
+jvmtiEnv *asgst__hs_jvmti;
+
+enum { UNBOUND, PENDING, READY };
+static int state = UNBOUND;
+static char error[1024];
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* N. */
+const char *asgst__hs_init_error(void) { return error; }
+
+/* N. Sets a boolean VM flag through the exported JVMFlag table. */
+int asgst__hs_set_bool_flag(const char *name, bool value) {
+  const asgst__hs_layout_t *h = &asgst__hs;
+  if (h->flags_addr == 0 || h->num_flags_addr == 0 || h->flag_name < 0 || h->flag_addr < 0 ||
+      h->flag_sizeof <= 0)
+    return -1;
+  uintptr_t table = *(const uintptr_t *)h->flags_addr;
+  size_t n = *(const size_t *)h->num_flags_addr;
+  for (size_t i = 0; table && i < n; i++) {
+    uintptr_t f = table + i * (size_t)h->flag_sizeof;
+    const char *fname = *(const char *const *)(f + (uintptr_t)h->flag_name);
+    if (fname && strcmp(fname, name) == 0) {
+      bool *addr = *(bool *const *)(f + (uintptr_t)h->flag_addr);
+      if (addr == NULL) return -1;
+      *addr = value;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* N. Checks the VM: tables, metadata fields, walker fields. */
+static int check_vm(void) {
+  char walker_err[512] = "";
+  if (asgst__vms_load(error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
+  int rc = asgst__hs_layout_init(error, sizeof error);
+  if (!asgst__hs_walker_linked()) {
+    snprintf(walker_err, sizeof walker_err, "the stack walker is not built into this library");
+  } else if (asgst__hs_walker_init(walker_err, sizeof walker_err) == 0) {
+    walker_err[0] = '\0';
+  }
+  if (walker_err[0]) {
+    size_t used = strlen(error);
+    snprintf(error + used, sizeof error - used, "%s%s", used ? "; walker: " : "", walker_err);
+    rc = -1;
+  }
+  return rc == 0 ? 0 : ASGST_UNSUPPORTED_VM;
+}
+
+/* N. Asks for one capability; optional ones may be refused. */
+static bool add_capability(jvmtiEnv *jvmti, void (*set)(jvmtiCapabilities *)) {
+  jvmtiCapabilities caps;
+  memset(&caps, 0, sizeof caps);
+  set(&caps);
+  return (*jvmti)->AddCapabilities(jvmti, &caps) == JVMTI_ERROR_NONE;
+}
+static void cap_tag(jvmtiCapabilities *c) { c->can_tag_objects = 1; }
+static void cap_free(jvmtiCapabilities *c) { c->can_generate_object_free_events = 1; }
+static void cap_gc(jvmtiCapabilities *c) { c->can_generate_garbage_collection_events = 1; }
+static void cap_retransform(jvmtiCapabilities *c) { c->can_retransform_classes = 1; }
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t);
+
+/* N. Our callbacks on our own environment. */
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
+  (void)jvmti, (void)env, (void)t;
+  asgst__hs_thread_started();
+}
+
+/* N. The library's own JVMTI environment with the events the class registry needs. */
+static int create_env(JavaVM *vm) {
+  jvmtiEnv *jvmti = NULL;
+  if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK || jvmti == NULL) {
+    snprintf(error, sizeof error, "cannot create a JVMTI environment (GetEnv JVMTI_VERSION_1_2)");
+    return ASGST_UNSUPPORTED_VM;
+  }
+  if (!add_capability(jvmti, cap_tag) || !add_capability(jvmti, cap_free) ||
+      !add_capability(jvmti, cap_gc)) {
+    snprintf(error, sizeof error, "JVMTI refused can_tag_objects/can_generate_object_free_events/"
+             "can_generate_garbage_collection_events");
+    (*jvmti)->DisposeEnvironment(jvmti);
+    return ASGST_UNSUPPORTED_VM;
+  }
+  /* Optional: makes our ClassFileLoadHook see retransformations too. */
+  add_capability(jvmti, cap_retransform);
+  jvmtiEventCallbacks cb;
+  memset(&cb, 0, sizeof cb);
+  cb.VMInit = on_vm_init;
+  cb.ThreadStart = on_thread_start;
+  cb.ClassPrepare = asgst__hs_on_class_prepare;
+  cb.ObjectFree = asgst__hs_on_object_free;
+  cb.GarbageCollectionStart = asgst__hs_on_gc_start;
+  cb.ClassFileLoadHook = asgst__hs_on_class_file_load;
+  (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb);
+  asgst__hs_vm = vm;
+  asgst__hs_jvmti = jvmti;
+  return 0;
+}
+
+/* N. The part that needs a live VM and a JNIEnv. Called with init_lock held. */
+static int finish(JNIEnv *env) {
+  jvmtiEnv *jvmti = asgst__hs_jvmti;
+  asgst__hs.mirror_klass_offset = *(const int *)asgst__hs.mirror_klass_offset_addr;
+  if (asgst__hs.mirror_klass_offset <= 0) {
+    snprintf(error, sizeof error, "java_lang_Class::_klass_offset is not set");
+    return ASGST_UNSUPPORTED_VM;
+  }
+  if (asgst__hs_threads_init(env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
+  static const jvmtiEvent events[] = {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_CLASS_PREPARE,
+                                      JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_GARBAGE_COLLECTION_START,
+                                      JVMTI_EVENT_CLASS_FILE_LOAD_HOOK};
+  for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);
+  /* Classes loaded before the events were on are registered here; one prepared in between
+   * is caught by either path (registration is idempotent through the class tag). */
+  if (asgst__hs_classes_init(jvmti, env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
+  /* Precise inlined frames need debug info at every pc, not only at safepoints. The flag
+   * only affects methods compiled after it is set (earlier code keeps safepoint-only
+   * PcDescs). async-profiler sets the same flag the same way when it starts. Without the
+   * exported flag table the walk still works, with coarser bcis in compiled frames. */
+  asgst__hs_set_bool_flag("DebugNonSafepoints", true);
+  if (asgst__guard_install() != 0) {
+    snprintf(error, sizeof error, "cannot install the crash guard's signal handlers");
+    return ASGST_UNSUPPORTED_VM;
+  }
+  asgst__set_backend(&asgst__hotspot_backend);
+  error[0] = '\0';
+  state = READY;
+  return 0;
+}
+
+/* N. VMInit of our own environment (Agent_OnLoad case). */
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
+  (void)t;
+  pthread_mutex_lock(&init_lock);
+  if (state == PENDING && jvmti == asgst__hs_jvmti) {
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_VM_INIT, NULL);
+    if (finish(env) != 0) state = UNBOUND;
+  }
+  pthread_mutex_unlock(&init_lock);
+}
+
+/* N. */
+int asgst__hs_initialize(JavaVM *vm, int32_t flags) {
+  (void)flags;
+  pthread_mutex_lock(&init_lock);
+  int rc = 0;
+  if (state == READY || state == PENDING) goto out;
+  error[0] = '\0';
+  if ((rc = check_vm()) != 0 || (rc = create_env(vm)) != 0) goto out;
+  jvmtiPhase phase = JVMTI_PHASE_LIVE;
+  (*asgst__hs_jvmti)->GetPhase(asgst__hs_jvmti, &phase);
+  JNIEnv *env = NULL;
+  if (phase == JVMTI_PHASE_LIVE &&
+      (*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env != NULL) {
+    rc = finish(env);
+  } else if (phase == JVMTI_PHASE_ONLOAD || phase == JVMTI_PHASE_PRIMORDIAL ||
+             phase == JVMTI_PHASE_START) {
+    state = PENDING;
+    snprintf(error, sizeof error, "pending: binding completes at the VMInit event");
+    (*asgst__hs_jvmti)->SetEventNotificationMode(asgst__hs_jvmti, JVMTI_ENABLE,
+                                                 JVMTI_EVENT_VM_INIT, NULL);
+  } else {
+    snprintf(error, sizeof error, "ASGST_Initialize needs a thread attached to the JVM");
+    rc = ASGST_UNSUPPORTED_VM;
+  }
+  if (rc != 0) {
+    (*asgst__hs_jvmti)->DisposeEnvironment(asgst__hs_jvmti);
+    asgst__hs_jvmti = NULL;
+  }
+out:
+  pthread_mutex_unlock(&init_lock);
+  return rc;
+}
+
+/* N. */
+void asgst__hs_shutdown(void) {
+  pthread_mutex_lock(&init_lock);
+  asgst__set_backend(NULL);
+  if (asgst__hs_jvmti) (*asgst__hs_jvmti)->DisposeEnvironment(asgst__hs_jvmti);
+  asgst__hs_jvmti = NULL;
+  asgst__hs_classes_reset();
+  state = UNBOUND;
+  pthread_mutex_unlock(&init_lock);
+}

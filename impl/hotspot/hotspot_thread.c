@@ -1,0 +1,202 @@
+/*
+ * hotspot_thread.c - which VM thread is running here, and in what state.
+ *
+ * HotSpot keeps the current Thread* in a pthread key (besides its compiler TLS, which is
+ * not reachable from outside libjvm). The key is found once, at bind time, by scanning
+ * the keys for the calling thread's JavaThread*, which java.lang.Thread.eetop gives.
+ *
+ * Not every Thread is a JavaThread (the VM thread, GC and JFR workers are not), and only
+ * a JavaThread has the fields read here. The proof used: a thread is a JavaThread iff its
+ * C++ vtable is one observed on a JavaThread - every thread in the VM's JavaThread list at
+ * bind time (JavaThread, CompilerThread, ServiceThread, ... each has its own vtable) and
+ * every thread that later posts JVMTI ThreadStart. A hidden JavaThread of a class never
+ * seen before is reported as non-Java (missed, never misread).
+ */
+#include <pthread.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "hotspot.h"
+
+#include "../guard.h"
+#include "../safe_read.h"
+
+#define H asgst__hs
+#define MAX_VTABLES 32
+
+static pthread_key_t thread_key;
+static _Atomic int key_found;
+static _Atomic uintptr_t vtables[MAX_VTABLES];
+static _Atomic int nvtables;
+static pthread_mutex_t vtables_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* N. Adds a JavaThread vtable to the set (lock for writers; readers are lock-free: a slot
+ * is written before the count that publishes it). */
+static void add_vtable(uintptr_t vt) {
+  if (vt == 0) return;
+  pthread_mutex_lock(&vtables_lock);
+  int n = atomic_load(&nvtables);
+  bool known = false;
+  for (int i = 0; i < n; i++) known |= atomic_load(&vtables[i]) == vt;
+  if (!known && n < MAX_VTABLES) {
+    atomic_store(&vtables[n], vt);
+    atomic_store(&nvtables, n + 1);
+  }
+  pthread_mutex_unlock(&vtables_lock);
+}
+
+/* SS. */
+static bool is_java_thread_vtable(uintptr_t vt) {
+  int n = atomic_load_explicit(&nvtables, memory_order_acquire);
+  for (int i = 0; i < n; i++)
+    if (atomic_load_explicit(&vtables[i], memory_order_relaxed) == vt) return true;
+  return false;
+}
+
+/* N. A pointer load under the guard, 0 on failure. */
+static uintptr_t guarded_ptr(uintptr_t a) {
+  volatile uintptr_t v = 0;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    uintptr_t x = 0;
+    if (asgst__load_ptr(a, &x)) v = x;
+  ASGST__GUARD_FAULTED(g)
+    v = 0;
+  ASGST__GUARD_END(g);
+  return v;
+}
+
+/* N. The vtables of every JavaThread in the VM's current thread list (read under the
+ * guard: the list may be replaced while we read it). */
+static void collect_vtables(void) {
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    uintptr_t list = 0, threads = 0;
+    uint32_t len = 0;
+    if (asgst__load_ptr(H.java_thread_list, &list) && list &&
+        asgst__load_u32(list + (uintptr_t)H.tl_length, &len) &&
+        asgst__load_ptr(list + (uintptr_t)H.tl_threads, &threads)) {
+      for (uint32_t i = 0; i < len && i < 100000; i++) {
+        uintptr_t t = 0, vt = 0;
+        if (asgst__load_ptr(threads + i * 8, &t) && asgst__load_ptr(t, &vt)) add_vtable(vt);
+      }
+    }
+  ASGST__GUARD_FAULTED(g)
+  ASGST__GUARD_END(g);
+}
+
+/* N. The JavaThread* of the calling thread: java.lang.Thread.eetop. */
+static uintptr_t current_java_thread(JNIEnv *env) {
+  jclass cls = (*env)->FindClass(env, "java/lang/Thread");
+  if (cls == NULL) return 0;
+  jmethodID cur = (*env)->GetStaticMethodID(env, cls, "currentThread", "()Ljava/lang/Thread;");
+  jfieldID eetop = (*env)->GetFieldID(env, cls, "eetop", "J");
+  jobject t = cur && eetop ? (*env)->CallStaticObjectMethod(env, cls, cur) : NULL;
+  uintptr_t jt = t ? (uintptr_t)(*env)->GetLongField(env, t, eetop) : 0;
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+  if (t) (*env)->DeleteLocalRef(env, t);
+  (*env)->DeleteLocalRef(env, cls);
+  return jt;
+}
+
+/* N. */
+int asgst__hs_threads_init(JNIEnv *env, char *err, size_t errlen) {
+  if (atomic_load(&key_found)) return 0;
+  uintptr_t self = current_java_thread(env);
+  if (self == 0) {
+    snprintf(err, errlen, "cannot read java.lang.Thread.eetop of the current thread");
+    return -1;
+  }
+  /* glibc returns NULL for keys that were never created, so a full scan is harmless. */
+  for (pthread_key_t k = 0; k < PTHREAD_KEYS_MAX; k++) {
+    if ((uintptr_t)pthread_getspecific(k) == self) {
+      thread_key = k;
+      add_vtable(guarded_ptr(self));
+      collect_vtables();
+      atomic_store_explicit(&key_found, 1, memory_order_release);
+      return 0;
+    }
+  }
+  snprintf(err, errlen, "unsupported VM: no pthread key holds the current JavaThread");
+  return -1;
+}
+
+/* N. */
+void asgst__hs_thread_started(void) {
+  if (!atomic_load(&key_found)) return;
+  uintptr_t t = (uintptr_t)pthread_getspecific(thread_key);
+  if (t != 0) add_vtable(guarded_ptr(t));
+}
+
+/* SS. The calling thread's JavaThread*, 0 for a thread that is not one. */
+static uintptr_t current_java_thread_ss(void) {
+  if (!atomic_load_explicit(&key_found, memory_order_acquire)) return 0;
+  uintptr_t t = (uintptr_t)pthread_getspecific(thread_key), vt = 0;
+  if (t == 0 || !asgst__load_ptr(t, &vt)) return 0;
+  return is_java_thread_vtable(vt) ? t : 0;
+}
+
+/* SS. */
+int asgst__hs_current_thread(asgst__thread *t) {
+  volatile int kind = ASGST_NON_JAVA_TRACE;
+  t->vm_thread = NULL;
+  t->stack_base = t->stack_limit = 0;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    uintptr_t jt = current_java_thread_ss();
+    if (jt != 0) {
+      int32_t term = (int32_t)asgst__hs_field(jt, H.jt_terminated, 4);
+      uintptr_t base = (uintptr_t)asgst__hs_field(jt, H.t_stack_base, 8);
+      uintptr_t size = (uintptr_t)asgst__hs_field(jt, H.t_stack_size, 8);
+      t->vm_thread = (void *)jt;
+      if (base > size) {
+        t->stack_base = base;
+        t->stack_limit = base - size;
+      }
+      kind = term != H.not_terminated ? ASGST_THREAD_EXIT : ASGST_JAVA_TRACE;
+    }
+  ASGST__GUARD_FAULTED(g)
+    t->vm_thread = NULL;
+    kind = ASGST_NON_JAVA_TRACE;
+  ASGST__GUARD_END(g);
+  return kind;
+}
+
+/* SS. JVMTI thread state bits from JavaThread::_thread_state:
+ *   in Java / in VM (and their transitions)  ALIVE | RUNNABLE
+ *   in native (and its transition)           ALIVE | RUNNABLE | IN_NATIVE
+ *   blocked: waiting for a monitor            ALIVE | BLOCKED_ON_MONITOR_ENTER
+ *            in Object.wait                   ALIVE | WAITING | IN_OBJECT_WAIT
+ *            otherwise (park, sleep, ...)     ALIVE | WAITING
+ *   new (not yet started)                     0
+ *   terminated / exiting                      TERMINATED
+ * JVMTI reads java.lang.Thread.threadStatus for the blocked kinds; the VM's own monitor
+ * fields tell the same for monitors without touching the Java heap. */
+int asgst__hs_thread_state(void) {
+  volatile int r = 0;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    uintptr_t jt = current_java_thread_ss();
+    if (jt != 0) {
+      int32_t st = (int32_t)asgst__hs_field(jt, H.jt_state, 4);
+      int32_t term = (int32_t)asgst__hs_field(jt, H.jt_terminated, 4);
+      if (term != H.not_terminated) r = JVMTI_THREAD_STATE_TERMINATED;
+      else if (st == H.st_in_java || st == H.st_in_java_trans || st == H.st_in_vm ||
+               st == H.st_in_vm_trans)
+        r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE;
+      else if (st == H.st_in_native || st == H.st_in_native_trans)
+        r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE | JVMTI_THREAD_STATE_IN_NATIVE;
+      else if (st == H.st_blocked || st == H.st_blocked_trans) {
+        uintptr_t pending = H.jt_pending_monitor >= 0 ? (uintptr_t)asgst__hs_field(jt, H.jt_pending_monitor, 8) : 0;
+        uintptr_t waiting = H.jt_waiting_monitor >= 0 ? (uintptr_t)asgst__hs_field(jt, H.jt_waiting_monitor, 8) : 0;
+        if (pending) r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
+        else if (waiting) r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT;
+        else r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING;
+      }
+    }
+  ASGST__GUARD_FAULTED(g)
+    r = 0;
+  ASGST__GUARD_END(g);
+  return r;
+}
