@@ -1,0 +1,229 @@
+/*
+ * attach.c - asgst-attach: loads the profiler agent into a running HotSpot JVM.
+ *
+ *   asgst-attach <pid> <options | start,... | stop | dump> [--agent PATH] [--timeout SEC]
+ *
+ * HotSpot's attach mechanism on Linux: the JVM opens the UNIX socket .java_pid<pid> in its
+ * temp directory when it receives SIGQUIT while a file .attach_pid<pid> exists in its
+ * working directory (or temp directory). A client that has the same effective uid and gid
+ * as the JVM connects and sends "1\0load\0<library>\0true\0<options>\0"; the JVM answers
+ * "0\n" (command accepted) and "return code: N" (Agent_OnAttach's result). The agent's
+ * own messages come back through a reply file named in the options (reply=).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+  pid_t pid;      /* as we see it */
+  pid_t nspid;    /* as the JVM sees itself (containers) */
+  uid_t uid;
+  gid_t gid;
+  char tmp[64]; /* the JVM's /tmp as reachable from here */
+} target;
+
+/* N. Prints the message and exits with status 1. */
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+#include <stdarg.h>
+static void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("asgst-attach: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(1);
+}
+
+/* N. Reads uid, gid and the innermost namespace pid from /proc/<pid>/status. */
+static void read_status(target *t) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)t->pid);
+  FILE *f = fopen(path, "r");
+  if (!f) die("cannot read %s: %s", path, strerror(errno));
+  t->nspid = t->pid;
+  while (fgets(line, sizeof line, f)) {
+    unsigned a, b;
+    if (sscanf(line, "Uid: %u %u", &a, &b) == 2) t->uid = b;
+    if (sscanf(line, "Gid: %u %u", &a, &b) == 2) t->gid = b;
+    if (strncmp(line, "NSpid:", 6) == 0) {
+      char *last = strrchr(line, '\t');
+      if (last) t->nspid = (pid_t)atoi(last + 1);
+    }
+  }
+  fclose(f);
+}
+
+/* N. True if the process has libjvm.so mapped. */
+static int is_java(pid_t pid) {
+  char path[64], line[1024];
+  snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) die("cannot read %s: %s", path, strerror(errno));
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f)) found = strstr(line, "/libjvm.so") != NULL;
+  fclose(f);
+  return found;
+}
+
+/* N. Checks the process exists, is a JVM, and that we may attach to it as ourselves. */
+static void check_target(target *t) {
+  if (kill(t->pid, 0) != 0) {
+    if (errno == ESRCH) die("no process with pid %d", (int)t->pid);
+    die("not permitted to signal pid %d (%s): it belongs to another user; run asgst-attach "
+        "as that user or as root", (int)t->pid, strerror(errno));
+  }
+  read_status(t);
+  if (!is_java(t->pid)) die("pid %d is not a Java process (no libjvm.so mapped)", (int)t->pid);
+  uid_t me = geteuid();
+  if (me != 0 && me != t->uid)
+    die("user mismatch: pid %d runs as uid %u, you are uid %u; the JVM only accepts "
+        "attach requests from its own user (run as uid %u or as root)", (int)t->pid,
+        (unsigned)t->uid, (unsigned)me, (unsigned)t->uid);
+  snprintf(t->tmp, sizeof t->tmp, "/proc/%d/root/tmp", (int)t->pid);
+}
+
+/* N. Takes the JVM's uid/gid (as root): the JVM refuses peers with other credentials and
+ * ignores attach files it does not own. */
+static void become_target_user(const target *t) {
+  if (geteuid() != 0 || t->uid == 0) return;
+  if (setegid(t->gid) != 0 || seteuid(t->uid) != 0)
+    die("cannot switch to uid %u gid %u: %s", (unsigned)t->uid, (unsigned)t->gid,
+        strerror(errno));
+}
+
+/* N. Sleeps ms milliseconds. */
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+  nanosleep(&ts, NULL);
+}
+
+/* N. Makes the JVM open its attach socket (if it has not already); returns its path. */
+static void open_socket(const target *t, char *sock, size_t len, int timeout_s) {
+  snprintf(sock, len, "%s/.java_pid%d", t->tmp, (int)t->nspid);
+  struct stat st;
+  if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode)) return;
+  char trigger[PATH_MAX];
+  snprintf(trigger, sizeof trigger, "/proc/%d/cwd/.attach_pid%d", (int)t->pid, (int)t->nspid);
+  FILE *f = fopen(trigger, "w");
+  if (!f) {
+    snprintf(trigger, sizeof trigger, "%s/.attach_pid%d", t->tmp, (int)t->nspid);
+    f = fopen(trigger, "w");
+  }
+  if (!f) die("cannot create the attach trigger file %s: %s", trigger, strerror(errno));
+  fclose(f);
+  if (kill(t->pid, SIGQUIT) != 0) die("cannot signal pid %d: %s", (int)t->pid, strerror(errno));
+  for (long waited = 0; waited < timeout_s * 1000L; waited += 20) {
+    sleep_ms(20);
+    if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode)) {
+      unlink(trigger);
+      return;
+    }
+    if (kill(t->pid, 0) != 0 && errno == ESRCH) {
+      unlink(trigger);
+      die("pid %d exited while attaching", (int)t->pid);
+    }
+  }
+  unlink(trigger);
+  die("timeout: pid %d did not open its attach socket %s within %d s (attach disabled with "
+      "-XX:+DisableAttachMechanism, or the JVM is hung or not HotSpot)", (int)t->pid, sock,
+      timeout_s);
+}
+
+/* N. Sends the load command; returns the JVM's whole answer (malloc'd). */
+static char *send_load(const char *sock, const char *agent, const char *options) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_un a = {.sun_family = AF_UNIX};
+  if (strlen(sock) >= sizeof a.sun_path) die("socket path too long: %s", sock);
+  strcpy(a.sun_path, sock);
+  if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0)
+    die("cannot connect to %s: %s", sock, strerror(errno));
+  const char *parts[] = {"1", "load", agent, "true", options};
+  for (int i = 0; i < 5; i++)
+    if (write(fd, parts[i], strlen(parts[i]) + 1) != (ssize_t)strlen(parts[i]) + 1)
+      die("cannot send the request: %s", strerror(errno));
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap);
+  ssize_t r;
+  while ((r = read(fd, buf + n, cap - n - 1)) > 0) {
+    n += (size_t)r;
+    if (cap - n < 2) buf = realloc(buf, cap *= 2);
+  }
+  buf[n] = 0;
+  close(fd);
+  return buf;
+}
+
+/* N. Prints and removes the agent's reply file. */
+static void show_reply(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char line[1024];
+  while (fgets(line, sizeof line, f)) fputs(line, stdout);
+  fclose(f);
+  unlink(path);
+}
+
+/* N. The agent next to this program: <bin>/../lib/libasgstprof.so. */
+static void default_agent(char *buf, size_t len) {
+  char exe[PATH_MAX - 32];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  snprintf(buf, len, "%s/../lib/libasgstprof.so", exe);
+  char real[PATH_MAX];
+  if (realpath(buf, real)) snprintf(buf, len, "%s", real);
+}
+
+int main(int argc, char **argv) {
+  char agent[PATH_MAX] = "";
+  int timeout_s = 10;
+  const char *pos[2] = {NULL, NULL};
+  int npos = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc) snprintf(agent, sizeof agent, "%s", argv[++i]);
+    else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) timeout_s = atoi(argv[++i]);
+    else if (npos < 2) pos[npos++] = argv[i];
+    else npos = 3;
+  }
+  if (npos != 2 || timeout_s <= 0) {
+    fprintf(stderr, "usage: asgst-attach <pid> <options|start,...|stop|dump> [--agent PATH] "
+            "[--timeout SEC]\n");
+    return 2;
+  }
+  char *end;
+  long pid = strtol(pos[0], &end, 10);
+  if (*end || pid <= 0 || pid > INT_MAX) die("not a process id: %s", pos[0]);
+  if (!agent[0]) default_agent(agent, sizeof agent);
+  if (access(agent, R_OK) != 0) die("agent library %s: %s", agent, strerror(errno));
+  target t = {.pid = (pid_t)pid};
+  check_target(&t);
+  become_target_user(&t);
+  char sock[PATH_MAX], reply[PATH_MAX], opts[8192];
+  open_socket(&t, sock, sizeof sock, timeout_s);
+  /* The reply file as the JVM names it (its /tmp) and as we reach it. */
+  snprintf(reply, sizeof reply, "%s/.asgst-reply-%d", t.tmp, (int)getpid());
+  unlink(reply);
+  snprintf(opts, sizeof opts, "reply=/tmp/.asgst-reply-%d,%s", (int)getpid(), pos[1]);
+  char *answer = send_load(sock, agent, opts);
+  int code = atoi(answer);
+  const char *rc = strstr(answer, "return code:");
+  int agent_rc = rc ? atoi(rc + 12) : -1;
+  show_reply(reply);
+  if (code != 0 || agent_rc != 0) {
+    fprintf(stderr, "asgst-attach: the agent reported an error (JVM answer: %s)\n", answer);
+    free(answer);
+    return 1;
+  }
+  free(answer);
+  return 0;
+}

@@ -1,0 +1,39 @@
+/*
+ * collapsed.c - folded stacks, the FlameGraph tools' input: one line per distinct path,
+ * frames root first separated by ';', then a space and the sample count.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof.h"
+
+/* N. Writes the lines of node i and below; path holds the names of its ancestors. */
+static void emit(const prof_tree *t, int i, char *path, size_t len, size_t cap, FILE *out) {
+  const prof_node *n = &t->nodes[i];
+  size_t l = len;
+  if (n->frame >= 0) {
+    const char *name = prof_sym_name(n->frame);
+    size_t nl = strlen(name);
+    if (l + nl + 2 < cap) {
+      if (l) path[l++] = ';';
+      for (size_t k = 0; k < nl; k++) path[l + k] = name[k] == ';' || name[k] == ' ' ? '_'
+                                                                                      : name[k];
+      l += nl;
+      path[l] = 0;
+    }
+  }
+  if (n->self && l) fprintf(out, "%s %llu\n", path, (unsigned long long)n->self);
+  for (int c = n->first_child; c >= 0; c = t->nodes[c].next_sibling)
+    emit(t, c, path, l, cap, out);
+  path[len] = 0;
+}
+
+/* N. */
+int prof_write_collapsed(const prof_tree *t, FILE *out) {
+  size_t cap = 1 << 16;
+  char *path = malloc(cap);
+  path[0] = 0;
+  emit(t, 0, path, 0, cap, out);
+  free(path);
+  return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,237 @@
+/*
+ * prof.h - shared declarations of the demo profiler (libasgstprof.so, a JVMTI agent).
+ *
+ * Data flow: event sources (perf_events.c, wall_clock.c) deliver one real-time signal per
+ * event to the Java thread that caused it; signal_handler.c walks that thread's stack with
+ * ASGST_RunWithIterator and appends a record to the lock-free sample buffer
+ * (sample_buffer.c). At dump time (profiler.c) the records are resolved to names
+ * (symbols.c), aggregated (profile_tree.c) and written (flamegraph.c, collapsed.c,
+ * summary.c, fd_report.c).
+ *
+ * Signal-safety classes as in asgst.h: SS async-signal-safe, N ordinary code.
+ */
+#ifndef ASGSTPROF_PROF_H
+#define ASGSTPROF_PROF_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "asgst.h"
+
+#define PROF_MAX_EVENTS 16
+#define PROF_MAX_FILES 8
+#define PROF_MAX_FRAMES 256
+#define PROF_MAX_THREADS 4096
+#define PROF_MAX_FD 65536
+#define PROF_ADDR_MAX 112 /* bytes of a sockaddr kept from bind (sockaddr_un is 110) */
+
+/* ---- Options (options.c) ------------------------------------------------------------- */
+enum prof_event_kind { EV_CPU = 1, EV_CPU_TIMER, EV_WALL, EV_TRACEPOINT };
+
+/* What a traced syscall tells about file descriptors (tracepoints.c). */
+enum prof_fd_call {
+  FDC_NONE = 0, FDC_RESULT_FD, /* the return value is a new fd: socket, accept, open... */
+  FDC_PAIR_ARG0,               /* two fds written to the int[2] in arg 0: pipe, pipe2 */
+  FDC_PAIR_ARG3,               /* two fds written to the int[2] in arg 3: socketpair */
+  FDC_BIND                     /* arg 0 is the fd, arg 1/2 the sockaddr and its length */
+};
+
+typedef struct {
+  enum prof_event_kind kind;
+  char name[128];       /* "cpu", "wall", "syscalls:sys_enter_socket" */
+  char filter[256];     /* kernel filter expression, "" if none */
+  uint64_t interval;    /* ns for cpu/wall, every Nth event for tracepoints */
+  int tp_id;            /* tracepoint id */
+  enum prof_fd_call fd_call;
+  char syscall[96];     /* "socket" for syscalls:sys_*_socket, "" otherwise */
+} prof_event;
+
+enum prof_action { ACT_NONE = 0, ACT_START, ACT_STOP, ACT_DUMP };
+
+typedef struct {
+  prof_event events[PROF_MAX_EVENTS];
+  int nevents;
+  char files[PROF_MAX_FILES][512];
+  int nfiles;
+  char fds_file[512];
+  char reply[512];      /* where to write messages for asgst-attach ("" = stderr) */
+  bool cstack;
+  bool threads;
+  enum prof_action action;
+} prof_options;
+
+/* N. Parses "a,b=c,..." into *o. Returns 0, or -1 with a message naming the bad part in
+ * err. Checks tracepoints (and their filters) against the kernel and output files for
+ * writability, so a bad option fails here. */
+int prof_parse_options(const char *text, prof_options *o, char *err, size_t errlen);
+/* N. Parses "10ms" and friends into nanoseconds; -1 if malformed or zero. */
+int64_t prof_parse_duration(const char *s);
+
+/* ---- Tracepoints (tracepoints.c) ----------------------------------------------------- */
+/* N. Tracefs directory (mounted on demand), NULL with a reason in err if unusable. */
+const char *prof_tracefs(char *err, size_t errlen);
+/* N. Fills ev->tp_id, fd_call and syscall for "cat:name"; may rename a blocking
+ * sys_enter_X to sys_exit_X (note written to note). 0 or -1 with err. */
+int prof_tracepoint_resolve(prof_event *ev, char *note, size_t notelen, char *err,
+                            size_t errlen);
+/* N. Opens the tracepoint once on this thread with its filter to prove both are accepted. */
+int prof_tracepoint_check(const prof_event *ev, char *err, size_t errlen);
+
+/* ---- Per-thread event sources (perf_events.c, wall_clock.c, threads.c) --------------- */
+typedef struct {
+  pid_t tid;
+  bool used;
+  char name[64];
+  int fds[PROF_MAX_EVENTS];   /* perf fds, -1 if none */
+  void *timers[PROF_MAX_EVENTS]; /* POSIX timers (timer_t) for EV_CPU_TIMER, else NULL */
+} prof_thread;
+
+/* N. Opens every configured per-thread event for tid (events are live immediately). */
+void prof_events_open_thread(prof_thread *t);
+/* N. Closes them, adding their kernel event counts to the totals. */
+void prof_events_close_thread(prof_thread *t);
+/* N. Picks the real-time signal and installs the handler; 0 or -1. */
+int prof_signal_install(char *err, size_t errlen);
+/* N. Which event index the wall clock's tgkill signals stand for. */
+void prof_signal_set_wall_event(int index);
+/* SS. Which event a perf fd belongs to, -1 if none. */
+int prof_event_of_fd(int fd);
+
+/* N. Registers the calling thread (JVMTI ThreadStart) or any tid (attach enumeration). */
+void prof_threads_add(pid_t tid, const char *name);
+/* N. Unregisters tid (JVMTI ThreadEnd). */
+void prof_threads_remove(pid_t tid);
+/* N. Registers every existing thread of the process that is not a JVM-internal thread
+ * (the calling thread too unless skip_self). */
+void prof_threads_add_existing(bool skip_self);
+/* N. Closes every thread's events (stop). */
+void prof_threads_remove_all(void);
+/* N. Copies the name of tid into buf ("tid N" if unknown). */
+void prof_threads_name(pid_t tid, char *buf, size_t len);
+/* N. Sends sig to every registered thread (the wall clock's tick). */
+void prof_threads_signal_all(int sig);
+
+/* N. Starts/stops the wall-clock timer thread. */
+int prof_wall_start(uint64_t interval_ns, int event_index);
+void prof_wall_stop(void);
+
+/* ---- Samples (sample_buffer.c) ------------------------------------------------------- */
+typedef struct {
+  void *method; /* ASGST_Method, or the pc for a C frame */
+  int32_t bci;
+  uint8_t type; /* enum ASGST_FrameTypeId */
+  int8_t comp_level;
+  uint16_t pad;
+} prof_frame;
+
+/* File descriptors a traced syscall produced, filled in the handler. */
+typedef struct {
+  int32_t fd[2];     /* -1 if absent */
+  uint64_t ino[2];   /* inode at creation time, to recognise the same open file later */
+  uint16_t addrlen;  /* bind: bytes of addr */
+  uint8_t addr[PROF_ADDR_MAX];
+} prof_fdinfo;
+
+typedef struct {
+  _Atomic uint32_t size; /* total record size; written last (0: not committed) */
+  uint16_t event;
+  uint16_t nframes;
+  int32_t tid;
+  int32_t walk_result;   /* ASGST_RunWithIterator's result */
+  uint32_t walk_ns;
+  uint32_t has_fdinfo;
+  uint64_t seq;
+  /* prof_frame frames[nframes]; then prof_fdinfo if has_fdinfo */
+} prof_record;
+
+/* N. Maps the buffer (bytes of address space, touched lazily). 0 or -1. */
+int prof_buffer_init(size_t bytes);
+/* N. Forgets every record (profiling restart). */
+void prof_buffer_reset(void);
+/* SS. Appends a record; false if the buffer is full (counted as lost by the caller). */
+bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
+                        const prof_fdinfo *fdi);
+/* N. Calls fn for every committed record, oldest first. */
+void prof_buffer_each(void (*fn)(const prof_record *r, const prof_frame *frames,
+                                 const prof_fdinfo *fdi, void *arg),
+                      void *arg);
+
+/* ---- Counters (signal_handler.c) ----------------------------------------------------- */
+#define PROF_WALK_CODES 64 /* results -31..31 are counted by value */
+typedef struct {
+  _Atomic uint64_t signals[PROF_MAX_EVENTS];   /* signals received per event */
+  _Atomic uint64_t stored[PROF_MAX_EVENTS];    /* records written */
+  _Atomic uint64_t lost_buffer[PROF_MAX_EVENTS]; /* buffer full */
+  _Atomic uint64_t no_java[PROF_MAX_EVENTS];   /* walked, but no Java frame */
+  _Atomic uint64_t kernel_count[PROF_MAX_EVENTS]; /* events counted by the kernel */
+  _Atomic uint64_t walk_results[PROF_WALK_CODES];
+  _Atomic uint64_t unknown_signal;             /* si_fd not ours (closed fd...) */
+  _Atomic uint64_t lost_signals;               /* SIGIO: real-time signal queue full */
+  _Atomic uint64_t seq;
+} prof_counters;
+
+extern prof_counters prof_stats;
+extern prof_options prof_opts;       /* options of the current run */
+extern _Atomic int prof_running;     /* 1 while sampling */
+extern int prof_signal;              /* the real-time signal in use */
+extern char prof_init_error[256];    /* why ASGST_Initialize failed, "" if it did not */
+
+/* ---- Names and aggregation (symbols.c, profile_tree.c) ------------------------------- */
+/* Colour classes of frames in the outputs. */
+enum prof_ftype { FT_INTERP, FT_C1, FT_C2, FT_INLINED, FT_NATIVE, FT_C, FT_THREAD, FT_NTYPES };
+
+/* N. Interned frame id for a recorded frame (name resolved once per method). */
+int prof_sym_frame(const prof_frame *f);
+/* N. Interned frame id for a synthetic frame ("[thread]", "[error]"). */
+int prof_sym_named(const char *name, enum prof_ftype type);
+const char *prof_sym_name(int id);        /* N */
+enum prof_ftype prof_sym_type(int id);    /* N */
+int prof_sym_count(void);                 /* N */
+void prof_sym_reset(void);                /* N */
+
+typedef struct prof_node {
+  int frame;      /* symbol id, -1 for the root */
+  uint64_t total; /* samples at or below */
+  uint64_t self;  /* samples ending here */
+  int first_child, next_sibling; /* indices into the node array, -1 if none */
+} prof_node;
+
+typedef struct {
+  prof_node *nodes;
+  int n, cap;
+  int *hash; int hcap; /* (parent, frame) -> node index */
+} prof_tree;
+
+void prof_tree_init(prof_tree *t);                               /* N */
+void prof_tree_free(prof_tree *t);                               /* N */
+/* N. Adds one sample; ids[] root first. */
+void prof_tree_add(prof_tree *t, const int *ids, int n, uint64_t count);
+/* N. Builds the tree of every record of the given events (mask) from the buffer; with
+ * event_roots each event is a root frame "[name]", with threads each thread below it. */
+void prof_tree_build(prof_tree *t, uint32_t event_mask, bool threads, bool event_roots);
+
+/* ---- Outputs ------------------------------------------------------------------------- */
+int prof_write_flamegraph(const prof_tree *t, const char *title, FILE *out); /* N */
+int prof_write_collapsed(const prof_tree *t, FILE *out);                       /* N */
+void prof_write_summary(FILE *out);                                            /* N */
+void prof_write_fd_report(FILE *out);                                          /* N */
+/* N. The Java frames of a record as "a.B.m <- c.D.n <- ..." (newest first). */
+void prof_format_stack(const prof_record *r, const prof_frame *frames, char *buf, size_t len,
+                       int max);
+
+/* ---- Control (profiler.c) ------------------------------------------------------------ */
+/* N. on_attach: the caller is the attach listener thread, which is not profiled. */
+int prof_start(bool on_attach, char *err, size_t errlen);
+int prof_stop(char *err, size_t errlen);  /* N: stop and write the outputs */
+int prof_dump(char *err, size_t errlen);  /* N: write the outputs, keep sampling */
+/* N. Where prof_say also writes (the reply file of the current asgst-attach request). */
+void prof_set_reply(const char *path);
+/* N. Binds the ASGST library to the JVM; the reason goes to prof_init_error on failure. */
+int prof_bind_asgst(JavaVM *vm);
+/* N. Messages for the user: stderr, and the reply file for asgst-attach when set. */
+void prof_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* ASGSTPROF_PROF_H */

@@ -1,0 +1,193 @@
+/*
+ * signal_handler.c - the profiler's signal handler: find which event fired, walk the
+ * interrupted thread's stack with ASGST_RunWithIterator, note the file descriptors a
+ * traced syscall produced, and append one record to the sample buffer. Everything here is
+ * async-signal-safe: no allocation, no locks, no stdio.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <ucontext.h>
+
+#include "prof.h"
+
+prof_counters prof_stats;
+int prof_signal;
+static int wall_event = -1;
+
+/* One walk's output, on the handler's stack. */
+typedef struct {
+  prof_frame frames[PROF_MAX_FRAMES];
+  int n;
+  int error; /* the NextFrame error that ended the walk, 0 if it ended normally */
+} walk_buf;
+
+/* SS. The iterator handler: copies the frames out. */
+static void collect(ASGST_Iterator *it, void *arg) {
+  walk_buf *w = arg;
+  ASGST_Frame f;
+  int r;
+  while (w->n < PROF_MAX_FRAMES && (r = ASGST_NextFrame(it, &f)) == 1) {
+    prof_frame *o = &w->frames[w->n++];
+    o->type = f.type;
+    o->comp_level = (int8_t)f.comp_level;
+    o->bci = f.bci;
+    o->pad = 0;
+    o->method = f.type == ASGST_FRAME_NON_JAVA ? f.pc : (void *)f.method;
+  }
+  if (w->n < PROF_MAX_FRAMES && r < 0) w->error = r;
+}
+
+/* SS. Which event a signal belongs to, -1 if none of ours. */
+static int event_of(const siginfo_t *si) {
+  if (si->si_code == SI_TIMER) return si->si_value.sival_int;
+  if (si->si_code == SI_TKILL) return wall_event;
+  if (si->si_code > 0) return prof_event_of_fd(si->si_fd); /* POLL_IN etc. from fasync */
+  return -1;
+}
+
+/* SS. Inode of an open fd (0 if fstat fails). */
+static uint64_t inode_of(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* SS. The signal is delivered on the way out of the traced syscall, so the registers hold
+ * its arguments (rdi, rsi, rdx, r10: the kernel preserves them) and its result (rax), and
+ * memory the call wrote (socketpair's int[2]) or read (bind's sockaddr) is still valid.
+ * The instruction before the pc must be `syscall` (0f 05), else nothing is claimed. */
+static bool syscall_fds(const prof_event *ev, const ucontext_t *uc, prof_fdinfo *fi) {
+  const greg_t *g = uc->uc_mcontext.gregs;
+  const uint8_t *pc = (const uint8_t *)g[REG_RIP];
+  if (pc == NULL || pc[-2] != 0x0f || pc[-1] != 0x05) return false;
+  long ret = (long)g[REG_RAX];
+  if (ret < 0) return false;
+  fi->fd[0] = fi->fd[1] = -1;
+  fi->ino[0] = fi->ino[1] = 0;
+  fi->addrlen = 0;
+  switch (ev->fd_call) {
+    case FDC_RESULT_FD: fi->fd[0] = (int)ret; break;
+    case FDC_PAIR_ARG0:
+    case FDC_PAIR_ARG3: {
+      const int *sv = (const int *)(ev->fd_call == FDC_PAIR_ARG0 ? g[REG_RDI] : g[REG_R10]);
+      fi->fd[0] = sv[0];
+      fi->fd[1] = sv[1];
+      break;
+    }
+    case FDC_BIND: {
+      size_t len = (size_t)g[REG_RDX];
+      if (len > PROF_ADDR_MAX) len = PROF_ADDR_MAX;
+      fi->fd[0] = (int)g[REG_RDI];
+      memcpy(fi->addr, (const void *)g[REG_RSI], len);
+      fi->addrlen = (uint16_t)len;
+      break;
+    }
+    default: return false;
+  }
+  for (int i = 0; i < 2; i++)
+    if (fi->fd[i] >= 0) fi->ino[i] = inode_of(fi->fd[i]);
+  return true;
+}
+
+/* SS. Nanoseconds between two monotonic times. */
+static uint32_t elapsed_ns(const struct timespec *a, const struct timespec *b) {
+  int64_t d = (int64_t)(b->tv_sec - a->tv_sec) * 1000000000 + (b->tv_nsec - a->tv_nsec);
+  return d < 0 ? 0 : d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
+/* SS. Records one sample of event ev. */
+static void sample(int ev, void *ucontext) {
+  walk_buf w;
+  w.n = 0;
+  w.error = 0;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int opts = prof_opts.cstack ? ASGST_INCLUDE_NON_JAVA_FRAMES : 0;
+  int r = ASGST_RunWithIterator(ucontext, opts, collect, &w);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (r > 0 && w.error < 0) r = w.error;
+  int slot = r + PROF_WALK_CODES / 2;
+  if (slot < 0) slot = 0;
+  if (slot >= PROF_WALK_CODES) slot = PROF_WALK_CODES - 1;
+  atomic_fetch_add_explicit(&prof_stats.walk_results[slot], 1, memory_order_relaxed);
+  bool java = false;
+  for (int i = 0; i < w.n && !java; i++) java = w.frames[i].type != ASGST_FRAME_NON_JAVA;
+  if (!java) atomic_fetch_add_explicit(&prof_stats.no_java[ev], 1, memory_order_relaxed);
+
+  prof_record h;
+  memset(&h, 0, sizeof h);
+  h.event = (uint16_t)ev;
+  h.nframes = (uint16_t)w.n;
+  h.tid = (int32_t)gettid();
+  h.walk_result = r;
+  h.walk_ns = elapsed_ns(&t0, &t1);
+  h.seq = atomic_fetch_add_explicit(&prof_stats.seq, 1, memory_order_relaxed);
+  prof_fdinfo fi;
+  const prof_event *e = &prof_opts.events[ev];
+  h.has_fdinfo = e->fd_call != FDC_NONE && syscall_fds(e, ucontext, &fi);
+  if (prof_buffer_append(&h, w.frames, h.has_fdinfo ? &fi : NULL))
+    atomic_fetch_add_explicit(&prof_stats.stored[ev], 1, memory_order_relaxed);
+  else
+    atomic_fetch_add_explicit(&prof_stats.lost_buffer[ev], 1, memory_order_relaxed);
+}
+
+/* SS. */
+static void on_signal(int sig, siginfo_t *si, void *ucontext) {
+  (void)sig;
+  int saved = errno;
+  int ev = event_of(si);
+  if (ev < 0 || ev >= prof_opts.nevents) {
+    atomic_fetch_add_explicit(&prof_stats.unknown_signal, 1, memory_order_relaxed);
+  } else {
+    atomic_fetch_add_explicit(&prof_stats.signals[ev], 1, memory_order_relaxed);
+    if (atomic_load_explicit(&prof_running, memory_order_acquire)) sample(ev, ucontext);
+  }
+  errno = saved;
+}
+
+/* SS. The kernel falls back to SIGIO when a real-time signal cannot be queued (the
+ * per-user queue limit is reached): that event's sample is lost, and counted. */
+static void on_sigio(int sig, siginfo_t *si, void *ucontext) {
+  (void)sig, (void)si, (void)ucontext;
+  atomic_fetch_add_explicit(&prof_stats.lost_signals, 1, memory_order_relaxed);
+}
+
+/* N. Installs fn for sig with the profiler's signal blocked while it runs. */
+static int install(int sig, void (*fn)(int, siginfo_t *, void *)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = fn;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, prof_signal);
+  return sigaction(sig, &sa, NULL);
+}
+
+/* N. */
+int prof_signal_install(char *err, size_t errlen) {
+  if (prof_signal) return 0;
+  /* A real-time signal nobody handles yet; from the top, away from the low ones that
+   * threading libraries and the ASGST library's own out-of-thread walking may take. */
+  for (int s = SIGRTMAX - 3; s > SIGRTMIN + 2 && !prof_signal; s--) {
+    struct sigaction old;
+    if (sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_DFL) prof_signal = s;
+  }
+  if (!prof_signal) {
+    snprintf(err, errlen, "no free real-time signal");
+    return -1;
+  }
+  if (install(prof_signal, on_signal) != 0) {
+    snprintf(err, errlen, "sigaction: %s", strerror(errno));
+    return -1;
+  }
+  struct sigaction old;
+  if (sigaction(SIGIO, NULL, &old) == 0 && old.sa_handler == SIG_DFL) install(SIGIO, on_sigio);
+  return 0;
+}
+
+/* N. Which event index the wall clock's tgkill signals stand for. */
+void prof_signal_set_wall_event(int index) {
+  wall_event = index;
+}

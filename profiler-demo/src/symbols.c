@@ -1,0 +1,161 @@
+/*
+ * symbols.c - frame names, resolved after the fact (at dump) with the ASGST accessors from
+ * the recorded ASGST_Method handles; C frames with dladdr. Each (method, colour) pair is
+ * interned once, so a dump costs one accessor call per distinct method.
+ */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof.h"
+
+typedef struct {
+  void *key;
+  int type;
+  int id;
+} slot;
+
+static slot *table;
+static int tcap, tcount;
+static char **names;
+static uint8_t *types;
+static int nsyms, symcap;
+
+/* N. */
+void prof_sym_reset(void) {
+  for (int i = 0; i < nsyms; i++) free(names[i]);
+  free(names), free(types), free(table);
+  names = NULL, types = NULL, table = NULL;
+  nsyms = symcap = tcap = tcount = 0;
+}
+
+/* N. Appends a symbol and returns its id. */
+static int add_symbol(char *name, enum prof_ftype type) {
+  if (nsyms == symcap) {
+    symcap = symcap ? symcap * 2 : 1024;
+    names = realloc(names, (size_t)symcap * sizeof *names);
+    types = realloc(types, (size_t)symcap);
+  }
+  names[nsyms] = name;
+  types[nsyms] = (uint8_t)type;
+  return nsyms++;
+}
+
+/* N. The colour class of a frame. */
+static enum prof_ftype ftype_of(const prof_frame *f) {
+  switch (f->type) {
+    case ASGST_FRAME_JAVA_INLINED: return FT_INLINED;
+    case ASGST_FRAME_JAVA_NATIVE: return FT_NATIVE;
+    case ASGST_FRAME_NON_JAVA: return FT_C;
+    default: return f->comp_level >= 4 ? FT_C2 : f->comp_level >= 1 ? FT_C1 : FT_INTERP;
+  }
+}
+
+/* N. "pkg.Class.method" from the ASGST accessors. */
+static char *java_name(ASGST_Method m) {
+  char mname[256], cname[512];
+  ASGST_MethodInfo mi;
+  memset(&mi, 0, sizeof mi);
+  mi.method_name = mname;
+  mi.method_name_length = sizeof mname;
+  ASGST_GetMethodInfo(m, &mi);
+  ASGST_ClassInfo ci;
+  memset(&ci, 0, sizeof ci);
+  ci.class_name = cname;
+  ci.class_name_length = sizeof cname;
+  if (mi.klass) ASGST_GetClassInfo(mi.klass, &ci);
+  if (mi.method_name_length <= 0 || mi.method_name == NULL) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "[unknown method %p]", (void *)m);
+    return strdup(buf);
+  }
+  const char *cn = ci.class_name && ci.class_name_length > 0 ? cname : "[unknown class]";
+  if (cn[0] == 'L' && cn[strlen(cn) - 1] == ';') cn++, cname[strlen(cname) - 1] = 0;
+  size_t len = strlen(cn) + strlen(mname) + 2;
+  char *s = malloc(len);
+  snprintf(s, len, "%s.%s", cn, mname);
+  for (char *p = s; *p; p++)
+    if (*p == '/') *p = '.';
+  return s;
+}
+
+/* N. A C frame's symbol, or library+offset. */
+static char *c_name(void *pc) {
+  Dl_info di;
+  char buf[512];
+  if (dladdr(pc, &di) && di.dli_sname) snprintf(buf, sizeof buf, "%s", di.dli_sname);
+  else if (dladdr(pc, &di) && di.dli_fname) {
+    const char *base = strrchr(di.dli_fname, '/');
+    snprintf(buf, sizeof buf, "%s+0x%lx", base ? base + 1 : di.dli_fname,
+             (unsigned long)((char *)pc - (char *)di.dli_fbase));
+  } else snprintf(buf, sizeof buf, "[%p]", pc);
+  return strdup(buf);
+}
+
+/* N. Finds or adds (key, type) in the open-addressing table. */
+static slot *lookup(void *key, int type) {
+  if (tcount * 2 >= tcap) {
+    int ncap = tcap ? tcap * 2 : 4096;
+    slot *nt = calloc((size_t)ncap, sizeof *nt);
+    for (int i = 0; i < tcap; i++) {
+      if (table[i].id == 0) continue;
+      size_t h = ((uintptr_t)table[i].key * 31 + (size_t)table[i].type) * 0x9E3779B97F4A7C15ull;
+      int j = (int)(h >> 40) & (ncap - 1);
+      while (nt[j].id) j = (j + 1) & (ncap - 1);
+      nt[j] = table[i];
+    }
+    free(table);
+    table = nt;
+    tcap = ncap;
+  }
+  size_t h = ((uintptr_t)key * 31 + (size_t)type) * 0x9E3779B97F4A7C15ull;
+  int j = (int)(h >> 40) & (tcap - 1);
+  while (table[j].id && !(table[j].key == key && table[j].type == type)) j = (j + 1) & (tcap - 1);
+  return &table[j];
+}
+
+/* N. */
+int prof_sym_frame(const prof_frame *f) {
+  enum prof_ftype t = ftype_of(f);
+  slot *s = lookup(f->method, (int)t);
+  if (s->id) return s->id - 1;
+  char *name = t == FT_C ? c_name(f->method) : java_name((ASGST_Method)f->method);
+  s->key = f->method;
+  s->type = (int)t;
+  s->id = add_symbol(name, t) + 1; /* stored + 1: 0 marks an empty slot */
+  tcount++;
+  return s->id - 1;
+}
+
+/* N. */
+int prof_sym_named(const char *name, enum prof_ftype type) {
+  for (int i = 0; i < nsyms; i++)
+    if (types[i] == type && strcmp(names[i], name) == 0) return i;
+  return add_symbol(strdup(name), type);
+}
+
+const char *prof_sym_name(int id) { return names[id]; }                 /* N */
+enum prof_ftype prof_sym_type(int id) { return (enum prof_ftype)types[id]; } /* N */
+int prof_sym_count(void) { return nsyms; }                               /* N */
+
+/* N. */
+void prof_format_stack(const prof_record *r, const prof_frame *frames, char *buf, size_t len,
+                       int max) {
+  size_t l = 0;
+  int shown = 0;
+  buf[0] = 0;
+  for (int i = 0; i < r->nframes && l + 8 < len; i++) {
+    if (frames[i].type == ASGST_FRAME_NON_JAVA) continue;
+    if (shown == max) {
+      l += (size_t)snprintf(buf + l, len - l, " <- ...");
+      break;
+    }
+    int n = snprintf(buf + l, len - l, "%s%s", shown ? " <- " : "",
+                     prof_sym_name(prof_sym_frame(&frames[i])));
+    l = n < 0 ? l : l + (size_t)n > len - 1 ? len - 1 : l + (size_t)n;
+    shown++;
+  }
+  if (shown == 0)
+    snprintf(buf, len, "[no Java frames: %s]",
+             r->walk_result <= 0 ? ASGST_ErrorName(r->walk_result) : "only C frames");
+}
