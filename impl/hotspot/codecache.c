@@ -1,0 +1,149 @@
+/*
+ * codecache.c - pc -> code blob, through the code heaps' segment maps, and the kind of
+ * code at a pc.
+ *
+ * A CodeHeap divides its memory into segments of 2^_log2_segment_size bytes; the segment
+ * map has one byte per segment: 0xFF for a free segment, 0 for the first segment of a
+ * block, otherwise how many segments to go back toward the block's start (hops of at
+ * most 254). The block starts with a HeapBlock header, followed by the CodeBlob.
+ *
+ * The list of heaps, the interpreter's code range and the names of nmethod blobs are
+ * learned lazily on the first walk: ASGST_Initialize may run from Agent_OnLoad, before
+ * the VM has created its code cache.
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "../safe_read.h"
+#include "walker_internal.h"
+
+#define MAX_HEAPS 8
+
+typedef struct {
+  uintptr_t low;    /* VirtualSpace _low_boundary of _memory */
+  uintptr_t high;   /* _high_boundary */
+  uintptr_t segmap; /* _low of _segmap */
+  int log2_seg;
+} heap;
+
+static heap heaps[MAX_HEAPS];
+static int nheaps;
+static atomic_int heaps_ready;
+static uintptr_t interp_low, interp_high;
+static atomic_int interp_ready;
+/* The _name pointers of nmethod blobs: every nmethod shares one string literal. */
+static atomic_uintptr_t name_nmethod, name_native;
+
+/* SS. Reads the heap list once it exists. Idempotent; racing threads store equal data. */
+static bool load_heaps(void) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  uintptr_t ga;
+  if (!asgst__load_ptr(l->codecache_heaps, &ga) || ga == 0) return false;
+  uint32_t len;
+  uintptr_t data;
+  if (!asgst__load_u32(ga + l->ga_len, &len) || !asgst__load_ptr(ga + l->ga_data, &data))
+    return false;
+  if (len == 0 || len > MAX_HEAPS) return false;
+  for (uint32_t i = 0; i < len; i++) {
+    uintptr_t h;
+    uint32_t lg;
+    if (!asgst__load_ptr(data + 8 * i, &h) ||
+        !asgst__load_ptr(h + l->heap_memory + l->vs_low_boundary, &heaps[i].low) ||
+        !asgst__load_ptr(h + l->heap_memory + l->vs_high_boundary, &heaps[i].high) ||
+        !asgst__load_ptr(h + l->heap_segmap + l->vs_low, &heaps[i].segmap) ||
+        !asgst__load_u32(h + l->heap_log2_seg, &lg) || lg == 0 || lg > 16)
+      return false;
+    heaps[i].log2_seg = (int)lg;
+  }
+  nheaps = (int)len;
+  atomic_store_explicit(&heaps_ready, 1, memory_order_release);
+  return true;
+}
+
+/* SS. The interpreter's code range, from AbstractInterpreter::_code (a StubQueue). */
+static bool load_interp(void) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  uintptr_t q, buf;
+  uint32_t limit;
+  if (!asgst__load_ptr(l->interpreter_code, &q) || q == 0) return false;
+  if (!asgst__load_ptr(q + l->sq_stub_buffer, &buf) || buf == 0) return false;
+  if (!asgst__load_u32(q + l->sq_buffer_limit, &limit) || limit == 0) return false;
+  interp_low = buf;
+  interp_high = buf + limit;
+  atomic_store_explicit(&interp_ready, 1, memory_order_release);
+  return true;
+}
+
+/* SS. Block start for pc in heap h, 0 if none. */
+static uintptr_t find_in_heap(const heap *h, uintptr_t pc) {
+  uintptr_t idx = (pc - h->low) >> h->log2_seg;
+  uint8_t hop;
+  if (!asgst__load_u8(h->segmap + idx, &hop) || hop == 0xFF) return 0;
+  /* Each hop is at most 254 segments; a block is far smaller than 2^20 segments. */
+  for (int n = 0; hop != 0; n++) {
+    if (hop > idx || n > (1 << 20)) return 0;
+    idx -= hop;
+    if (!asgst__load_u8(h->segmap + idx, &hop) || hop == 0xFF) return 0;
+  }
+  uintptr_t block = h->low + (idx << h->log2_seg);
+  uint8_t used;
+  if (!asgst__load_u8(block + asgst__hsl.heapblock_used, &used) || !used) return 0;
+  return block + asgst__hsl.heapblock_size;
+}
+
+/* SS. */
+uintptr_t asgst__hs_find_blob(uintptr_t pc) {
+  if (!atomic_load_explicit(&heaps_ready, memory_order_acquire) && !load_heaps()) return 0;
+  for (int i = 0; i < nheaps; i++) {
+    const heap *h = &heaps[i];
+    if (pc < h->low || pc >= h->high) continue;
+    uintptr_t blob = find_in_heap(h, pc);
+    if (blob == 0) return 0;
+    uint32_t size;
+    if (!asgst__load_u32(blob + asgst__hsl.cb_size, &size) || pc >= blob + size) return 0;
+    return blob;
+  }
+  return 0;
+}
+
+/* SS. Compares a NUL-terminated string in VM memory with s. */
+static bool vm_string_equals(uintptr_t p, const char *s) {
+  for (size_t i = 0;; i++) {
+    uint8_t c;
+    if (!asgst__load_u8(p + i, &c)) return false;
+    if (c != (uint8_t)s[i]) return false;
+    if (c == 0) return true;
+  }
+}
+
+/* SS. */
+bool asgst__hs_blob_named(uintptr_t blob, const char *s) {
+  uintptr_t name;
+  return asgst__load_ptr(blob + asgst__hsl.cb_name, &name) && vm_string_equals(name, s);
+}
+
+/* SS. True if the blob's _name is the (cached) string literal `want`. */
+static bool name_is(uintptr_t name, atomic_uintptr_t *cache, const char *want) {
+  uintptr_t c = atomic_load_explicit(cache, memory_order_relaxed);
+  if (c) return c == name;
+  if (!vm_string_equals(name, want)) return false;
+  atomic_store_explicit(cache, name, memory_order_relaxed);
+  return true;
+}
+
+/* SS. */
+int asgst__hs_classify(uintptr_t pc, uintptr_t *blob) {
+  *blob = 0;
+  if (!atomic_load_explicit(&interp_ready, memory_order_acquire)) load_interp();
+  if (pc >= interp_low && pc < interp_high) return ASGST__HK_INTERP;
+  uintptr_t b = asgst__hs_find_blob(pc);
+  if (b == 0) return ASGST__HK_C;
+  *blob = b;
+  uintptr_t csr;
+  if (asgst__load_ptr(asgst__hsl.call_stub_return, &csr) && pc == csr) return ASGST__HK_ENTRY;
+  uintptr_t name;
+  if (!asgst__load_ptr(b + asgst__hsl.cb_name, &name)) return ASGST__HK_STUB;
+  if (name_is(name, &name_nmethod, "nmethod")) return ASGST__HK_NMETHOD;
+  if (name_is(name, &name_native, "native nmethod")) return ASGST__HK_NATIVE;
+  return ASGST__HK_STUB;
+}

@@ -1,0 +1,121 @@
+/*
+ * scopes.c - the debug information of a compiled method: which Java methods (inlined
+ * into each other) and bcis a pc of an nmethod stands for.
+ *
+ * An nmethod keeps a sorted array of PcDescs {pc_offset (from code begin),
+ * scope_decode_offset, obj_decode_offset, flags}, starting and ending with sentinels. A
+ * scope is a record in the scopes data stream: sender scope offset (0 = outermost),
+ * method (1-based index into the nmethod's metadata array), bci + 1, then offsets of
+ * locals/expressions/monitors we do not need. Integers are in the VM's compressed form:
+ * on JDK 17 a byte b < L is the value; otherwise it adds b * 64^i for up to 5 bytes.
+ */
+#include "../safe_read.h"
+#include "walker_internal.h"
+
+/* SS. One compressed integer at *p (advanced past it); false on a bad read. */
+static bool read_int(uintptr_t *p, uint32_t *out) {
+  const int lg_h = asgst__hsl.scope_int_lg_h;
+  const uint32_t l = (uint32_t)asgst__hsl.scope_int_l;
+  uint8_t b;
+  if (!asgst__load_u8(*p, &b)) return false;
+  (*p)++;
+  uint32_t sum = b;
+  if (b < l) { *out = sum; return true; }
+  int shift = lg_h;
+  for (int i = 1; i <= 4; i++, shift += lg_h) {
+    if (!asgst__load_u8(*p, &b)) return false;
+    (*p)++;
+    sum += (uint32_t)b << shift;
+    if (b < l) break;
+  }
+  *out = sum;
+  return true;
+}
+
+/* SS. Index of the first PcDesc in [lo, hi) whose pc_offset is >= target (hi if none). */
+static long lower_bound(uintptr_t base, long lo, long hi, int32_t target) {
+  const long sz = asgst__hsl.pcdesc_size, po = asgst__hsl.pcdesc_pc_offset;
+  while (lo < hi) {
+    long mid = lo + (hi - lo) / 2;
+    uint32_t v;
+    if (!asgst__load_u32(base + mid * sz + po, &v)) return -1;
+    if ((int32_t)v < target) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/* SS. The scope decode offset of the PcDesc chosen for pc under `mode`; 0 if there is no
+ * debug information there, -1 on a bad read. */
+static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  uintptr_t code;
+  uint32_t pcs_off, end_off;
+  if (!asgst__load_ptr(nm + l->cb_code_begin, &code) ||
+      !asgst__load_u32(nm + l->nm_scopes_pcs_offset, &pcs_off) ||
+      !asgst__load_u32(nm + l->nm_dependencies_offset, &end_off))
+    return -1;
+  if (pc < code || end_off <= pcs_off) return -1;
+  uintptr_t base = nm + pcs_off;
+  long n = (long)(end_off - pcs_off) / l->pcdesc_size;
+  if (n < 2 || pc - code > 0x7fffffff) return -1;
+  int32_t off = (int32_t)(pc - code);
+  /* Entry 0 is the lower sentinel (offset -1); the upper sentinel stays in the range: a
+   * pc beyond the last real PcDesc finds it, and it carries no scope. */
+  long i = lower_bound(base, 1, n, off);
+  if (i < 0) return -1;
+  uint32_t v = 0;
+  if (i < n && !asgst__load_u32(base + i * l->pcdesc_size + l->pcdesc_pc_offset, &v)) return -1;
+  bool exact = i < n && (int32_t)v == off;
+  if (mode == ASGST__PC_NEAR || (mode == ASGST__PC_ANCHOR && !exact)) {
+    /* The first PcDesc strictly after pc. */
+    if (exact) i++;
+  } else if (!exact) {
+    return 0;
+  } else if (mode == ASGST__PC_ANCHOR) {
+    uint32_t s;
+    if (!asgst__load_u32(base + i * l->pcdesc_size + l->pcdesc_scope_offset, &s)) return -1;
+    if (s == 0) i++; /* no scope at exactly pc: AsyncGetCallTrace looks after it */
+  }
+  if (i >= n) return 0;
+  uint32_t scope;
+  if (!asgst__load_u32(base + i * l->pcdesc_size + l->pcdesc_scope_offset, &scope)) return -1;
+  return (long)scope;
+}
+
+/* SS. */
+int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int max) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  long scope = find_scope(nm, pc, mode);
+  if (scope < 0) return ASGST_BAD_FRAME;
+  if (scope == 0) return 0;
+  uintptr_t data, meta_off;
+  uint32_t meta32;
+  if (!asgst__load_ptr(nm + l->cm_scopes_data_begin, &data) ||
+      !asgst__load_u32(nm + l->nm_metadata_offset, &meta32))
+    return ASGST_BAD_FRAME;
+  meta_off = meta32;
+  uintptr_t meta = nm + meta_off;
+  if (data <= meta) return ASGST_BAD_FRAME;
+  uint32_t nmeta = (uint32_t)((data - meta) / 8); /* metadata ends where scopes data begins */
+  int count = 0;
+  while (scope != 0) {
+    if (count >= max) return ASGST_BAD_FRAME;
+    uintptr_t p = data + (uintptr_t)scope;
+    uint32_t sender, midx, bci1;
+    if (!read_int(&p, &sender) || !read_int(&p, &midx) || !read_int(&p, &bci1))
+      return ASGST_BAD_FRAME;
+    if (midx == 0 || midx > nmeta) return ASGST_BAD_FRAME;
+    uintptr_t method;
+    if (!asgst__load_ptr(meta + 8 * (uintptr_t)(midx - 1), &method) || method == 0)
+      return ASGST_BAD_FRAME;
+    ASGST_Frame *f = &out[count++];
+    f->type = ASGST_FRAME_JAVA_INLINED;
+    f->bci = (int)bci1 - 1;
+    f->method = (ASGST_Method)method;
+    /* The chain points outward; a sender at or after this record would loop. */
+    if (sender != 0 && (long)sender >= scope) return ASGST_BAD_FRAME;
+    scope = (long)sender;
+  }
+  if (count > 0) out[count - 1].type = ASGST_FRAME_JAVA;
+  return count;
+}

@@ -1,0 +1,322 @@
+/*
+ * walker.c - begin/decode/step of the HotSpot backend: a walk over physical frames.
+ *
+ * The walk keeps a small state in the iterator's scratch (hs_state): what the current
+ * frame is, how to look up its debug information, and, while C frames are being walked
+ * toward a Java segment, the anchor (last Java frame) that segment starts at.
+ *
+ * Where Java frames start: if the thread has a last Java frame anchor (it is in the VM,
+ * in native code, blocked, or in a runtime stub), everything above the anchor is VM/C
+ * code and the Java frames start at the anchor, as AsyncGetCallTrace does; C frames up to
+ * it are walked by frame pointer only with ASGST_INCLUDE_NON_JAVA_FRAMES. Otherwise the
+ * thread runs Java code (or a leaf C routine called from it) and the walk starts at the
+ * interrupted registers.
+ */
+#include <string.h>
+
+#include "../safe_read.h"
+#include "walker.h"
+#include "walker_internal.h"
+#include "vmstructs.h"
+
+typedef struct {
+  uint8_t kind;       /* ASGST__HK_* of cur, set by decode */
+  uint8_t pcmode;     /* ASGST__PC_* for cur's debug information */
+  uint8_t top;        /* cur was interrupted anywhere, not stopped at a call */
+  uint8_t has_target; /* C frames are being walked toward `target` */
+  uint8_t java_seen;  /* a Java physical frame has been decoded */
+  uintptr_t blob;     /* code blob of cur (0 for C and interpreter) */
+  asgst__regs target; /* the anchor frame the current C frames lead to */
+} hs_state;
+
+_Static_assert(sizeof(hs_state) <= ASGST__BACKEND_SCRATCH, "scratch too small");
+
+/* SS. */
+static hs_state *state_of(ASGST_Iterator *it) { return (hs_state *)(void *)it->scratch; }
+
+/* SS. The frame an anchor (JavaThread::_anchor or a JavaCallWrapper's) describes; false
+ * if the anchor is empty (no Java frame). */
+static bool anchor_frame(uintptr_t anchor, asgst__regs *r) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  uintptr_t sp, pc, fp;
+  if (!asgst__load_ptr(anchor + l->anchor_sp, &sp) || sp == 0) return false;
+  if (!asgst__load_ptr(anchor + l->anchor_pc, &pc) || !asgst__load_ptr(anchor + l->anchor_fp, &fp))
+    return false;
+  /* No pc stored (the interpreter's calls into the VM): it is the return address the call
+   * left just below the anchor's sp. */
+  if (pc == 0 && !asgst__load_ptr(sp - 8, &pc)) return false;
+  r->sp = sp;
+  r->pc = pc;
+  r->fp = fp;
+  return true;
+}
+
+/* N. */
+int asgst__hs_walker_init(char *err, size_t errlen) {
+  if (!asgst__vms_loaded()) {
+    snprintf(err, errlen, "HotSpot stack walker: vmStructs tables not loaded");
+    return -1;
+  }
+  return asgst__hs_walker_layout_init(err, errlen);
+}
+
+/* SS. */
+int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  hs_state *s = state_of(it);
+  memset(s, 0, sizeof *s);
+  it->cur = *top;
+  uintptr_t jt = (uintptr_t)it->thread.vm_thread;
+  if (jt == 0) return ASGST_NON_JAVA_TRACE;
+  uint32_t term;
+  if (!asgst__load_u32(jt + l->jt_terminated, &term)) return ASGST_NO_THREAD;
+  if ((int32_t)term >= l->term_exiting) return ASGST_THREAD_EXIT;
+  asgst__regs a;
+  if (!anchor_frame(jt + l->jt_anchor, &a)) {
+    s->top = 1;
+    s->pcmode = ASGST__PC_NEAR;
+    return ASGST_JAVA_TRACE;
+  }
+  /* Java code at the top with an anchor set (between setting the anchor and the call
+   * into the VM, or just back from it) is the anchor's own frame. */
+  uintptr_t blob;
+  int kind = asgst__hs_classify(top->pc, &blob);
+  bool java_top = kind == ASGST__HK_INTERP || kind == ASGST__HK_NMETHOD || kind == ASGST__HK_NATIVE;
+  if ((it->options & ASGST_INCLUDE_NON_JAVA_FRAMES) && !java_top && top->sp < a.sp) {
+    s->has_target = 1;
+    s->target = a;
+    s->top = 1;
+    s->pcmode = ASGST__PC_NEAR;
+  } else {
+    it->cur = a;
+    s->pcmode = ASGST__PC_ANCHOR;
+  }
+  return ASGST_JAVA_TRACE;
+}
+
+/* SS. One frame that is not Java code. */
+static void non_java(ASGST_Iterator *it) {
+  ASGST_Frame *f = &it->pending[0];
+  f->type = ASGST_FRAME_NON_JAVA;
+  f->comp_level = -1;
+  f->bci = -1;
+  f->method = NULL;
+  f->pc = (void *)it->cur.pc;
+  f->sp = (void *)it->cur.sp;
+  f->fp = (void *)it->cur.fp;
+  it->npending = 1;
+}
+
+/* SS. True if Method* m is a native method. */
+static bool method_is_native(uintptr_t m) {
+  uint32_t flags;
+  return asgst__load_u32(m + asgst__hsl.method_access_flags, &flags) && (flags & 0x0100);
+}
+
+/* SS. An interpreted frame: Method* and bcp in fixed slots below fp. */
+static int decode_interpreted(ASGST_Iterator *it) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  uintptr_t fp = it->cur.fp, m, bcp, cm;
+  if (fp < it->cur.sp || (fp & 7) || (it->thread.stack_base && fp >= it->thread.stack_base))
+    return ASGST_BAD_FRAME;
+  if (!asgst__load_ptr(fp + 8 * l->interp_method_slot, &m) || m == 0 || (m & 7) ||
+      !asgst__load_ptr(fp + 8 * l->interp_bcp_slot, &bcp) ||
+      !asgst__load_ptr(m + l->method_const, &cm) || cm == 0 || (cm & 7))
+    return ASGST_BAD_FRAME;
+  uint16_t code_size;
+  if (!asgst__load_u16(cm + l->constmethod_code_size, &code_size)) return ASGST_BAD_FRAME;
+  uintptr_t codes = cm + (uintptr_t)l->constmethod_size;
+  ASGST_Frame *f = &it->pending[0];
+  f->type = ASGST_FRAME_JAVA;
+  f->bci = -1;
+  if (method_is_native(m)) {
+    f->type = ASGST_FRAME_JAVA_NATIVE;
+  } else if (bcp >= codes && bcp < codes + code_size) {
+    f->bci = (int)(bcp - codes);
+  } else if (bcp == 0) {
+    f->bci = 0;
+  }
+  f->comp_level = 0;
+  f->method = (ASGST_Method)m;
+  f->pc = (void *)it->cur.pc;
+  f->sp = (void *)it->cur.sp;
+  f->fp = (void *)fp;
+  it->npending = 1;
+  return 0;
+}
+
+/* SS. A compiled frame: its scopes at pc, innermost first. */
+static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  uintptr_t nm = s->blob, method;
+  uint64_t level;
+  if (!asgst__load_sized(nm + l->nm_comp_level, (size_t)l->nm_comp_level_size, &level) ||
+      !asgst__load_ptr(nm + l->cm_method, &method))
+    return ASGST_BAD_FRAME;
+  int n;
+  if (s->kind == ASGST__HK_NATIVE) {
+    ASGST_Frame *f = &it->pending[0];
+    f->type = ASGST_FRAME_JAVA_NATIVE;
+    f->bci = -1;
+    f->method = (ASGST_Method)method;
+    n = 1;
+  } else {
+    uintptr_t pc = asgst__hs_real_pc(nm, &it->cur);
+    n = asgst__hs_scopes(nm, pc, s->pcmode, it->pending, ASGST__MAX_FRAMES_PER_PHYS);
+    if (n < 0) return n;
+    if (n == 0) {
+      if (s->pcmode == ASGST__PC_EXACT) return ASGST_BAD_FRAME; /* a call site without debug info */
+      /* Interrupted where no debug information covers the pc: the method is known, the
+       * bci and any inlining are not. */
+      ASGST_Frame *f = &it->pending[0];
+      f->type = ASGST_FRAME_JAVA;
+      f->bci = -1;
+      f->method = (ASGST_Method)method;
+      n = 1;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    ASGST_Frame *f = &it->pending[i];
+    f->comp_level = (int)(int32_t)level;
+    f->pc = (void *)it->cur.pc;
+    f->sp = (void *)it->cur.sp;
+    f->fp = (void *)it->cur.fp;
+  }
+  it->npending = n;
+  return 0;
+}
+
+/* SS. */
+int asgst__hs_decode(ASGST_Iterator *it) {
+  hs_state *s = state_of(it);
+  uintptr_t blob;
+  s->kind = (uint8_t)asgst__hs_classify(it->cur.pc, &blob);
+  s->blob = blob;
+  int r = 0;
+  switch (s->kind) {
+    case ASGST__HK_INTERP: r = decode_interpreted(it); break;
+    case ASGST__HK_NMETHOD:
+    case ASGST__HK_NATIVE: r = decode_compiled(it, s); break;
+    default: non_java(it); return 0;
+  }
+  if (r == 0) s->java_seen = 1;
+  return r;
+}
+
+/* SS. Sender of a C frame by frame pointer, heading for s->target if set. */
+static int step_c(ASGST_Iterator *it, hs_state *s) {
+  asgst__regs *c = &it->cur;
+  uintptr_t limit = s->has_target ? s->target.sp : it->thread.stack_base;
+  if (c->fp == 0 && !s->has_target) return 0; /* the outermost frame of the thread */
+  bool ok = c->fp > c->sp && !(c->fp & 7) && (limit == 0 || c->fp + 16 <= limit);
+  asgst__regs n;
+  if (ok && asgst__load_ptr(c->fp + 8, &n.pc) && asgst__load_ptr(c->fp, &n.fp)) {
+    n.sp = c->fp + 16;
+    if (!s->has_target || n.sp < s->target.sp) {
+      *c = n;
+      s->top = 0;
+      s->pcmode = s->java_seen || s->has_target ? ASGST__PC_EXACT : ASGST__PC_NEAR;
+      return 1;
+    }
+  } else if (!s->has_target) {
+    return c->fp == 0 ? 0 : ASGST_BAD_FRAME;
+  }
+  /* The C frames reached (or lost their chain before) the anchor of the next Java
+   * segment: it is known exactly, continue there. */
+  *c = s->target;
+  s->has_target = 0;
+  s->top = 0;
+  s->pcmode = ASGST__PC_ANCHOR;
+  return 1;
+}
+
+/* SS. Sender of an entry frame (the call stub, C calling Java): the JavaCallWrapper
+ * below its fp holds the anchor of the previous Java segment. */
+static int step_entry(ASGST_Iterator *it, hs_state *s) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  uintptr_t fp = it->cur.fp, jcw;
+  if (fp <= it->cur.sp || (fp & 7)) return ASGST_BAD_FRAME;
+  if (!asgst__load_ptr(fp + 8 * l->entry_wrapper_slot, &jcw) || jcw == 0) return ASGST_BAD_FRAME;
+  asgst__regs a;
+  bool more = anchor_frame(jcw + l->jcw_anchor, &a);
+  if (!(it->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) {
+    if (!more) return 0; /* the first Java call of the thread: no Java frames below */
+    it->cur = a;
+    s->pcmode = ASGST__PC_EXACT;
+    s->top = 0;
+    return 1;
+  }
+  asgst__regs n;
+  if (!asgst__load_ptr(fp + 8, &n.pc) || !asgst__load_ptr(fp, &n.fp)) return ASGST_BAD_FRAME;
+  n.sp = fp + 16;
+  s->top = 0;
+  if (more) {
+    s->has_target = 1;
+    s->target = a;
+    if (n.sp >= a.sp) n = a;
+  }
+  it->cur = n;
+  s->pcmode = ASGST__PC_EXACT;
+  return 1;
+}
+
+/* SS. */
+int asgst__hs_step(ASGST_Iterator *it) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  hs_state *s = state_of(it);
+  asgst__regs n;
+  int r;
+  switch (s->kind) {
+    case ASGST__HK_C:
+      return step_c(it, s);
+    case ASGST__HK_ENTRY:
+      return step_entry(it, s);
+    case ASGST__HK_INTERP: {
+      uintptr_t fp = it->cur.fp;
+      if (!asgst__load_ptr(fp + 8, &n.pc) || !asgst__load_ptr(fp, &n.fp) ||
+          !asgst__load_ptr(fp + 8 * l->interp_sender_sp_slot, &n.sp))
+        return ASGST_BAD_FRAME;
+      /* The sender's own view of its sp: compiled callers are sized from it. */
+      if (n.sp < fp + 16) return ASGST_BAD_FRAME;
+      break;
+    }
+    default:
+      r = asgst__hs_blob_sender(s->blob, &it->cur, s->top, &it->thread, &n);
+      if (r <= 0) return r;
+      break;
+  }
+  it->cur = n;
+  s->top = 0;
+  s->pcmode = ASGST__PC_EXACT;
+  if (s->has_target && n.sp >= s->target.sp) {
+    it->cur = s->target;
+    s->has_target = 0;
+    s->pcmode = ASGST__PC_ANCHOR;
+  }
+  return 1;
+}
+
+/* SS. */
+int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asgst__regs *out) {
+  ASGST_Iterator it;
+  memset(&it, 0, offsetof(ASGST_Iterator, pending));
+  it.thread = *t;
+  int kind = asgst__hs_begin(&it, top);
+  if (kind <= 0) return kind;
+  for (int depth = 0; depth < 4096; depth++) {
+    it.npending = 0;
+    int r = asgst__hs_decode(&it);
+    if (r < 0) return r;
+    for (int i = 0; i < it.npending; i++)
+      if (it.pending[i].type != ASGST_FRAME_NON_JAVA) {
+        *out = it.cur;
+        return kind;
+      }
+    uintptr_t old = it.cur.sp;
+    r = asgst__hs_step(&it);
+    if (r < 0) return r;
+    if (r == 0) return ASGST_NO_TOP_JAVA_FRAME;
+    if (it.cur.sp <= old) return ASGST_STACK_LOOP;
+  }
+  return ASGST_STACK_LOOP;
+}

@@ -1,0 +1,205 @@
+/*
+ * walker_code.c - the sender of a compiled or stub frame, including frames caught in
+ * their prologue or epilogue.
+ *
+ * A complete compiled frame is sized by its blob: sender sp = sp + _frame_size words, the
+ * return address just below it, the caller's saved rbp below that. Between the entry and
+ * _frame_complete_offset, and in the epilogue, the frame is only partly there. Instead of
+ * guessing, the walker decodes the few instructions HotSpot's x86_64 compilers put there
+ * (stack bang, push rbp, mov rbp,rsp, sub/add rsp, pop rbp, the return poll, ret, nops)
+ * from the entry (prologue) or from the pc (epilogue) and knows exactly where the return
+ * address is. Anything else ends the walk with ASGST_UNSAFE_STATE.
+ */
+#include "../safe_read.h"
+#include "walker_internal.h"
+
+/* Stack effect of the instructions between a frame's entry and pc. */
+typedef struct {
+  long depth;     /* bytes pushed/allocated since entry: the return address is at sp+depth */
+  long fp_slot;   /* offset from sp of the caller's saved rbp, -1 if rbp not saved */
+  bool fp_moved;  /* mov rbp,rsp executed: rbp no longer holds the caller's fp */
+} stack_effect;
+
+/* SS. Length of a multi-byte nop (0f 1f /0 with ModRM/SIB/disp) at p, 0 if not one. */
+static int nop_len(const uint8_t *p) {
+  int n = 0;
+  if (p[0] == 0x66) n = 1;
+  if (p[n] == 0x90) return n + 1;
+  if (p[n] != 0x0f || p[n + 1] != 0x1f) return 0;
+  uint8_t modrm = p[n + 2];
+  int len = n + 3, mod = modrm >> 6, rm = modrm & 7;
+  if (mod != 3 && rm == 4) len++; /* SIB */
+  if (mod == 1) len += 1; else if (mod == 2) len += 4;
+  return len;
+}
+
+/* SS. Applies one prologue instruction at p; returns its length, 0 if not understood. */
+static int prologue_insn(const uint8_t *p, stack_effect *e) {
+  int n = nop_len(p);
+  if (n) return n;
+  if (p[0] == 0x89 && p[1] == 0x84 && p[2] == 0x24) return 7;   /* stack bang */
+  if (p[0] == 0x55) { e->depth += 8; e->fp_slot = 0; return 1; } /* push rbp */
+  if (p[0] == 0x48 && p[1] == 0x89 && p[2] == 0xe5) { e->fp_moved = true; return 3; }
+  if (p[0] == 0x48 && p[1] == 0x83 && p[2] == 0xec) {            /* sub rsp, imm8 */
+    e->depth += p[3];
+    if (e->fp_slot >= 0) e->fp_slot += p[3];
+    return 4;
+  }
+  if (p[0] == 0x48 && p[1] == 0x81 && p[2] == 0xec) {            /* sub rsp, imm32 */
+    long v = (long)(p[3] | p[4] << 8 | p[5] << 16 | (uint32_t)p[6] << 24);
+    e->depth += v;
+    if (e->fp_slot >= 0) e->fp_slot += v;
+    return 7;
+  }
+  if (p[0] == 0x48 && p[1] == 0x89 && p[2] == 0xac && p[3] == 0x24) { /* mov [rsp+d32],rbp */
+    e->fp_slot = (long)(p[4] | p[5] << 8 | p[6] << 16 | (uint32_t)p[7] << 24);
+    return 8;
+  }
+  return 0;
+}
+
+/* SS. Stack effect from the verified entry point `entry` up to pc. false if an
+ * instruction on the way is not one of the known prologue instructions. */
+static bool decode_prologue(uintptr_t entry, uintptr_t pc, stack_effect *e) {
+  e->depth = 0;
+  e->fp_slot = -1;
+  e->fp_moved = false;
+  uintptr_t at = entry;
+  uint8_t buf[16];
+  for (int n = 0; at < pc; n++) {
+    if (n > 16 || !asgst__load_bytes(at, buf, sizeof buf)) return false;
+    int len = prologue_insn(buf, e);
+    if (len == 0) return false;
+    at += (uintptr_t)len;
+  }
+  return at == pc;
+}
+
+/* SS. If pc starts an epilogue (the rest of the frame's code is [vzeroupper] [add rsp,N]
+ * [pop rbp] [return poll] ret), its stack effect relative to the return address. */
+static bool decode_epilogue(uintptr_t pc, stack_effect *e) {
+  uint8_t b[40];
+  if (!asgst__load_bytes(pc, b, sizeof b)) return false;
+  int i = 0;
+  long add = 0;
+  bool pop = false;
+  if (b[i] == 0xc5 && b[i + 1] == 0xf8 && b[i + 2] == 0x77) i += 3;           /* vzeroupper */
+  if (b[i] == 0x48 && b[i + 1] == 0x83 && b[i + 2] == 0xc4) { add = b[i + 3]; i += 4; }
+  else if (b[i] == 0x48 && b[i + 1] == 0x81 && b[i + 2] == 0xc4) {
+    add = (long)(b[i + 3] | b[i + 4] << 8 | b[i + 5] << 16 | (uint32_t)b[i + 6] << 24);
+    i += 7;
+  }
+  if (b[i] == 0x5d) { pop = true; i++; }                                        /* pop rbp */
+  if (add && !pop) return false;
+  if (b[i] == 0x49 && b[i + 1] == 0x3b && b[i + 2] == 0xa7) {                  /* cmp rsp,[r15+d] */
+    i += 7;
+    if (b[i] != 0x0f || b[i + 1] != 0x87) return false;                        /* ja rel32 */
+    i += 6;
+  } else if (b[i] == 0x0f && b[i + 1] == 0x87) {
+    i += 6;
+  }
+  if (b[i] != 0xc3) return false;                                               /* ret */
+  e->depth = add + (pop ? 8 : 0);
+  e->fp_slot = pop ? add : -1;
+  e->fp_moved = false;
+  return true;
+}
+
+/* SS. Sender from a known stack effect at r. */
+static int sender_from_effect(const asgst__regs *r, const stack_effect *e, asgst__regs *s) {
+  uintptr_t ra = r->sp + (uintptr_t)e->depth;
+  if (!asgst__load_ptr(ra, &s->pc)) return ASGST_BAD_FRAME;
+  s->sp = ra + 8;
+  if (e->fp_slot >= 0) {
+    if (!asgst__load_ptr(r->sp + (uintptr_t)e->fp_slot, &s->fp)) return ASGST_BAD_FRAME;
+  } else if (e->fp_moved) {
+    return ASGST_UNSAFE_STATE;
+  } else {
+    s->fp = r->fp; /* rbp untouched so far: it is still the caller's */
+  }
+  return 1;
+}
+
+/* SS. A complete frame of `size` words (> 0) at r. */
+static int sender_by_size(const asgst__regs *r, uint32_t size, asgst__regs *s) {
+  uintptr_t ssp = r->sp + 8 * (uintptr_t)size;
+  if (!asgst__load_ptr(ssp - 8, &s->pc) || !asgst__load_ptr(ssp - 16, &s->fp))
+    return ASGST_BAD_FRAME;
+  s->sp = ssp;
+  return 1;
+}
+
+/* SS. A stub without a frame size (frame_size 0: StubRoutines and friends). It is either
+ * at its first instruction or at a ret (nothing pushed) or has built an rbp frame with
+ * enter(); the last is accepted only if rbp points into the stack above sp and the saved
+ * return address leads into Java code. */
+static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asgst__thread *t,
+                       asgst__regs *s) {
+  uintptr_t code;
+  uint8_t op = 0;
+  if (!asgst__load_ptr(blob + asgst__hsl.cb_code_begin, &code)) return ASGST_BAD_FRAME;
+  if (top && (r->pc == code || (asgst__load_u8(r->pc, &op) && op == 0xc3))) {
+    stack_effect e = {0, -1, false};
+    return sender_from_effect(r, &e, s);
+  }
+  if (r->fp <= r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base))
+    return ASGST_UNSAFE_STATE;
+  if (!asgst__load_ptr(r->fp + 8, &s->pc) || !asgst__load_ptr(r->fp, &s->fp))
+    return ASGST_BAD_FRAME;
+  s->sp = r->fp + 16;
+  uintptr_t b;
+  int k = asgst__hs_classify(s->pc, &b);
+  if (k == ASGST__HK_C) return ASGST_UNSAFE_STATE;
+  return 1;
+}
+
+/* SS. */
+int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
+                          const asgst__thread *t, asgst__regs *s) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  uint32_t size, complete;
+  uintptr_t code;
+  if (!asgst__load_u32(blob + l->cb_frame_size, &size) ||
+      !asgst__load_u32(blob + l->cb_frame_complete, &complete) ||
+      !asgst__load_ptr(blob + l->cb_code_begin, &code))
+    return ASGST_BAD_FRAME;
+  if ((int32_t)size <= 0 || (int32_t)complete < 0) return stub_sender(blob, r, top, t, s);
+  if (size > (1u << 20)) return ASGST_BAD_FRAME;
+  if (!top) return sender_by_size(r, size, s);
+  stack_effect e;
+  if (r->pc < code + complete) {
+    uintptr_t entry = code;
+    int kind = asgst__hs_classify(r->pc, &(uintptr_t){0});
+    if (kind == ASGST__HK_NMETHOD || kind == ASGST__HK_NATIVE) {
+      uintptr_t ep, vep;
+      if (!asgst__load_ptr(blob + l->nm_entry, &ep) || !asgst__load_ptr(blob + l->nm_verified_entry, &vep))
+        return ASGST_BAD_FRAME;
+      /* Before the verified entry is the inline cache check: nothing pushed yet. */
+      if (r->pc < vep) {
+        if (r->pc < ep) return ASGST_UNSAFE_STATE;
+        stack_effect none = {0, -1, false};
+        return sender_from_effect(r, &none, s);
+      }
+      entry = vep;
+    }
+    if (!decode_prologue(entry, r->pc, &e)) return ASGST_UNSAFE_STATE;
+    return sender_from_effect(r, &e, s);
+  }
+  if (decode_epilogue(r->pc, &e)) return sender_from_effect(r, &e, s);
+  return sender_by_size(r, size, s);
+}
+
+/* SS. */
+uintptr_t asgst__hs_real_pc(uintptr_t nm, const asgst__regs *r) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  uintptr_t d1, d2;
+  if (!asgst__load_ptr(nm + l->cm_deopt_handler, &d1) ||
+      !asgst__load_ptr(nm + l->cm_deopt_mh_handler, &d2))
+    return r->pc;
+  if (r->pc != d1 && r->pc != d2) return r->pc;
+  uint32_t off;
+  uintptr_t orig;
+  if (!asgst__load_u32(nm + l->nm_orig_pc_offset, &off) || !asgst__load_ptr(r->sp + off, &orig))
+    return r->pc;
+  return orig;
+}

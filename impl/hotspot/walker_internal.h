@@ -1,0 +1,54 @@
+/*
+ * walker_internal.h - what the files of the HotSpot stack walker share (codecache.c,
+ * scopes.c, walker_code.c, walker.c). Not used outside impl/hotspot.
+ */
+#ifndef ASGST_HOTSPOT_WALKER_INTERNAL_H
+#define ASGST_HOTSPOT_WALKER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../backend.h"
+#include "walker_layout.h"
+
+/* What a physical frame is. */
+enum {
+  ASGST__HK_C = 0,     /* not in the code cache: C/C++ code (frame pointers) */
+  ASGST__HK_INTERP,    /* template interpreter */
+  ASGST__HK_NMETHOD,   /* compiled Java method (C1/C2) */
+  ASGST__HK_NATIVE,    /* native method wrapper nmethod */
+  ASGST__HK_STUB,      /* any other code blob: stubs, adapters, runtime blobs */
+  ASGST__HK_ENTRY      /* the call stub at its return address: C called Java here */
+};
+
+/* SS. The code blob containing pc, 0 if pc is not in a live blob of the code cache. */
+uintptr_t asgst__hs_find_blob(uintptr_t pc);
+/* SS. Kind of the code at pc; *blob gets its code blob (0 for C code and the interpreter). */
+int asgst__hs_classify(uintptr_t pc, uintptr_t *blob);
+/* SS. True if blob's name equals s (blob names are static strings of libjvm). */
+bool asgst__hs_blob_named(uintptr_t blob, const char *s);
+
+/* How to find the PcDesc of a compiled frame (AsyncGetCallTrace's rules, which follow
+ * where debug information is recorded: a PcDesc describes the state after the instruction
+ * that ends at its pc). */
+enum {
+  ASGST__PC_EXACT = 0, /* pc is a return address: the PcDesc at exactly pc */
+  ASGST__PC_NEAR,      /* pc was interrupted: the first PcDesc after pc */
+  ASGST__PC_ANCHOR     /* pc from a frame anchor: exact if there is one, else near */
+};
+
+/* SS. Expands the compiled frame of nmethod nm at pc into logical frames, innermost
+ * first, into out[0..max). Returns the count, or an error (< 0). */
+int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int max);
+
+/* SS. Sender of a frame of code blob `blob` (compiled or stub) at r. `top` says r was
+ * interrupted anywhere (prologue/epilogue possible); otherwise r.pc is a return address.
+ * Returns 1 and fills *s, or an error. */
+int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
+                          const asgst__thread *t, asgst__regs *s);
+
+/* SS. Original pc of a deoptimized compiled frame whose pc is the nmethod's deopt handler
+ * (the VM saved it in the frame); pc itself otherwise. */
+uintptr_t asgst__hs_real_pc(uintptr_t nm, const asgst__regs *r);
+
+#endif
