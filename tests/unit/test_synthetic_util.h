@@ -28,7 +28,7 @@ static struct sigaction guard_segv, guard_bus;
 static int guard_captured;
 
 /* Activates vm and captures the guard's handlers the first time. */
-static int activate(ASGST_SynthVM *vm) {
+static inline int activate(ASGST_SynthVM *vm) {
   int r = ASGST_SynthActivate(vm);
   if (r == 0 && !guard_captured) {
     sigaction(SIGSEGV, NULL, &guard_segv);
@@ -38,7 +38,7 @@ static int activate(ASGST_SynthVM *vm) {
   return r;
 }
 
-static int use_guard(void **state) {
+static inline int use_guard(void **state) {
   (void)state;
   if (!guard_captured) return -1;
   sigaction(SIGSEGV, &guard_segv, NULL);
@@ -61,7 +61,7 @@ typedef struct {
 
 /* Collects every frame; never more than MAX_WALK calls (a walk that would go on forever
  * fails the test instead of hanging it). */
-static void collect(ASGST_Iterator *it, void *arg) {
+static inline void collect(ASGST_Iterator *it, void *arg) {
   walk *w = arg;
   w->state_before = ASGST_State(it);
   w->n = 0;
@@ -95,7 +95,7 @@ static void collect(ASGST_Iterator *it, void *arg) {
 
 /* Walks the stack's top context with the given options. Returns the RunWithIterator
  * result. */
-static int walk_stack(const ASGST_SynthStack *s, int options, walk *w) {
+static inline int walk_stack(const ASGST_SynthStack *s, int options, walk *w) {
   ucontext_t uc;
   assert_int_equal(ASGST_SynthContext(s, &uc), 0);
   use_guard(NULL);
@@ -105,7 +105,7 @@ static int walk_stack(const ASGST_SynthStack *s, int options, walk *w) {
 static ASGST_MethodLineNumberEntry default_lines[] = {{0, 10}, {5, 11}, {12, 13}};
 
 /* A method of k named `name` with signature "()V" and a three-entry line table. */
-static ASGST_Method simple_method(ASGST_SynthVM *vm, ASGST_Class k, const char *name,
+static inline ASGST_Method simple_method(ASGST_SynthVM *vm, ASGST_Class k, const char *name,
                                   jint idnum) {
   ASGST_Method m = ASGST_SynthDeclareMethod(vm, k, name, "()V", NULL, 0x0001, idnum,
                                             default_lines, 3);
