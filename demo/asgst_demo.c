@@ -19,8 +19,9 @@
 
 /* N. A C function of this program; the demo's C frame executes in it. Exported (the
  * executable is linked with -rdynamic) so dladdr can name it. */
+static volatile int bytes_read;
 __attribute__((noinline)) void read_socket(void) {
-  __asm__ volatile("" ::: "memory");
+  for (int i = 0; i < 4; i++) bytes_read += i;
 }
 
 /* N. One line of the trace: class name with dots, method, source line or "Native Method",
