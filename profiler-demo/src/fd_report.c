@@ -60,8 +60,10 @@ static void format_addr(const struct sockaddr *sa, socklen_t len, char *buf, siz
     snprintf(buf, n, "%s:%d", ip, ntohs(in->sin_port));
   } else if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
     const struct sockaddr_in6 *in6 = (const void *)sa;
-    inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
-    snprintf(buf, n, "[%s]:%d", ip, ntohs(in6->sin6_port));
+    bool mapped = IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr); /* Java's dual-stack sockets */
+    if (mapped) inet_ntop(AF_INET, &in6->sin6_addr.s6_addr[12], ip, sizeof ip);
+    else inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
+    snprintf(buf, n, mapped ? "%s:%d" : "[%s]:%d", ip, ntohs(in6->sin6_port));
   } else if (sa->sa_family == AF_UNIX) {
     const struct sockaddr_un *un = (const void *)sa;
     size_t plen = len > offsetof(struct sockaddr_un, sun_path)

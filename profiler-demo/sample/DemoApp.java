@@ -1,0 +1,93 @@
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.WatchService;
+
+/**
+ * The demo profiler's sample: opens the kinds of descriptors that keep a process from being
+ * checkpointed (a TCP server socket on loopback, a WatchService, a UNIX-domain channel pair),
+ * keeps them open, and burns CPU in a few known methods. Args: seconds of CPU work.
+ */
+public class DemoApp {
+  static ServerSocketChannel server;
+  static WatchService watcher;
+  static ServerSocketChannel unixServer;
+  static SocketChannel unixClient;
+  static long sink;
+
+  static int openServer() throws IOException {
+    server = ServerSocketChannel.open();
+    server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    return ((InetSocketAddress) server.getLocalAddress()).getPort();
+  }
+
+  static void watchDirectory(Path dir) throws IOException {
+    watcher = FileSystems.getDefault().newWatchService();
+    dir.register(watcher, java.nio.file.StandardWatchEventKinds.ENTRY_CREATE);
+  }
+
+  static Path openUnixChannel(Path dir) throws IOException {
+    Path sock = dir.resolve("demo.sock");
+    UnixDomainSocketAddress addr = UnixDomainSocketAddress.of(sock);
+    unixServer = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+    unixServer.bind(addr);
+    unixClient = SocketChannel.open(addr);
+    return sock;
+  }
+
+  static long hashLoop(int n) {
+    long h = 1125899906842597L;
+    for (int i = 0; i < n; i++) h = 31 * h + (i ^ (h >>> 7));
+    return h;
+  }
+
+  static int primeSieve(int n) {
+    boolean[] composite = new boolean[n + 1];
+    int count = 0;
+    for (int i = 2; i <= n; i++) {
+      if (composite[i]) continue;
+      count++;
+      for (long j = (long) i * i; j <= n; j += i) composite[(int) j] = true;
+    }
+    return count;
+  }
+
+  static double matrixMultiply(int n) {
+    double[][] a = new double[n][n], b = new double[n][n], c = new double[n][n];
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) { a[i][j] = i + j; b[i][j] = i - j; }
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < n; k++)
+        for (int j = 0; j < n; j++) c[i][j] += a[i][k] * b[k][j];
+    return c[n - 1][n - 1];
+  }
+
+  static void burnCpu(double seconds) {
+    long end = System.nanoTime() + (long) (seconds * 1e9);
+    while (System.nanoTime() < end) {
+      sink += hashLoop(2_000_000);
+      sink += primeSieve(300_000);
+      sink += (long) matrixMultiply(60);
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3;
+    Path dir = Files.createTempDirectory("asgst-demo");
+    int port = openServer();
+    watchDirectory(dir);
+    Path sock = openUnixChannel(dir);
+    System.out.println("DemoApp: listening on 127.0.0.1:" + port + ", watching " + dir
+        + ", unix socket " + sock);
+    burnCpu(seconds);
+    System.out.println("DemoApp: done (" + sink + ")");
+    Files.deleteIfExists(sock);
+  }
+}

@@ -1,0 +1,37 @@
+# lib.sh - shared helpers of the profiler-demo tests (sourced). Each test is run as
+# `bash test_x.sh BUILD_DIR` and prints TAP.
+BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
+TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+JAVA=$JAVA_HOME/bin/java
+AGENT=$BUILD/lib/libasgstprof.so
+ATTACH=$BUILD/bin/asgst-attach
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/asgstprof-test.XXXXXX")
+CLASSES=$WORK/classes
+trap 'rm -rf "$WORK"' EXIT
+TAP_N=0
+
+ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $1"; }
+not_ok() { TAP_N=$((TAP_N + 1)); echo "not ok $TAP_N - $1"; }
+# check NAME CMD...: ok if CMD succeeds.
+check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+figure() { echo "# figure: $*"; }
+diag() { sed 's/^/# /'; }
+
+# Compiles the test programs once per test script.
+compile() {
+  mkdir -p "$CLASSES"
+  "$JAVA_HOME/bin/javac" -d "$CLASSES" "$TESTS"/java/*.java "$TESTS"/../sample/*.java
+}
+
+# run_agent OPTIONS CLASS ARGS...: runs CLASS under the agent; stderr in $WORK/stderr.
+run_agent() {
+  local opts=$1; shift
+  "$JAVA" -agentpath:"$AGENT=$opts" -cp "$CLASSES" "$@" 2>"$WORK/stderr"
+}
+
+# samples_with FILE REGEX: sum of counts of folded-stack lines matching REGEX.
+samples_with() {
+  grep -E -- "$2" "$1" 2>/dev/null | awk '{s += $NF} END {print s + 0}'
+}
+samples_total() { awk '{s += $NF} END {print s + 0}' "$1" 2>/dev/null || echo 0; }
