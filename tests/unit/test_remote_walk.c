@@ -74,10 +74,23 @@ static void collect(ASGST_Iterator *it, void *arg) {
   while (t->n < 16 && (t->last = ASGST_NextFrame(it, &t->frames[t->n])) > 0) t->n++;
 }
 
+static struct sigaction guard_segv, guard_bus;
+
+/* cmocka swaps its own SIGSEGV/SIGBUS handlers in around every test and restores them
+ * with signal(), which drops SA_SIGINFO; so each test that needs the crash guard puts the
+ * guard's handlers (captured once after activation) back first. */
+static void use_guard(void) {
+  sigaction(SIGSEGV, &guard_segv, NULL);
+  sigaction(SIGBUS, &guard_bus, NULL);
+}
+
 static int setup(void **state) {
   (void)state;
   vm = ASGST_SynthCreateVM();
-  return vm && ASGST_SynthActivate(vm) == 0 ? 0 : -1;
+  if (vm == NULL || ASGST_SynthActivate(vm) != 0) return -1;
+  sigaction(SIGSEGV, NULL, &guard_segv);
+  sigaction(SIGBUS, NULL, &guard_bus);
+  return 0;
 }
 
 static int teardown(void **state) {
@@ -101,6 +114,7 @@ static void stop_spinner(pthread_t th) {
 /* 1,000 walks of a live C thread from another thread all give its known chain. */
 static void walks_live_c_chain(void **state) {
   (void)state;
+  use_guard();
   range inner = function_range((void *)chain_inner);
   range middle = function_range((void *)chain_middle);
   range outer = function_range((void *)chain_outer);
@@ -160,7 +174,7 @@ static void scramble(uintptr_t *region, uintptr_t hole, uintptr_t prot_none, uns
       case 0: region[i] = hole + (rand_r(seed) % 4096 & ~7u); break;
       case 1: region[i] = prot_none + (rand_r(seed) % 4096 & ~7u); break;
       case 2: region[i] = self; break;
-      case 3: region[i] = self - 8 * (rand_r(seed) % 64); break;
+      case 3: region[i] = self + 8 * (rand_r(seed) % 64) - 256; break;
       case 4: region[i] = (uintptr_t)&region[rand_r(seed) % REGION_WORDS]; break;
       case 5: region[i] = rand_r(seed); break;
       default: region[i] = ((uintptr_t)rand_r(seed) << 32) ^ rand_r(seed); break;
@@ -172,14 +186,17 @@ static void scramble(uintptr_t *region, uintptr_t hole, uintptr_t prot_none, uns
  * (error or end of stack), the process survives, and the guard caught real faults. */
 static void survives_corrupted_remote_stacks(void **state) {
   (void)state;
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  uint8_t *map = mmap(NULL, 3 * page + REGION_WORDS * 8, PROT_READ | PROT_WRITE,
+  use_guard();
+  /* [region][PROT_NONE page][unmapped page]: both bad pages lie above the region, where a
+   * frame chain growing toward the stack base would lead a walker. */
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = REGION_WORDS * 8;
+  uint8_t *map = mmap(NULL, bytes + 2 * page, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   assert_true(map != MAP_FAILED);
-  uintptr_t hole = (uintptr_t)map, prot_none = (uintptr_t)map + page;
-  munmap(map, page);                          /* an unmapped page */
-  mprotect(map + page, page, PROT_NONE);      /* a PROT_NONE page */
-  uintptr_t *region = (uintptr_t *)(map + 3 * page);
+  uintptr_t *region = (uintptr_t *)map;
+  uintptr_t prot_none = (uintptr_t)map + bytes, hole = prot_none + page;
+  mprotect((void *)prot_none, page, PROT_NONE);
+  munmap((void *)hole, page);
   unsigned seed = 12345;
   scramble(region, hole, prot_none, &seed);
   corrupt_region = region;
@@ -203,7 +220,7 @@ static void survives_corrupted_remote_stacks(void **state) {
                 "%llu faults caught\n", errors, ends, (unsigned long long)faults);
   assert_true(errors > 0);
   assert_true(faults > 0);
-  munmap(map + page, 2 * page + REGION_WORDS * 8);
+  munmap(map, bytes + page);
 }
 
 static void *blocked_thread(void *arg) {
