@@ -64,7 +64,7 @@ int main(void) {
   mi.generic_signature = gen;
   mi.generic_signature_length = (jint)sizeof gen;
 
-  printf("1..12\n");
+  printf("1..13\n");
   check(ASGST_Capabilities() & ASGST_REGISTER_QUEUE, "capabilities include queues");
   check(ASGST_RunWithIterator(NULL, ASGST_INCLUDE_NON_JAVA_FRAMES, on_frames, &state) ==
             ASGST_NOT_INITIALIZED && state == ASGST_NOT_INITIALIZED,
@@ -97,6 +97,7 @@ int main(void) {
             ASGST_GetQueueElement(q, 0) == NULL && si.size == 0,
         "queue calls");
   (void)ASGST_GetEnqueuableElement(NULL, &e);
+  check(ASGST_ProcessQueues() >= 0, "processing an idle thread's queues");
   if (q) ASGST_DeregisterQueue(NULL, q);
   check(ASGST_Initialize(NULL, 0) < -16 && ASGST_InitializeError() != NULL,
         "Initialize(NULL) fails with a library error and a reason");
