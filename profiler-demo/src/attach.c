@@ -76,18 +76,14 @@ static int is_java(pid_t pid) {
 
 /* N. Checks the process exists, is a JVM, and that we may attach to it as ourselves. */
 static void check_target(target *t) {
-  if (kill(t->pid, 0) != 0) {
-    if (errno == ESRCH) die("no process with pid %d", (int)t->pid);
-    die("not permitted to signal pid %d (%s): it belongs to another user; run asgst-attach "
-        "as that user or as root", (int)t->pid, strerror(errno));
-  }
+  if (kill(t->pid, 0) != 0 && errno == ESRCH) die("no process with pid %d", (int)t->pid);
   read_status(t);
-  if (!is_java(t->pid)) die("pid %d is not a Java process (no libjvm.so mapped)", (int)t->pid);
   uid_t me = geteuid();
-  if (me != 0 && me != t->uid)
+  if (me != 0 && (me != t->uid || kill(t->pid, 0) != 0))
     die("user mismatch: pid %d runs as uid %u, you are uid %u; the JVM only accepts "
         "attach requests from its own user (run as uid %u or as root)", (int)t->pid,
         (unsigned)t->uid, (unsigned)me, (unsigned)t->uid);
+  if (!is_java(t->pid)) die("pid %d is not a Java process (no libjvm.so mapped)", (int)t->pid);
   snprintf(t->tmp, sizeof t->tmp, "/proc/%d/root/tmp", (int)t->pid);
 }
 

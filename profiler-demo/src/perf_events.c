@@ -54,7 +54,15 @@ static int open_perf(const prof_event *ev, pid_t tid) {
   a.sample_period = ev->interval;
   a.wakeup_events = 1;
   a.disabled = 1;
-  return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0 && errno == EACCES && ev->kind == EV_CPU) {
+    /* perf_event_paranoid 2 (the default) lets unprivileged users sample user mode only:
+     * CPU time spent in the kernel then goes unsampled. */
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  }
+  return fd;
 }
 
 /* N. Opens, filters, routes and enables a perf event; -1 on failure. */

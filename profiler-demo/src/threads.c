@@ -121,6 +121,8 @@ void prof_threads_add_existing(bool skip_self) {
     }
     /* On attach, the calling thread is the attach listener: a Java thread that only waits. */
     if ((skip_self && tid == self) || vm_internal(comm)) continue;
+    /* The java launcher's first thread only waits for the main thread it started. */
+    if (tid == getpid() && strcmp(comm, "java") == 0) continue;
     prof_threads_add(tid, comm);
   }
   closedir(d);

@@ -1,0 +1,69 @@
+# test_attach.sh BUILD_DIR - asgst-attach: a JVM started without the agent is attached,
+# profiled, dumped and stopped and keeps running; clear errors for a dead pid, a non-Java
+# pid, a JVM that never opens its attach socket, and a user mismatch; root attaching to
+# another user's JVM.
+source "$(dirname "$0")/lib.sh" "$1"
+echo "1..14"
+compile || { echo "Bail out! javac failed"; exit 1; }
+chmod 755 "$WORK"
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$WORK"' EXIT
+
+wait_jvm() { # wait until the JVM has libjvm mapped and its main class started
+  for _ in $(seq 50); do grep -q libjvm.so "/proc/$1/maps" 2>/dev/null && sleep 0.5 && return 0; sleep 0.1; done
+  return 1
+}
+
+"$JAVA" -cp "$CLASSES" LongRunner 30 >/dev/null 2>"$WORK/jvm.err" &
+JVM=$!; PIDS+=($JVM)
+wait_jvm $JVM
+OUTF=$WORK/attach.collapsed
+"$ATTACH" $JVM "start,event=cpu,interval=1ms,file=$OUTF,file=$WORK/attach.html" >"$WORK/a1" 2>&1
+check "asgst-attach start succeeds" [ $? = 0 ]
+diag <"$WORK/a1"
+check "start reports the agent's answer" grep -q 'profiling started' "$WORK/a1"
+sleep 2
+"$ATTACH" $JVM dump >"$WORK/a2" 2>&1; rc=$?
+check "dump succeeds and writes the output while profiling" bash -c "[ $rc = 0 ] && [ -s '$OUTF' ]"
+sleep 0.5
+"$ATTACH" $JVM stop >"$WORK/a3" 2>&1
+check "stop succeeds" [ $? = 0 ]
+diag <"$WORK/a3"
+n=$(samples_total "$OUTF")
+figure "attach: $n cpu samples in ~2.5 s at 1 ms"
+check "the output holds samples (>= 1500)" [ "$n" -ge 1500 ]
+check "the HTML output exists" [ -s "$WORK/attach.html" ]
+check "samples are attributed to LongRunner.busyWork" [ "$(samples_with "$OUTF" 'LongRunner\.busyWork')" -ge 1000 ]
+check "the JVM keeps running after stop" kill -0 $JVM
+"$ATTACH" $JVM stop >"$WORK/a4" 2>&1; rc=$?
+check "a second stop reports 'not profiling' with a non-zero status" \
+  bash -c "[ $rc != 0 ] && grep -q 'not profiling' '$WORK/a4'"
+
+# Errors.
+true & DEAD=$!; wait $DEAD
+"$ATTACH" $DEAD start >"$WORK/e1" 2>&1; rc=$?
+check "dead pid: clear error" bash -c "[ $rc != 0 ] && grep -q 'no process with pid $DEAD' '$WORK/e1'"
+sleep 30 & SLEEPER=$!; PIDS+=($SLEEPER)
+"$ATTACH" $SLEEPER start >"$WORK/e2" 2>&1; rc=$?
+check "non-Java pid: clear error, and the process is not signalled" \
+  bash -c "[ $rc != 0 ] && grep -q 'not a Java process' '$WORK/e2' && kill -0 $SLEEPER"
+"$JAVA" -XX:+DisableAttachMechanism -cp "$CLASSES" LongRunner 30 >/dev/null 2>&1 &
+NOATT=$!; PIDS+=($NOATT)
+wait_jvm $NOATT
+"$ATTACH" $NOATT start --timeout 2 >"$WORK/e3" 2>&1; rc=$?
+check "JVM that never opens its socket: timeout error" \
+  bash -c "[ $rc != 0 ] && grep -q 'timeout' '$WORK/e3'"
+diag <"$WORK/e3"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$ATTACH" $JVM start >"$WORK/e4" 2>&1; rc=$?
+check "user mismatch: clear error" bash -c "[ $rc != 0 ] && grep -q 'user mismatch' '$WORK/e4'"
+diag <"$WORK/e4"
+# Root attaching to another user's JVM takes that user's identity for the handshake.
+setpriv --reuid=65534 --regid=65534 --clear-groups "$JAVA" -cp "$CLASSES" LongRunner 30 \
+  >/dev/null 2>"$WORK/nobody.err" &
+NB=$!; PIDS+=($NB)
+wait_jvm $NB
+mkdir -p "$WORK/nb" && chmod 777 "$WORK/nb"
+"$ATTACH" $NB "start,event=cpu,file=$WORK/nb/p.collapsed" >"$WORK/e5" 2>&1 && sleep 1 &&
+  "$ATTACH" $NB stop >>"$WORK/e5" 2>&1
+check "root attaches to a JVM of another user (uid 65534)" [ -s "$WORK/nb/p.collapsed" ]
+diag <"$WORK/e5"

@@ -1,0 +1,26 @@
+# test_cpu_ratio.sh BUILD_DIR - CPU sampling: threeParts does 3x the work of onePart, so
+# its samples must be 3x onePart's within 10%. Also checks the sample count against the
+# CPU time the kernel counted (perf cpu-clock at 1 ms) and the CPU-timer fallback.
+source "$(dirname "$0")/lib.sh" "$1"
+echo "1..5"
+compile || { echo "Bail out! javac failed"; exit 1; }
+OUTF=$WORK/cpu.collapsed
+run_agent "event=cpu,interval=1ms,file=$OUTF" Ratio 3 >/dev/null
+check "JVM with event=cpu exits 0" [ $? = 0 ]
+three=$(samples_with "$OUTF" 'Ratio\.threeParts')
+one=$(samples_with "$OUTF" 'Ratio\.onePart')
+ratio=$(awk -v a="$three" -v b="$one" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "inf" }')
+figure "cpu: threeParts $three samples, onePart $one samples, ratio $ratio (expected 3)"
+check "threeParts:onePart is 3:1 within 10%" \
+  awk -v r="$ratio" 'BEGIN { exit !(r != "inf" && r >= 2.7 && r <= 3.3) }'
+line=$(grep -A1 '^  cpu ' "$WORK/stderr" | tr '\n' ' ')
+samples=$(echo "$line" | sed -n 's/.* samples \([0-9]*\) .*/\1/p')
+expected=$(echo "$line" | sed -n 's/.*expected about \([0-9]*\) samples.*/\1/p')
+figure "cpu: $samples samples, kernel-counted CPU time gives $expected"
+check "one sample per 1 ms of CPU (within 2%)" \
+  awk -v s="${samples:-0}" -v e="${expected:-0}" 'BEGIN { exit !(e > 1000 && s >= e * 0.98 && s <= e * 1.02) }'
+run_agent "event=cputimer,interval=10ms,file=$WORK/timer.collapsed" Ratio 1 >/dev/null
+check "JVM with the CPU-timer fallback exits 0" [ $? = 0 ]
+n=$(samples_total "$WORK/timer.collapsed")
+figure "cputimer at 10 ms for ~1 s of CPU: $n samples"
+check "the CPU timer delivers samples (>= 50 in 1 s at 10 ms)" [ "$n" -ge 50 ]
