@@ -1,0 +1,35 @@
+// Threads parked at known depths, for comparing out-of-thread walks with in-handler walks
+// of the same threads: "rw-sleep-*" sleep at the bottom of a recursion (thread in VM /
+// native, walked from its last Java frame), "rw-busy-*" spin in a loop without calls at
+// the bottom of one (thread in Java, walked from the signal context).
+public class RemoteWalkWorkload {
+    static volatile boolean done;
+    static volatile long sink;
+
+    static void sleepAt(int depth) throws InterruptedException {
+        if (depth > 0) { sleepAt(depth - 1); return; }
+        while (!done) Thread.sleep(5);
+    }
+
+    static void spinAt(int depth) {
+        if (depth > 0) { spinAt(depth - 1); return; }
+        long x = 1;
+        while (!done) { x = x * 6364136223846793005L + 1442695040888963407L; }
+        sink = x;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int seconds = Integer.parseInt(args[0]);
+        Thread[] ts = new Thread[4];
+        for (int i = 0; i < 2; i++) {
+            final int depth = 20 + 15 * i;
+            ts[i] = new Thread(() -> { try { sleepAt(depth); } catch (InterruptedException e) { } },
+                               "rw-sleep-" + i);
+            ts[i + 2] = new Thread(() -> spinAt(depth), "rw-busy-" + i);
+        }
+        for (Thread t : ts) t.start();
+        Thread.sleep(seconds * 1000L);
+        done = true;
+        for (Thread t : ts) t.join();
+    }
+}
