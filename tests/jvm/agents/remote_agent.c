@@ -6,6 +6,7 @@
  * Threads named "rw-sleep-*" and "rw-busy-*" (RemoteWalkWorkload) are recorded at
  * ThreadStart with their OS thread ids. Per pair of walks the agent counts: identical
  * traces (method, bci, type frame by frame), identical method sequences, and differences.
+ * With the option "probe" it only prints whether ASGST_Initialize succeeded.
  * Prints "RESULT <kind> pairs=N exact=N methods=N remote_ok=N local_ok=N" at VM death.
  */
 #include <jvmti.h>
@@ -143,8 +144,14 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni) {
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
-  (void)options;
   (void)reserved;
+  /* "probe": only report whether the library supports this JVM, and let it run. */
+  if (options && strcmp(options, "probe") == 0) {
+    if (ASGST_Initialize(vm, 0) == 0) printf("INIT ok\n");
+    else printf("INIT failed: %s\n", ASGST_InitializeError());
+    fflush(stdout);
+    return 0;
+  }
   if (ASGST_Initialize(vm, 0) != 0) {
     fprintf(stderr, "remote_agent: ASGST_Initialize failed: %s\n", ASGST_InitializeError());
     return 1;
