@@ -1,0 +1,43 @@
+# test_bad_options.sh BUILD_DIR - bad options (unknown option, bad interval, unknown
+# tracepoint, unwritable file, a filter the kernel rejects): a message naming the bad
+# part; with -agentpath the JVM does not start; through asgst-attach the JVM keeps running
+# and asgst-attach reports the error with a non-zero status.
+source "$(dirname "$0")/lib.sh" "$1"
+CASES=(
+  "event=cpu,frobnicate=1|frobnicate"
+  "event=cpu,interval=fast|interval=fast"
+  "event=wall,interval=0ms|interval=0ms"
+  "event=syscalls:sys_enter_nosuchcall|syscalls:sys_enter_nosuchcall"
+  "event=nosuchevent|nosuchevent"
+  "event=cpu,file=/nonexistent-dir/out.html|/nonexistent-dir/out.html"
+  "event=cpu,file=$WORK/out.pdf|out.pdf"
+  "event=syscalls:sys_enter_socket,filter=nosuchfield == 1|nosuchfield == 1"
+)
+echo "1..$((2 * ${#CASES[@]} + 2))"
+compile || { echo "Bail out! javac failed"; exit 1; }
+for c in "${CASES[@]}"; do
+  opts=${c%%|*} bad=${c#*|}
+  "$JAVA" -agentpath:"$AGENT=$opts" -cp "$CLASSES" LongRunner 0.1 >"$WORK/out" 2>&1
+  rc=$?
+  check "-agentpath with '$opts': JVM does not start (rc $rc) and names '$bad'" \
+    bash -c "[ $rc != 0 ] && grep -qF -- '$bad' '$WORK/out' && ! grep -q '^rounds' '$WORK/out'"
+  grep asgst-prof "$WORK/out" | head -1 | diag
+done
+
+"$JAVA" -cp "$CLASSES" LongRunner 30 >/dev/null 2>&1 &
+JVM=$!
+trap 'kill -9 $JVM 2>/dev/null; wait $JVM 2>/dev/null; rm -rf "$WORK"' EXIT
+for _ in $(seq 50); do grep -q libjvm.so "/proc/$JVM/maps" 2>/dev/null && break; sleep 0.1; done
+sleep 0.5
+for c in "${CASES[@]}"; do
+  opts=${c%%|*} bad=${c#*|}
+  "$ATTACH" $JVM "start,$opts" >"$WORK/out" 2>&1
+  rc=$?
+  check "attach with '$opts': asgst-attach fails (rc $rc) naming '$bad', JVM alive" \
+    bash -c "[ $rc != 0 ] && grep -qF -- '$bad' '$WORK/out' && kill -0 $JVM"
+done
+"$ATTACH" $JVM "start,event=cpu,file=$WORK/good.collapsed" >"$WORK/out" 2>&1
+check "after the errors, a good attach start works" [ $? = 0 ]
+sleep 1
+"$ATTACH" $JVM stop >"$WORK/out" 2>&1
+check "and stop writes its output" [ -s "$WORK/good.collapsed" ]
