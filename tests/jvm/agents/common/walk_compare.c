@@ -1,0 +1,260 @@
+/*
+ * walk_compare.c - the sampler thread's half of the walk test agent: compares the ASGST
+ * and AsyncGetCallTrace traces of each sample, keeps per-method statistics (levels,
+ * inlining) and prints the figures and checks at the end. Self-contained (the agents'
+ * common/ files are linked into every agent of this directory).
+ */
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asgst.h"
+#include "../walk_agent.h"
+#include "walk_stats.h"
+
+opts walk_opts = {.interval_us = 200, .label = "walk"};
+
+/* ---- options ---------------------------------------------------------------------------- */
+
+/* N. */
+void walk_parse_options(const char *s) {
+  char buf[2048];
+  snprintf(buf, sizeof buf, "%s", s ? s : "");
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    char *v = strchr(t, '=');
+    if (!v) continue;
+    *v++ = '\0';
+    if (!strcmp(t, "interval_us")) walk_opts.interval_us = atoi(v);
+    else if (!strcmp(t, "nonjava")) walk_opts.nonjava = atoi(v);
+    else if (!strcmp(t, "nodebug")) walk_opts.nodebug = atoi(v);
+    else if (!strcmp(t, "jni")) walk_opts.jni = atoi(v);
+    else if (!strcmp(t, "bench")) walk_opts.bench = atoi(v);
+    else if (!strcmp(t, "label")) snprintf(walk_opts.label, sizeof walk_opts.label, "%s", v);
+    else if (!strcmp(t, "levels")) {
+      for (char *p = v; *p; p++) if (*p >= '0' && *p <= '4') walk_opts.levels_mask |= 1u << (*p - '0');
+    } else if (!strcmp(t, "lvl") && walk_opts.nlvl < MAX_EXPECT) {
+      char *c = strrchr(v, ':');
+      if (!c) continue;
+      *c = '\0';
+      snprintf(walk_opts.lvl_name[walk_opts.nlvl], 96, "%s", v);
+      walk_opts.lvl_level[walk_opts.nlvl++] = atoi(c + 1);
+    } else if (!strcmp(t, "noinl") && walk_opts.nnoinl < MAX_EXPECT) {
+      snprintf(walk_opts.noinl[walk_opts.nnoinl++], 96, "%s", v);
+    } else if (!strcmp(t, "inl") && walk_opts.ninl < MAX_EXPECT) {
+      snprintf(walk_opts.inl[walk_opts.ninl++], 96, "%s", v);
+    }
+  }
+}
+
+/* N. */
+void walk_set_debug_non_safepoints(bool on) {
+  extern int asgst__hs_set_bool_flag(const char *name, bool value);
+  asgst__hs_set_bool_flag("DebugNonSafepoints", on);
+}
+
+/* ---- per-method statistics -------------------------------------------------------------- */
+
+#define MTAB 16384
+typedef struct {
+  uintptr_t method;
+  unsigned levels;   /* bit L: seen at comp level L (bit 5: unknown) */
+  long inlined, outer, native;
+  char name[96];
+} mstat;
+static mstat mtab[MTAB];
+
+/* N. "Class.method" of m (simple class name), from the library's accessors. */
+void walk_method_name(uintptr_t m, char *out, size_t cap) {
+  char name[128] = "", cls[256] = "";
+  ASGST_MethodInfo mi;
+  memset(&mi, 0, sizeof mi);
+  mi.method_name = name, mi.method_name_length = sizeof name;
+  ASGST_GetMethodInfo((ASGST_Method)m, &mi);
+  ASGST_ClassInfo ci;
+  memset(&ci, 0, sizeof ci);
+  ci.class_name = cls, ci.class_name_length = sizeof cls;
+  ASGST_Class k = ASGST_GetClass((ASGST_Method)m);
+  if (k) ASGST_GetClassInfo(k, &ci);
+  const char *simple = strrchr(cls, '/');
+  simple = simple ? simple + 1 : cls;
+  size_t l = strlen(simple);
+  if (l && simple[l - 1] == ';') l--;
+  if (*simple == 'L' && strchr(cls, '/') == NULL) simple++, l--;
+  snprintf(out, cap, "%.*s.%s", (int)l, simple, name[0] ? name : "?");
+}
+
+/* N. */
+static mstat *stat_of(uintptr_t m) {
+  size_t h = (m >> 3) * 0x9E3779B97F4A7C15ull >> 50;
+  for (size_t i = 0; i < MTAB; i++) {
+    mstat *e = &mtab[(h + i) % MTAB];
+    if (e->method == m) return e;
+    if (e->method == 0) {
+      e->method = m;
+      walk_method_name(m, e->name, sizeof e->name);
+      return e;
+    }
+  }
+  return NULL;
+}
+
+/* ---- comparison ------------------------------------------------------------------------- */
+
+static walk_stats ws;
+static uintptr_t jni_lo, jni_hi;
+#define MAXT 400000
+
+/* N. */
+const walk_stats *walk_get_stats(void) { return &ws; }
+
+/* N. Records a disagreement of class `name`. */
+static void disagree(const char *name, const sample *s) {
+  for (int i = 0; i < ws.nclasses; i++)
+    if (!strcmp(ws.classes[i].name, name)) { ws.classes[i].count++; return; }
+  if (ws.nclasses == MAXCLASS) return;
+  dclass *c = &ws.classes[ws.nclasses++];
+  snprintf(c->name, sizeof c->name, "%s", name);
+  c->count = 1;
+  c->example = *s;
+}
+
+/* N. Short name of what frame f is: interp, c1, c2, inl, native. */
+static const char *frame_kind(const wframe *f) {
+  if (f->type == ASGST_FRAME_JAVA_INLINED) return "inlined";
+  if (f->type == ASGST_FRAME_JAVA_NATIVE) return "native";
+  if (f->level == 0) return "interp";
+  return f->level == 4 ? "c2" : "c1";
+}
+
+/* N. */
+static void compare(const sample *s) {
+  int n = s->gct_n < MAXF ? s->gct_n : MAXF;
+  int m = s->a_n < n ? s->a_n : n;
+  char cls[48];
+  for (int i = 0; i < m; i++) {
+    bool meth = s->a[i].method != s->g[i].method, bci = s->a[i].bci != s->g[i].bci;
+    if (!meth && !bci) continue;
+    snprintf(cls, sizeof cls, "%s_%s/%s", i == 0 ? "top" : "caller", meth ? "method" : "bci",
+             frame_kind(&s->a[i]));
+    disagree(cls, s);
+    return;
+  }
+  if (s->a_n == n || (n == MAXF && s->a_n >= MAXF)) { ws.agree++; return; }
+  disagree(s->a_n > n ? "asgst_more_frames" : "asgst_fewer_frames", s);
+}
+
+/* N. dl_iterate_phdr callback: the address range of libwalk_jni.so. */
+static int find_jni(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size, (void)data;
+  if (!strstr(info->dlpi_name, "libwalk_jni.so")) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+    if (p->p_type != PT_LOAD || !(p->p_flags & PF_X)) continue;
+    jni_lo = info->dlpi_addr + p->p_vaddr;
+    jni_hi = jni_lo + p->p_memsz;
+  }
+  return 1;
+}
+
+/* N. The non-Java walk: its Java frames must be the Java walk's, in order; below each
+ * Workload.nativeCall frame that called back into Java, the JNI C function's frame. */
+static void check_nonjava(const sample *s) {
+  if (s->n_rc != 0 || s->a_rc != 0) return;
+  ws.nj_checked++;
+  int j = 0;
+  bool same = true;
+  for (int i = 0; i < s->n_n && same; i++) {
+    if (s->nj[i].type == ASGST_FRAME_NON_JAVA) continue;
+    same = j < s->a_n && s->nj[i].method == s->a[j].method && s->nj[i].bci == s->a[j].bci;
+    j++;
+  }
+  if (same && j == s->a_n) ws.nj_consistent++;
+  else if (ws.nj_bad.count++ == 0) ws.nj_bad.example = *s;
+  if (!walk_opts.jni) return;
+  if (jni_lo == 0) dl_iterate_phdr(find_jni, NULL);
+  bool c_seen = false, java_above = false;
+  for (int i = 0; i < s->n_n; i++) {
+    const wframe *f = &s->nj[i];
+    if (f->type == ASGST_FRAME_NON_JAVA) {
+      c_seen |= f->method >= jni_lo && f->method < jni_hi;
+      continue;
+    }
+    if (f->type == ASGST_FRAME_JAVA_NATIVE && java_above) {
+      mstat *st = stat_of(f->method);
+      if (st && strstr(st->name, "nativeCall")) {
+        ws.jni_pairs++;
+        ws.jni_c_found += c_seen;
+      }
+    }
+    java_above = true;
+    c_seen = false;
+  }
+}
+
+/* N. */
+static void record_stats(const sample *s) {
+  for (int i = 0; i < s->a_n; i++) {
+    mstat *st = stat_of(s->a[i].method);
+    if (!st) continue;
+    st->levels |= s->a[i].level >= 0 && s->a[i].level <= 4 ? 1u << s->a[i].level : 1u << 5;
+    if (s->a[i].type == ASGST_FRAME_JAVA_INLINED) st->inlined++;
+    else if (s->a[i].type == ASGST_FRAME_JAVA_NATIVE) st->native++;
+    else st->outer++;
+  }
+}
+
+/* N. */
+static void process(const sample *s) {
+  ws.samples++;
+  bool a_ok = s->a_rc == 0 && s->a_n > 0, g_ok = s->gct_n > 0;
+  if (s->a_rc < 0) ws.asgst_err[-s->a_rc < 64 ? -s->a_rc : 63]++;
+  if (s->gct_n <= 0) ws.asgct_err[-s->gct_n < 16 ? -s->gct_n : 15]++;
+  ws.asgst_ok += a_ok;
+  ws.asgct_ok += g_ok;
+  if (a_ok) record_stats(s);
+  if (a_ok && g_ok) {
+    ws.both++;
+    compare(s);
+  }
+  if (walk_opts.nonjava) check_nonjava(s);
+  if (walk_opts.bench && a_ok && g_ok && s->a_n == (s->gct_n < MAXF ? s->gct_n : MAXF)) {
+    if (ws.t_a == NULL) {
+      ws.t_a = calloc(MAXT, 4), ws.t_g = calloc(MAXT, 4), ws.t_i = calloc(MAXT, 4);
+      ws.t_depth = calloc(MAXT, 2);
+    }
+    if (ws.nt < MAXT) {
+      ws.t_a[ws.nt] = (uint32_t)s->t_asgst, ws.t_g[ws.nt] = (uint32_t)s->t_asgct;
+      ws.t_i[ws.nt] = (uint32_t)s->t_info;
+      ws.t_depth[ws.nt++] = (uint16_t)s->a_n;
+    }
+  }
+}
+
+/* N. */
+void walk_drain(sample *slots) {
+  for (int i = 0; i < NSLOTS; i++) {
+    if (atomic_load_explicit(&slots[i].state, memory_order_acquire) != SLOT_READY) continue;
+    process(&slots[i]);
+    atomic_store_explicit(&slots[i].state, SLOT_FREE, memory_order_release);
+  }
+}
+
+/* N. */
+void walk_method_levels(const char *name, unsigned *levels, long *seen, long *inlined, long *native) {
+  for (size_t i = 0; i < MTAB; i++) {
+    const mstat *e = &mtab[i];
+    if (e->method == 0 || strcmp(e->name, name) != 0) continue;
+    if (levels) *levels |= e->levels;
+    if (seen) *seen += e->inlined + e->outer + e->native;
+    if (inlined) *inlined += e->inlined;
+    if (native) *native += e->native;
+  }
+}
+
+/* N. */
+unsigned walk_all_levels(void) {
+  unsigned all = 0;
+  for (size_t i = 0; i < MTAB; i++) all |= mtab[i].levels;
+  return all;
+}

@@ -1,0 +1,134 @@
+/*
+ * walk_report.c - the end-of-run report of the walk test agent: figures, checks and one
+ * example per class of disagreement (see walk_compare.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asgst.h"
+#include "../walk_agent.h"
+#include "walk_stats.h"
+
+/* N. Prints one trace with method names. */
+static void print_trace(const char *side, const wframe *f, int n) {
+  fprintf(stderr, "WALK #   %s (%d frames):", side, n);
+  for (int i = 0; i < n && i < 12; i++) {
+    char name[96] = "C";
+    if (f[i].type != ASGST_FRAME_NON_JAVA && f[i].method) walk_method_name(f[i].method, name, sizeof name);
+    fprintf(stderr, " %s@%d%s", name, f[i].bci,
+            f[i].type == ASGST_FRAME_JAVA_INLINED ? "[inl]" : f[i].type == ASGST_FRAME_JAVA_NATIVE ? "[nat]" : "");
+  }
+  fprintf(stderr, n > 12 ? " ...\n" : "\n");
+}
+
+/* N. */
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* N. Median of the values whose depth is in [lo, hi]. */
+static uint32_t median(const uint32_t *v, const uint16_t *d, long n, int lo, int hi, long *count) {
+  uint32_t *tmp = malloc(sizeof *tmp * (size_t)(n ? n : 1));
+  long k = 0;
+  for (long i = 0; i < n; i++)
+    if (d[i] >= lo && d[i] <= hi) tmp[k++] = v[i];
+  *count = k;
+  qsort(tmp, (size_t)k, sizeof *tmp, cmp_u32);
+  uint32_t r = k ? tmp[k / 2] : 0;
+  free(tmp);
+  return r;
+}
+
+/* N. */
+static void report_bench(const walk_stats *st) {
+  static const int buckets[][2] = {{5, 20}, {35, 75}, {150, 320}};
+  for (int b = 0; b < 3; b++) {
+    long n;
+    uint32_t ma = median(st->t_a, st->t_depth, st->nt, buckets[b][0], buckets[b][1], &n);
+    uint32_t mg = median(st->t_g, st->t_depth, st->nt, buckets[b][0], buckets[b][1], &n);
+    uint32_t mi = median(st->t_i, st->t_depth, st->nt, buckets[b][0], buckets[b][1], &n);
+    if (n == 0) continue;
+    fprintf(stderr, "WALK # figure: bench=%s frames=%d-%d samples=%ld asgst_median_ns=%u asgct_median_ns=%u "
+            "ratio=%.2f method_info_median_ns=%u\n", walk_opts.label, buckets[b][0], buckets[b][1], n, ma, mg,
+            mg ? (double)ma / mg : 0.0, mi);
+  }
+}
+
+/* N. One TAP-ish check line; the script numbers them. */
+static void check(bool ok, const char *what) {
+  fprintf(stderr, "WALK %s - %s: %s\n", ok ? "ok" : "not ok", walk_opts.label, what);
+}
+
+/* N. Level / inlining expectations of the options. */
+static void report_expectations(const walk_stats *st) {
+  char msg[256];
+  for (int k = 0; k < walk_opts.nlvl; k++) {
+    unsigned levels = 0;
+    long seen = 0;
+    walk_method_levels(walk_opts.lvl_name[k], &levels, &seen, NULL, NULL);
+    snprintf(msg, sizeof msg, "%s seen %ld times, levels mask 0x%x, expected only level %d",
+             walk_opts.lvl_name[k], seen, levels, walk_opts.lvl_level[k]);
+    check(seen > 0 && levels == 1u << walk_opts.lvl_level[k], msg);
+  }
+  for (int k = 0; k < walk_opts.nnoinl; k++) {
+    long seen = 0, inl = 0;
+    walk_method_levels(walk_opts.noinl[k], NULL, &seen, &inl, NULL);
+    snprintf(msg, sizeof msg, "%s seen %ld times, inlined %ld times, expected never inlined", walk_opts.noinl[k], seen, inl);
+    check(seen > 0 && inl == 0, msg);
+  }
+  for (int k = 0; k < walk_opts.ninl; k++) {
+    long seen = 0, inl = 0;
+    walk_method_levels(walk_opts.inl[k], NULL, &seen, &inl, NULL);
+    snprintf(msg, sizeof msg, "%s seen %ld times, inlined %ld times, expected inlined", walk_opts.inl[k], seen, inl);
+    check(inl > 0, msg);
+  }
+  if (walk_opts.levels_mask) {
+    unsigned all = walk_all_levels();
+    snprintf(msg, sizeof msg, "levels seen 0x%x within allowed 0x%x", all, walk_opts.levels_mask);
+    check((all & ~walk_opts.levels_mask) == 0, msg);
+  }
+  (void)st;
+}
+
+/* N. */
+void walk_report(long signals, long dropped) {
+  const walk_stats *st = walk_get_stats();
+  double pct = st->both ? 100.0 * (double)st->agree / (double)st->both : 0;
+  fprintf(stderr, "WALK # figure: workload=%s samples=%ld asgst_ok=%ld asgct_ok=%ld both=%ld agree=%ld (%.3f%%) disagreements:",
+          walk_opts.label, st->samples, st->asgst_ok, st->asgct_ok, st->both, st->agree, pct);
+  for (int i = 0; i < st->nclasses; i++) fprintf(stderr, " %s=%ld", st->classes[i].name, st->classes[i].count);
+  fprintf(stderr, "%s\n", st->nclasses ? "" : " none");
+  fprintf(stderr, "WALK # signals=%ld dropped=%ld asgst errors:", signals, dropped);
+  for (int i = 0; i < 64; i++) if (st->asgst_err[i]) fprintf(stderr, " %s=%ld", ASGST_ErrorName(-i), st->asgst_err[i]);
+  fprintf(stderr, " asgct errors:");
+  for (int i = 0; i < 16; i++) if (st->asgct_err[i]) fprintf(stderr, " %d=%ld", -i, st->asgct_err[i]);
+  fprintf(stderr, "\n");
+  for (int i = 0; i < st->nclasses; i++) {
+    const sample *s = &st->classes[i].example;
+    fprintf(stderr, "WALK # example %s:\n", st->classes[i].name);
+    print_trace("asgst", s->a, s->a_n);
+    print_trace("asgct", s->g, s->gct_n < MAXF ? s->gct_n : MAXF);
+  }
+  check(st->samples >= 100, "enough samples taken");
+  check(st->both == 0 || pct >= 99.5, "ASGST agrees with AsyncGetCallTrace on >= 99.5% of samples both walked");
+  check(st->asgst_ok >= st->asgct_ok, "ASGST succeeds on at least as many samples as AsyncGetCallTrace");
+  report_expectations(st);
+  if (walk_opts.nonjava) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "non-Java walk keeps the Java frames in order (%ld of %ld)", st->nj_consistent, st->nj_checked);
+    check(st->nj_checked > 0 && st->nj_consistent == st->nj_checked, msg);
+    if (st->nj_consistent != st->nj_checked) {
+      print_trace("asgst", st->nj_bad.example.a, st->nj_bad.example.a_n);
+      print_trace("asgst+c", st->nj_bad.example.nj, st->nj_bad.example.n_n);
+    }
+  }
+  if (walk_opts.jni) {
+    char msg[160];
+    fprintf(stderr, "WALK # figure: jni=%s chains=%ld c_frame_found=%ld\n", walk_opts.label, st->jni_pairs, st->jni_c_found);
+    snprintf(msg, sizeof msg, "JNI C frame between callback and nativeCall in %ld of %ld chains", st->jni_c_found, st->jni_pairs);
+    check(st->jni_pairs > 0 && st->jni_c_found * 100 >= st->jni_pairs * 99, msg);
+  }
+  if (walk_opts.bench) report_bench(st);
+}

@@ -1,0 +1,37 @@
+/*
+ * walk_stats.h - what walk_compare.c accumulates and walk_report.c prints.
+ */
+#ifndef WALK_STATS_H
+#define WALK_STATS_H
+
+#include "../walk_agent.h"
+
+#define MAXCLASS 32
+typedef struct {
+  char name[48];
+  long count;
+  sample example;
+} dclass;
+
+typedef struct {
+  long samples, asgst_ok, asgct_ok, both, agree;
+  long asgst_err[64], asgct_err[16];
+  dclass classes[MAXCLASS];
+  int nclasses;
+  long nj_checked, nj_consistent, jni_pairs, jni_c_found;
+  dclass nj_bad;
+  uint32_t *t_a, *t_g, *t_i;
+  uint16_t *t_depth;
+  long nt;
+} walk_stats;
+
+/* N. */
+const walk_stats *walk_get_stats(void);
+/* N. "Class.method" of a Method*. */
+void walk_method_name(uintptr_t m, char *out, size_t cap);
+/* N. Sums over the methods named `name`: levels mask, frames seen, inlined, native. */
+void walk_method_levels(const char *name, unsigned *levels, long *seen, long *inlined, long *native);
+/* N. Levels mask over every method seen. */
+unsigned walk_all_levels(void);
+
+#endif

@@ -1,0 +1,276 @@
+/*
+ * walk_agent.c - JVMTI test agent: samples Java threads with SIGPROF (sent by its own
+ * sampler thread with tgkill, so the interval can be far below the kernel's timer tick)
+ * and, in the same handler on the same ucontext, walks the stack with ASGST and with
+ * AsyncGetCallTrace (the oracle). The traces go into preallocated slots; the sampler
+ * thread compares them frame by frame afterwards and prints the figures at VMDeath.
+ *
+ * Options (comma separated): interval_us=N, nonjava=1 (a second ASGST walk with
+ * ASGST_INCLUDE_NON_JAVA_FRAMES, checked against the first), nodebug=1 (switch
+ * DebugNonSafepoints back off after ASGST_Initialize switched it on), levels=0:1 (the only
+ * compilation levels Java frames may have), lvl=Class.method:L (every frame of the method
+ * has level L), noinl=Class.method (never inlined), inl=Class.method (seen inlined),
+ * jni=1 (expect the C frame of libwalk_jni between Java frames in the nonjava walk),
+ * bench=1 (time both walks, print medians by stack depth), label=NAME.
+ *
+ * The oracle's trick, for this test only: a jmethodID in HotSpot is a Method**, so the
+ * handler turns ASGCT's jmethodIDs into Method* with one load (jmethodIDs are never freed)
+ * and the two traces compare as Method* + bci. jmethodIDs are preallocated at ClassPrepare
+ * (GetClassMethods), as every ASGCT user must.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <jvmti.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "asgst.h"
+#include "walk_agent.h"
+
+static jvmtiEnv *jvmti;
+static JavaVM *jvm;
+static asgct_fn asgct;
+
+static sample *slots;
+static atomic_int threads_tid[MAX_THREADS];
+static __thread JNIEnv *tl_env __attribute__((tls_model("initial-exec")));
+static atomic_int running;
+static pthread_t sampler;
+static atomic_long dropped, signals_sent;
+
+/* SS. Monotonic nanoseconds (vDSO). */
+static inline uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+typedef struct {
+  wframe *f;
+  int n, max, rc, include_non_java;
+} walk_ctx;
+
+/* SS. ASGST iterator handler: copies every frame. */
+static void collect(ASGST_Iterator *it, void *arg) {
+  walk_ctx *c = arg;
+  ASGST_Frame fr;
+  int r;
+  while ((r = ASGST_NextFrame(it, &fr)) == 1) {
+    if (c->n >= c->max) { r = 0; break; }
+    wframe *w = &c->f[c->n++];
+    w->type = fr.type;
+    w->level = (int8_t)fr.comp_level;
+    w->bci = fr.type == ASGST_FRAME_JAVA_NATIVE ? -3 : fr.bci;
+    w->method = fr.type == ASGST_FRAME_NON_JAVA ? (uintptr_t)fr.pc : (uintptr_t)fr.method;
+  }
+  c->rc = r;
+}
+
+/* SS. Grabs a free slot, NULL if all are busy. */
+static sample *grab_slot(void) {
+  static atomic_uint next;
+  for (int i = 0; i < NSLOTS; i++) {
+    unsigned k = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) % NSLOTS;
+    int expect = SLOT_FREE;
+    if (atomic_compare_exchange_strong(&slots[k].state, &expect, SLOT_WRITING)) return &slots[k];
+  }
+  return NULL;
+}
+
+/* SS. One ASGST walk into s. */
+static void walk_asgst(void *uc, int options, wframe *f, int *n, int *rc) {
+  walk_ctx c = {f, 0, MAXF, ASGST_NO_FRAME, options};
+  int kind = ASGST_RunWithIterator(uc, options, collect, &c);
+  *n = c.n;
+  *rc = kind <= 0 ? kind : c.rc;
+}
+
+/* SS. One ASGCT walk into s, jmethodIDs turned into Method*. */
+static void walk_asgct(void *uc, sample *s) {
+  ASGCT_CallTrace t = {tl_env, 0, s->gct};
+  asgct(&t, MAXF, uc);
+  s->gct_n = t.num_frames;
+  for (int i = 0; i < t.num_frames && i < MAXF; i++) {
+    jmethodID id = s->gct[i].method_id;
+    s->g[i].method = id ? *(uintptr_t *)id : 0;
+    s->g[i].bci = s->gct[i].lineno;
+  }
+}
+
+/* SS. The sampling signal: both walks on the same ucontext. */
+static void on_sample(int sig, siginfo_t *si, void *uc) {
+  (void)sig, (void)si;
+  int saved = errno;
+  if (tl_env == NULL || !atomic_load_explicit(&running, memory_order_relaxed)) goto out;
+  sample *s = grab_slot();
+  if (s == NULL) {
+    atomic_fetch_add(&dropped, 1);
+    goto out;
+  }
+  s->order = walk_opts.bench ? (int)(now_ns() & 1) : 0;
+  uint64_t t0 = now_ns(), t1, t2, t3;
+  if (s->order == 0) {
+    walk_asgst(uc, 0, s->a, &s->a_n, &s->a_rc);
+    t1 = now_ns();
+    walk_asgct(uc, s);
+    t2 = now_ns();
+    s->t_asgst = t1 - t0;
+    s->t_asgct = t2 - t1;
+  } else {
+    walk_asgct(uc, s);
+    t1 = now_ns();
+    walk_asgst(uc, 0, s->a, &s->a_n, &s->a_rc);
+    t2 = now_ns();
+    s->t_asgct = t1 - t0;
+    s->t_asgst = t2 - t1;
+  }
+  s->t_info = 0;
+  if (walk_opts.bench && s->a_n > 0 && s->a[0].type != ASGST_FRAME_NON_JAVA) {
+    char name[64], sig[128];
+    ASGST_MethodInfo mi = {0};
+    mi.method_name = name, mi.method_name_length = sizeof name;
+    mi.signature = sig, mi.signature_length = sizeof sig;
+    t2 = now_ns();
+    ASGST_GetMethodInfo((ASGST_Method)s->a[0].method, &mi);
+    t3 = now_ns();
+    s->t_info = t3 - t2;
+  }
+  s->n_n = 0;
+  s->n_rc = 0;
+  if (walk_opts.nonjava) walk_asgst(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, s->nj, &s->n_n, &s->n_rc);
+  atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
+out:
+  errno = saved;
+}
+
+/* N. Registers the calling Java thread for sampling. */
+static void add_thread(JNIEnv *env) {
+  tl_env = env;
+  int tid = (int)syscall(SYS_gettid);
+  for (int i = 0; i < MAX_THREADS; i++) {
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&threads_tid[i], &expect, tid)) return;
+  }
+}
+
+/* N. */
+static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  (void)j, (void)t;
+  add_thread(env);
+}
+
+/* N. */
+static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  (void)j, (void)env, (void)t;
+  int tid = (int)syscall(SYS_gettid);
+  for (int i = 0; i < MAX_THREADS; i++) {
+    int expect = tid;
+    if (atomic_compare_exchange_strong(&threads_tid[i], &expect, 0)) return;
+  }
+}
+
+/* N. Creates the jmethodIDs of a class (the oracle needs them). */
+static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
+  (void)env, (void)t;
+  jint n;
+  jmethodID *ids;
+  if ((*j)->GetClassMethods(j, c, &n, &ids) == JVMTI_ERROR_NONE) (*j)->Deallocate(j, (unsigned char *)ids);
+}
+
+/* N. Nothing to do: the event only has to be enabled for AsyncGetCallTrace to work. */
+static void JNICALL on_class_load(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
+  (void)j, (void)env, (void)t, (void)c;
+}
+
+/* N. The sampler thread: signals the registered threads round robin and compares. */
+static void *sampler_main(void *arg) {
+  (void)arg;
+  pid_t pid = getpid();
+  struct timespec iv = {0, (long)walk_opts.interval_us * 1000};
+  int next = 0;
+  while (atomic_load(&running)) {
+    for (int k = 0; k < MAX_THREADS; k++) {
+      int i = (next + k) % MAX_THREADS;
+      int tid = atomic_load(&threads_tid[i]);
+      if (tid == 0) continue;
+      next = i + 1;
+      if (syscall(SYS_tgkill, pid, tid, SIGPROF) == 0) atomic_fetch_add(&signals_sent, 1);
+      break;
+    }
+    nanosleep(&iv, NULL);
+    walk_drain(slots);
+  }
+  return NULL;
+}
+
+/* N. */
+static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  (void)t;
+  int rc = ASGST_Initialize(jvm, 0);
+  if (rc != 0) {
+    fprintf(stderr, "WALK not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
+    return;
+  }
+  if (walk_opts.nodebug) walk_set_debug_non_safepoints(false);
+  jint n;
+  jclass *classes;
+  if ((*j)->GetLoadedClasses(j, &n, &classes) == JVMTI_ERROR_NONE) {
+    for (jint i = 0; i < n; i++) on_class_prepare(j, env, NULL, classes[i]);
+    (*j)->Deallocate(j, (unsigned char *)classes);
+  }
+  add_thread(env);
+  atomic_store(&running, 1);
+  pthread_create(&sampler, NULL, sampler_main, NULL);
+}
+
+/* N. */
+static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
+  (void)j, (void)env;
+  if (!atomic_exchange(&running, 0)) return;
+  pthread_join(sampler, NULL);
+  usleep(20000); /* handlers in flight finish their slots */
+  walk_drain(slots);
+  walk_report(atomic_load(&signals_sent), atomic_load(&dropped));
+}
+
+/* N. */
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+  (void)reserved;
+  jvm = vm;
+  walk_parse_options(options);
+  asgct = (asgct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
+  if (asgct == NULL) {
+    fprintf(stderr, "WALK not ok - AsyncGetCallTrace not found\n");
+    return JNI_ERR;
+  }
+  slots = calloc(NSLOTS, sizeof *slots);
+  if (slots == NULL || (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
+  jvmtiEventCallbacks cb;
+  memset(&cb, 0, sizeof cb);
+  cb.VMInit = on_vm_init;
+  cb.VMDeath = on_vm_death;
+  cb.ThreadStart = on_thread_start;
+  cb.ThreadEnd = on_thread_end;
+  cb.ClassPrepare = on_class_prepare;
+  cb.ClassLoad = on_class_load;
+  (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb);
+  jvmtiEvent ev[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
+                     JVMTI_EVENT_THREAD_END, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_CLASS_LOAD};
+  for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, ev[i], NULL);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_sample;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGPROF, &sa, NULL);
+  return JNI_OK;
+}

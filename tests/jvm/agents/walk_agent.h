@@ -1,0 +1,78 @@
+/*
+ * walk_agent.h - shared between walk_agent.c (JVMTI side, signal handler) and
+ * common/walk_compare.c (comparison, statistics and the report).
+ */
+#ifndef WALK_AGENT_H
+#define WALK_AGENT_H
+
+#include <jni.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MAXF 384        /* frames kept per trace */
+#define NSLOTS 128      /* samples in flight */
+#define MAX_THREADS 4096
+#define MAX_EXPECT 8
+
+enum { SLOT_FREE = 0, SLOT_WRITING, SLOT_READY };
+
+typedef struct {
+  jint lineno;
+  jmethodID method_id;
+} ASGCT_CallFrame;
+typedef struct {
+  JNIEnv *env_id;
+  jint num_frames;
+  ASGCT_CallFrame *frames;
+} ASGCT_CallTrace;
+typedef void (*asgct_fn)(ASGCT_CallTrace *, jint, void *);
+
+/* One frame as both sides report it: Method* (pc for non-Java frames) and bci (-3 for
+ * native methods, as ASGCT reports them). */
+typedef struct {
+  uintptr_t method;
+  int32_t bci;
+  uint8_t type;  /* ASGST frame type; 0 for ASGCT frames */
+  int8_t level;
+} wframe;
+
+typedef struct {
+  atomic_int state;
+  int order;
+  int a_rc, a_n;       /* ASGST, Java frames only */
+  int gct_n;           /* ASGCT num_frames */
+  int n_rc, n_n;       /* ASGST with non-Java frames */
+  uint64_t t_asgst, t_asgct, t_info;
+  wframe a[MAXF];
+  wframe g[MAXF];
+  wframe nj[MAXF];
+  ASGCT_CallFrame gct[MAXF];
+} sample;
+
+typedef struct {
+  int interval_us;
+  int nonjava, nodebug, jni, bench;
+  unsigned levels_mask; /* allowed levels (bit L), 0 = any */
+  char label[64];
+  char lvl_name[MAX_EXPECT][96];
+  int lvl_level[MAX_EXPECT];
+  int nlvl;
+  char noinl[MAX_EXPECT][96];
+  int nnoinl;
+  char inl[MAX_EXPECT][96];
+  int ninl;
+} opts;
+
+extern opts walk_opts;
+
+/* N. Parses the agent options into walk_opts. */
+void walk_parse_options(const char *s);
+/* N. Compares every ready slot and frees it. */
+void walk_drain(sample *slots);
+/* N. Prints the figures and the checks ("WALK ok|not ok - ...", "WALK # figure: ..."). */
+void walk_report(long signals, long dropped);
+/* N. Sets DebugNonSafepoints through the library's flag writer. */
+void walk_set_debug_non_safepoints(bool on);
+
+#endif

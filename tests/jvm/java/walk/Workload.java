@@ -1,0 +1,234 @@
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+
+/**
+ * Java programs with known call chains for the stack walker tests. Usage:
+ *   java Workload MODE SECONDS
+ * Modes: mix (recursion, interpreted/compiled/inlined calls), deep (200+ frames),
+ * tiers (methods whose tier/inlining the test forces with -XX:CompileCommand),
+ * jni (Java -> JNI C -> Java callbacks; needs -Dwalk.jni=path of libwalk_jni.so),
+ * lambda (lambdas and streams), mh (method handles and reflection), exc (exceptions in
+ * loops), deopt (deoptimisation by class hierarchy changes and uncommon traps), threads
+ * (60 threads with churn), alloc (allocation and GC), classload (classes loaded and
+ * unloaded through custom class loaders), all (everything at once).
+ */
+public class Workload {
+  static final AtomicLong SINK = new AtomicLong();
+  static volatile boolean stop;
+
+  // ---- mix / deep ---------------------------------------------------------------------
+  static int leaf(int x) {
+    int s = 0;
+    for (int i = 0; i < 50; i++) s += (x * 31 + i) ^ (s >>> 3);
+    return s;
+  }
+  static int middle(int x) { return leaf(x) + leaf(x + 1); }
+  static int recurse(int depth, int x) {
+    if (depth == 0) return middle(x);
+    return recurse(depth - 1, x + 1) + 1;
+  }
+  static void mix() {
+    int d = 0;
+    while (!stop) SINK.addAndGet(recurse(d++ % 40, d));
+  }
+  static void deep() {
+    while (!stop) SINK.addAndGet(recurse(220 + (int) (SINK.get() & 15), 3));
+  }
+
+  // ---- tiers: the test forces these with CompileCommand ---------------------------------
+  static int tierLeaf(int x) { return x * 7 + (x >>> 2); }             // inline / dontinline
+  static int tierExcluded(int x) {                                     // exclude: interpreted
+    int s = 0;
+    for (int i = 0; i < 20; i++) s += tierLeaf(x + i);
+    return s;
+  }
+  static int tierHot(int x) {
+    int s = 0;
+    for (int i = 0; i < 100; i++) s += tierLeaf(x + i);
+    return s + tierExcluded(x);
+  }
+  static void tiers() {
+    int x = 0;
+    while (!stop) SINK.addAndGet(tierHot(x++));
+  }
+
+  // ---- jni ------------------------------------------------------------------------------
+  static native int nativeCall(int depth, int x);
+  static int callback(int depth, int x) {
+    if (depth > 0) return nativeCall(depth - 1, x + 1);
+    return middle(x);
+  }
+  static void jni() {
+    System.load(System.getProperty("walk.jni"));
+    int x = 0;
+    while (!stop) SINK.addAndGet(callback(3, x++));
+  }
+
+  // ---- lambdas and streams --------------------------------------------------------------
+  static void lambda() {
+    while (!stop) {
+      long s = IntStream.range(0, 2000).map(i -> leaf(i)).filter(i -> (i & 1) == 0).asLongStream().sum();
+      Runnable r = () -> SINK.addAndGet(middle((int) s));
+      r.run();
+    }
+  }
+
+  // ---- method handles and reflection ----------------------------------------------------
+  static void mh() {
+    try {
+      MethodHandle h = MethodHandles.lookup().findStatic(Workload.class, "middle",
+          MethodType.methodType(int.class, int.class));
+      Method m = Workload.class.getDeclaredMethod("middle", int.class);
+      int x = 0;
+      while (!stop) {
+        SINK.addAndGet((int) h.invokeExact(x++));
+        SINK.addAndGet((Integer) m.invoke(null, x++));
+      }
+    } catch (Throwable t) {
+      throw new RuntimeException(t);
+    }
+  }
+
+  // ---- exceptions -----------------------------------------------------------------------
+  static int thrower(int x) {
+    if ((x & 3) == 0) throw new IllegalStateException("x" + x);
+    return leaf(x);
+  }
+  static void exc() {
+    int x = 0;
+    while (!stop) {
+      try {
+        SINK.addAndGet(thrower(x++));
+      } catch (IllegalStateException e) {
+        SINK.incrementAndGet();
+      }
+    }
+  }
+
+  // ---- deoptimisation -------------------------------------------------------------------
+  interface Shape { int area(int x); }
+  static class Sq implements Shape { public int area(int x) { return x * x; } }
+  static class Tri implements Shape { public int area(int x) { return x * x / 2; } }
+  static int areas(Shape s, int n) {
+    int t = 0;
+    for (int i = 0; i < n; i++) t += s.area(i) + leaf(i);
+    return t;
+  }
+  static void deopt() {
+    int round = 0;
+    while (!stop) {
+      // Monomorphic for a while, then a new receiver type invalidates the compiled code.
+      Shape s = (round++ % 50 == 49) ? new Tri() : new Sq();
+      SINK.addAndGet(areas(s, 300));
+      if (round % 200 == 0) SINK.addAndGet(uncommon(round));
+    }
+  }
+  static int uncommon(int r) {
+    Object o = (r % 400 == 0) ? (Object) "s" : (Object) Integer.valueOf(r);
+    return o instanceof String ? ((String) o).length() : ((Integer) o) & 7;
+  }
+
+  // ---- threads with churn ---------------------------------------------------------------
+  static void threads() throws InterruptedException {
+    List<Thread> live = new ArrayList<>();
+    int n = 0;
+    while (!stop) {
+      while (live.size() < 60) {
+        final int k = n++;
+        Thread t = new Thread(() -> {
+          long end = System.nanoTime() + 20_000_000L + (k % 7) * 5_000_000L;
+          while (System.nanoTime() < end && !stop) SINK.addAndGet(recurse(k % 30, k));
+        }, "churn-" + k);
+        t.start();
+        live.add(t);
+      }
+      Thread.sleep(5);
+      live.removeIf(t -> !t.isAlive());
+    }
+    for (Thread t : live) t.join();
+  }
+
+  // ---- allocation and GC ----------------------------------------------------------------
+  static void alloc() {
+    List<int[]> keep = new ArrayList<>();
+    int x = 0;
+    while (!stop) {
+      int[] a = new int[64 + (x++ & 1023)];
+      a[0] = leaf(x);
+      keep.add(a);
+      if (keep.size() > 20000) keep = new ArrayList<>();
+      SINK.addAndGet(a.length);
+    }
+  }
+
+  // ---- class loading and unloading ------------------------------------------------------
+  static byte[] classBytes;
+  static class Loader extends ClassLoader {
+    Loader() { super(Workload.class.getClassLoader()); }
+    Class<?> define(String name, byte[] b) { return defineClass(name, b, 0, b.length); }
+  }
+  public static class Loadee {
+    public static int work(int x) {
+      int s = 0;
+      for (int i = 0; i < 2000; i++) s += leaf(x + i);
+      return s;
+    }
+  }
+  static void classload() throws Exception {
+    try (var in = Workload.class.getResourceAsStream("Workload$Loadee.class")) {
+      classBytes = in.readAllBytes();
+    }
+    int x = 0;
+    while (!stop) {
+      Class<?> c = new Loader().define("Workload$Loadee", classBytes);
+      Method m = c.getMethod("work", int.class);
+      for (int i = 0; i < 20; i++) SINK.addAndGet((Integer) m.invoke(null, x++));
+      if (x % 2000 == 0) System.gc();
+    }
+  }
+
+  static Thread runner(String mode) {
+    Thread t = new Thread(() -> {
+      try {
+        switch (mode) {
+          case "mix": mix(); break;
+          case "deep": deep(); break;
+          case "tiers": tiers(); break;
+          case "jni": jni(); break;
+          case "lambda": lambda(); break;
+          case "mh": mh(); break;
+          case "exc": exc(); break;
+          case "deopt": deopt(); break;
+          case "threads": threads(); break;
+          case "alloc": alloc(); break;
+          case "classload": classload(); break;
+          default: throw new IllegalArgumentException(mode);
+        }
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    }, "work-" + mode);
+    t.start();
+    return t;
+  }
+
+  public static void main(String[] args) throws Exception {
+    String mode = args[0];
+    long ms = (long) (Double.parseDouble(args[1]) * 1000);
+    List<Thread> ts = new ArrayList<>();
+    String[] modes = mode.equals("all")
+        ? new String[] {"mix", "deep", "lambda", "mh", "exc", "deopt", "alloc", "classload", "threads"}
+        : mode.split("\\+");
+    for (String m : modes) ts.add(runner(m));
+    Thread.sleep(ms);
+    stop = true;
+    for (Thread t : ts) t.join();
+    System.out.println("workload " + mode + " done " + (SINK.get() & 0xff));
+  }
+}
