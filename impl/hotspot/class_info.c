@@ -32,12 +32,27 @@ static uintptr_t generic_symbol(uintptr_t k) {
   return idx ? asgst__hs_cp_symbol(cp, idx) : 0;
 }
 
+/* SS. A hidden class's name is "<name>+0x<hex>" in the VM (the suffix is an address);
+ * JVMTI GetClassSignature prints the suffix after a '.' (Class.getName after a '/'), so
+ * ASGST reports the JVMTI form. Only a complete (not truncated) copy is rewritten. */
+static void hidden_class_form(char *name, jint len, jint cap) {
+  if (name == NULL || len >= cap) return;
+  jint i = len;
+  while (i > 0 && ((name[i - 1] >= '0' && name[i - 1] <= '9') || (name[i - 1] >= 'a' && name[i - 1] <= 'f')))
+    i--;
+  if (i == len || len - i > 16 || i < 4 || name[i - 1] != 'x' || name[i - 2] != '0' || name[i - 3] != '+')
+    return;
+  name[i - 3] = '.';
+}
+
 /* SS. */
 void asgst__hs_class_info(ASGST_Class k, ASGST_ClassInfo *info) {
   uintptr_t kp = (uintptr_t)k;
   uintptr_t name = 0;
   if ((kp & 7) || !asgst__load_ptr(kp + (uintptr_t)H.k_name, &name)) name = 0;
+  jint cap = info->class_name_length;
   asgst__hs_copy_symbol(name, info->class_name, &info->class_name_length);
+  hidden_class_form(info->class_name, info->class_name_length, cap);
   uintptr_t gen = name ? generic_symbol(kp) : 0;
   asgst__hs_copy_symbol(gen, info->generic_class_name, &info->generic_class_name_length);
   info->modifiers = name ? class_modifiers(kp) : 0;

@@ -1,0 +1,298 @@
+/*
+ * info_agent.c - JVM test agent for the hotspot binding and metadata: compares ASGST's
+ * method/class information with JVMTI's, and checks initialisation from Agent_OnLoad,
+ * Agent_OnAttach and JNI_OnLoad, class unload and redefinition handlers, the failure path
+ * on an unsupported VM, and the cost of ASGST_GetMethodInfo.
+ *
+ * Options: mode[,arg]  with mode one of
+ *   info            compare every method of every loaded class and every method seen on
+ *                   sampled stacks, at VMDeath
+ *   attach          (Agent_OnAttach) bind and compare right away
+ *   unload,N        count unload handler calls for the N copies of info.Unloadee
+ *   redefine,FILE   redefine info.Redefinee with the class file FILE while it runs
+ *   unsupported     expect ASGST_Initialize to fail (ASGST_TEST_HIDE_FIELD is set)
+ *   bench           median ASGST_GetMethodInfo time
+ * Loaded with System.load, JNI_OnLoad binds and compares.
+ * Output lines: "RESULT pass|fail name", "FIGURE text", "# comment"; the test scripts
+ * turn them into TAP.
+ */
+#include <jvmti.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "include/asgst.h"
+#include "info_compare.h"
+
+static jvmtiEnv *jvmti;
+static char mode[32];
+static char arg[1024];
+
+/* N. */
+static void result(int ok, const char *name) {
+  printf("RESULT %s %s\n", ok ? "pass" : "fail", name);
+  fflush(stdout);
+}
+
+/* N. The agent's own JVMTI environment with what the checks need. */
+static int make_env(JavaVM *vm) {
+  if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return -1;
+  jvmtiCapabilities caps;
+  memset(&caps, 0, sizeof caps);
+  caps.can_get_line_numbers = 1;
+  caps.can_redefine_classes = 1;
+  if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
+    caps.can_redefine_classes = 0;
+    (*jvmti)->AddCapabilities(jvmti, &caps);
+  }
+  return 0;
+}
+
+/* ---- unload ---- */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static ASGST_Class unloadees[4096];
+static int nunloadees, unloaded_matched, unloaded_other, unloaded_bad_count;
+
+static void unload_handler(ASGST_Class k, ASGST_Method *methods, int count, bool redefined,
+                           void *a) {
+  (void)methods, (void)a;
+  if (redefined) return;
+  pthread_mutex_lock(&lock);
+  int found = 0;
+  for (int i = 0; i < nunloadees; i++) {
+    if (unloadees[i] == k) {
+      unloadees[i] = NULL;
+      found = 1;
+      break;
+    }
+  }
+  if (found) {
+    unloaded_matched++;
+    if (count != 3) unloaded_bad_count++; /* <init>, step, helper */
+  } else {
+    unloaded_other++;
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
+  (void)env, (void)t;
+  char *sig = NULL;
+  if ((*j)->GetClassSignature(j, c, &sig, NULL) != JVMTI_ERROR_NONE) return;
+  if (strcmp(sig, "Linfo/Unloadee;") == 0) {
+    ASGST_Class k = ASGST_JClassToClass(c);
+    pthread_mutex_lock(&lock);
+    if (k && nunloadees < 4096) unloadees[nunloadees++] = k;
+    pthread_mutex_unlock(&lock);
+  }
+  (*j)->Deallocate(j, (unsigned char *)sig);
+}
+
+static void report_unload(void) {
+  int n = atoi(arg);
+  pthread_mutex_lock(&lock);
+  printf("FIGURE unload: %d copies of info.Unloadee prepared, %d unload handler calls for them, "
+         "%d for other classes\n", nunloadees, unloaded_matched, unloaded_other);
+  result(nunloadees == n, "unload: every copy of info.Unloadee registered");
+  result(unloaded_matched == n, "unload: handler fired for every unloaded copy");
+  result(unloaded_bad_count == 0, "unload: handler got the class's 3 methods");
+  pthread_mutex_unlock(&lock);
+}
+
+/* ---- redefine ---- */
+static ASGST_Class redef_class;
+static ASGST_Method redef_old[16];
+static jint redef_old_idnum[16];
+static int redef_nold, redef_calls, redef_methods_ok;
+
+static void redefine_handler(ASGST_Class k, ASGST_Method *methods, int count, bool redefined,
+                             void *a) {
+  (void)a;
+  if (!redefined || k != redef_class) return;
+  redef_calls++;
+  int ok = count == redef_nold;
+  for (int i = 0; ok && i < count; i++) {
+    int found = 0;
+    for (int j = 0; j < redef_nold; j++)
+      if (methods[i] == redef_old[j] && ASGST_GetMethodIdNum(methods[i]) == redef_old_idnum[j]) found = 1;
+    ok = found;
+  }
+  redef_methods_ok = ok;
+}
+
+static jclass find_class(JNIEnv *env, const char *sig) {
+  jint n = 0;
+  jclass *cs = NULL, found = NULL;
+  if ((*jvmti)->GetLoadedClasses(jvmti, &n, &cs) != JVMTI_ERROR_NONE) return NULL;
+  for (jint i = 0; i < n; i++) {
+    char *s = NULL;
+    if (!found && (*jvmti)->GetClassSignature(jvmti, cs[i], &s, NULL) == JVMTI_ERROR_NONE &&
+        strcmp(s, sig) == 0)
+      found = (jclass)(*env)->NewLocalRef(env, cs[i]);
+    if (s) (*jvmti)->Deallocate(jvmti, (unsigned char *)s);
+    (*env)->DeleteLocalRef(env, cs[i]);
+  }
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)cs);
+  return found;
+}
+
+static unsigned char *read_file(const char *path, jint *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  unsigned char *buf = malloc(1 << 20);
+  *len = buf ? (jint)fread(buf, 1, 1 << 20, f) : 0;
+  fclose(f);
+  return buf;
+}
+
+static void JNICALL redefine_thread(jvmtiEnv *j, JNIEnv *env, void *a) {
+  (void)j, (void)a;
+  jclass c = NULL;
+  for (int i = 0; i < 500 && c == NULL; i++) {
+    c = find_class(env, "Linfo/Redefinee;");
+    if (!c) nanosleep(&(struct timespec){0, 20000000}, NULL);
+  }
+  if (c == NULL) { result(0, "redefine: info.Redefinee loaded"); return; }
+  nanosleep(&(struct timespec){0, 200000000}, NULL); /* let it run (and compile) */
+  redef_class = ASGST_JClassToClass(c);
+  jint n = 0;
+  jmethodID *ids = NULL;
+  (*jvmti)->GetClassMethods(jvmti, c, &n, &ids);
+  for (jint i = 0; i < n && i < 16; i++) {
+    redef_old[i] = ASGST_JMethodIDToMethod(ids[i]);
+    redef_old_idnum[i] = ASGST_GetMethodIdNum(redef_old[i]);
+  }
+  redef_nold = n < 16 ? n : 16;
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
+  jint len = 0;
+  unsigned char *bytes = read_file(arg, &len);
+  jvmtiClassDefinition def = {c, len, bytes};
+  jvmtiError err = bytes ? (*jvmti)->RedefineClasses(jvmti, 1, &def) : JVMTI_ERROR_INVALID_CLASS_FORMAT;
+  free(bytes);
+  result(err == JVMTI_ERROR_NONE, "redefine: RedefineClasses succeeded");
+  result(redef_calls == 1, "redefine: handler called once with redefined=true");
+  result(redef_methods_ok, "redefine: handler got the old methods with their idnums");
+  /* After: same class handle, every method a new Method* with the old idnum. */
+  result(ASGST_JClassToClass(c) == redef_class, "redefine: class handle and idnum unchanged");
+  int same_idnums = 0, new_methods = 0;
+  (*jvmti)->GetClassMethods(jvmti, c, &n, &ids);
+  for (jint i = 0; i < n; i++) {
+    ASGST_Method m = ASGST_JMethodIDToMethod(ids[i]);
+    char *name = NULL, *sig = NULL;
+    (*jvmti)->GetMethodName(jvmti, ids[i], &name, &sig, NULL);
+    for (int k = 0; k < redef_nold; k++) {
+      char nm[256], sg[256];
+      ASGST_MethodInfo info = {.method_name = nm, .method_name_length = sizeof nm,
+                               .signature = sg, .signature_length = sizeof sg};
+      ASGST_GetMethodInfo(redef_old[k], &info);
+      /* Old methods may already be gone; compare by idnum instead of by name then. */
+      if (ASGST_GetMethodIdNum(m) == redef_old_idnum[k]) {
+        same_idnums++;
+        if (m != redef_old[k]) new_methods++;
+      }
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+  }
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
+  printf("FIGURE redefine: %d methods, %d keep their idnum, %d are new Method*s\n", (int)n,
+         same_idnums, new_methods);
+  result(n == redef_nold && same_idnums == n, "redefine: idnums unchanged across redefinition");
+  result(new_methods >= 1, "redefine: the changed method is a new Method*");
+}
+
+/* ---- agent threads and events ---- */
+static jthread new_thread(JNIEnv *env) {
+  jclass cls = (*env)->FindClass(env, "java/lang/Thread");
+  jmethodID init = (*env)->GetMethodID(env, cls, "<init>", "()V");
+  return (*env)->NewObject(env, cls, init);
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  (void)t;
+  result(ASGST_InitializeError()[0] == '\0', "onload: binding completed at VMInit");
+  int st = ASGST_ThreadState();
+  printf("FIGURE thread state at VMInit: 0x%x\n", st);
+  result((st & JVMTI_THREAD_STATE_ALIVE) && (st & JVMTI_THREAD_STATE_IN_NATIVE),
+         "thread state of a thread in a JVMTI callback is alive, in native");
+  if (strcmp(mode, "info") == 0) info_start_sampler(j, env, new_thread(env));
+  if (strcmp(mode, "redefine") == 0) {
+    ASGST_RegisterClassUnloadHandler(redefine_handler, NULL);
+    (*j)->RunAgentThread(j, new_thread(env), redefine_thread, NULL, JVMTI_THREAD_NORM_PRIORITY);
+  }
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
+  if (strcmp(mode, "info") == 0) info_compare_all(j, env, "onload", 1);
+  if (strcmp(mode, "unload") == 0) report_unload();
+  if (strcmp(mode, "bench") == 0) info_bench(j, env);
+}
+
+static void parse(const char *options) {
+  const char *comma = options ? strchr(options, ',') : NULL;
+  snprintf(mode, sizeof mode, "%.*s", comma ? (int)(comma - options) : (int)sizeof mode - 1,
+           options ? options : "info");
+  snprintf(arg, sizeof arg, "%s", comma ? comma + 1 : "");
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+  (void)reserved;
+  parse(options);
+  int rc = ASGST_Initialize(vm, 0);
+  if (strcmp(mode, "unsupported") == 0) {
+    const char *why = ASGST_InitializeError();
+    printf("FIGURE ASGST_Initialize: %s (%d): %s\n", ASGST_ErrorName(rc), rc, why);
+    result(rc == ASGST_UNSUPPORTED_VM, "unsupported: ASGST_Initialize returns ASGST_UNSUPPORTED_VM");
+    const char *hidden = getenv("ASGST_TEST_HIDE_FIELD");
+    int all = hidden != NULL;
+    char names[512];
+    snprintf(names, sizeof names, "%s", hidden ? hidden : "");
+    for (char *p = strtok(names, ","); p; p = strtok(NULL, ",")) all &= strstr(why, p) != NULL;
+    result(all, "unsupported: the reason names every missing field");
+    int st = ASGST_ThreadState();
+    result(st == ASGST_NOT_INITIALIZED, "unsupported: the API answers ASGST_NOT_INITIALIZED");
+    return 0;
+  }
+  result(rc == 0, "onload: ASGST_Initialize from Agent_OnLoad");
+  result(ASGST_Initialize(vm, 0) == 0, "onload: a second ASGST_Initialize is harmless");
+  if (make_env(vm) != 0) return 1;
+  jvmtiEventCallbacks cb;
+  memset(&cb, 0, sizeof cb);
+  cb.VMInit = on_vm_init;
+  cb.VMDeath = on_vm_death;
+  cb.ClassPrepare = on_class_prepare;
+  (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb);
+  (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
+  (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
+  if (strcmp(mode, "unload") == 0) {
+    ASGST_RegisterClassUnloadHandler(unload_handler, NULL);
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
+  }
+  return 0;
+}
+
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
+  (void)reserved;
+  parse(options);
+  int rc = ASGST_Initialize(vm, 0);
+  printf("# attach: %s %s\n", ASGST_ErrorName(rc), ASGST_InitializeError());
+  result(rc == 0, "attach: ASGST_Initialize from Agent_OnAttach");
+  JNIEnv *env = NULL;
+  if (make_env(vm) != 0 || (*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) return 1;
+  info_compare_all(jvmti, env, "attach", 0);
+  return 0;
+}
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+  (void)reserved;
+  snprintf(mode, sizeof mode, "jni");
+  int rc = ASGST_Initialize(vm, 0);
+  printf("# JNI_OnLoad: %s %s\n", ASGST_ErrorName(rc), ASGST_InitializeError());
+  result(rc == 0, "jni: ASGST_Initialize from JNI_OnLoad");
+  JNIEnv *env = NULL;
+  if (make_env(vm) == 0 && (*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK)
+    info_compare_all(jvmti, env, "jni", 0);
+  return JNI_VERSION_1_8;
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# test_info.sh BUILD_DIR - the hotspot binding and metadata on a real JVM 17:
+#   ASGST method/class info == JVMTI's for every loaded method and every method seen on
+#   stacks; ASGST_Initialize from Agent_OnLoad, Agent_OnAttach (jcmd JVMTI.agent_load) and
+#   JNI_OnLoad (System.load); class unload handlers; redefinition; the unsupported-VM path
+#   (test hook ASGST_TEST_HIDE_FIELD). Prints TAP.
+set -u
+BUILD=$(cd "${1:?build dir}" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
+JAVA=$JAVA_HOME/bin/java
+LIB=$BUILD/tests/jvm/libinfo_agent.so
+WORK=$BUILD/tests/jvm/info
+mkdir -p "$WORK"
+n=0
+
+tap() { n=$((n + 1)); echo "$1 $n - $2"; }
+# report FILE: turns the agent's RESULT/FIGURE lines into TAP.
+report() {
+  while IFS= read -r line; do
+    case $line in
+      "RESULT pass "*) tap ok "${line#RESULT pass }" ;;
+      "RESULT fail "*) tap "not ok" "${line#RESULT fail }" ;;
+      "FIGURE "*) echo "# figure: ${line#FIGURE }" ;;
+      "# "*) echo "$line" ;;
+    esac
+  done <"$1"
+}
+# expect NAME FILE PATTERN: a TAP line for a line of the JVM's own output.
+expect() { if grep -q "$3" "$2"; then tap ok "$1"; else tap "not ok" "$1"; fi; }
+
+if [ ! -f "$LIB" ] || [ ! -x "$JAVA" ]; then
+  echo "1..1"
+  echo "ok 1 - info tests # SKIP no agent ($LIB) or no java"
+  exit 0
+fi
+
+"$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE"/java/info/info/*.java || { echo "not ok 1 - javac"; exit 1; }
+"$JAVA_HOME/bin/javac" -d "$WORK/v2" "$HERE"/java/info/v2/info/Redefinee.java || { echo "not ok 1 - javac v2"; exit 1; }
+CP=$WORK/classes
+
+# 1. Agent_OnLoad: compare everything at VMDeath.
+timeout 300 "$JAVA" -agentpath:"$LIB"=info -cp "$CP" info.InfoWorkload wait 3000 >"$WORK/onload.out" 2>&1
+rc=$?
+report "$WORK/onload.out"
+if [ $rc = 0 ]; then tap ok "onload: JVM exited normally"; else tap "not ok" "onload: JVM exit status $rc"; fi
+
+# 2. Agent_OnAttach through jcmd.
+"$JAVA" -cp "$CP" info.InfoWorkload wait 15000 >"$WORK/attach.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q READY "$WORK/attach.out" && break; sleep 0.1; done
+"$JAVA_HOME/bin/jcmd" "$pid" JVMTI.agent_load "$LIB" attach >"$WORK/jcmd.out" 2>&1
+wait "$pid"
+rc=$?
+report "$WORK/attach.out"
+expect "attach: jcmd JVMTI.agent_load succeeded" "$WORK/jcmd.out" "return code: 0"
+if [ $rc = 0 ]; then tap ok "attach: JVM exited normally"; else tap "not ok" "attach: JVM exit status $rc"; fi
+
+# 3. JNI_OnLoad through System.load.
+timeout 300 "$JAVA" -cp "$CP" info.InfoWorkload jni "$LIB" >"$WORK/jni.out" 2>&1
+rc=$?
+report "$WORK/jni.out"
+if [ $rc = 0 ]; then tap ok "jni: JVM exited normally"; else tap "not ok" "jni: JVM exit status $rc"; fi
+
+# 4. Class unloading: 200 copies of a class through throw-away loaders.
+timeout 300 "$JAVA" -agentpath:"$LIB"=unload,200 -cp "$CP" info.UnloadWorkload 200 >"$WORK/unload.out" 2>&1
+rc=$?
+report "$WORK/unload.out"
+expect "unload: every loader was collected" "$WORK/unload.out" "loaders alive 0"
+if [ $rc = 0 ]; then tap ok "unload: JVM exited normally"; else tap "not ok" "unload: JVM exit status $rc"; fi
+
+# 5. Redefinition while the class runs.
+timeout 300 "$JAVA" -agentpath:"$LIB"=redefine,"$WORK/v2/info/Redefinee.class" -cp "$CP" info.RedefineWorkload >"$WORK/redefine.out" 2>&1
+rc=$?
+report "$WORK/redefine.out"
+expect "redefine: the running code sees the new version" "$WORK/redefine.out" "redefined value 2"
+if [ $rc = 0 ]; then tap ok "redefine: JVM exited normally"; else tap "not ok" "redefine: JVM exit status $rc"; fi
+
+# 6. Unsupported VM (test hook: these fields count as missing) - the JVM keeps running.
+ASGST_TEST_HIDE_FIELD=Method::_constMethod,Symbol::_length \
+  timeout 300 "$JAVA" -agentpath:"$LIB"=unsupported -cp "$CP" info.InfoWorkload >"$WORK/unsupported.out" 2>&1
+rc=$?
+report "$WORK/unsupported.out"
+expect "unsupported: the JVM ran its program to the end" "$WORK/unsupported.out" "^done"
+if [ $rc = 0 ]; then tap ok "unsupported: JVM exited normally"; else tap "not ok" "unsupported: JVM exit status $rc"; fi
+
+echo "1..$n"
