@@ -1,7 +1,7 @@
 # test_html.sh BUILD_DIR - the HTML flame graph is one self-contained file: no http(s)
 # reference anywhere, and it holds the expected frame names.
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..5"
+echo "1..8"
 compile || { echo "Bail out! javac failed"; exit 1; }
 HTML=$WORK/profile.html
 run_agent "event=cpu,interval=1ms,file=$HTML" DemoApp 1 >/dev/null
@@ -13,3 +13,26 @@ check "it is one page with its own script (canvas, search, zoom)" \
   bash -c "grep -q '<canvas' '$HTML' && grep -q 'RegExp' '$HTML' && grep -q 'reset zoom' '$HTML'"
 check "it names the sample's hot methods (DemoApp.hashLoop, primeSieve, matrixMultiply)" \
   bash -c "grep -q 'DemoApp.hashLoop' '$HTML' && grep -q 'DemoApp.primeSieve' '$HTML' && grep -q 'DemoApp.matrixMultiply' '$HTML'"
+
+# The page's script really runs (node with a stand-in DOM): tree, drawing, search, zoom.
+if command -v node >/dev/null; then
+  res=$(node "$TESTS/flamegraph_check.js" "$HTML" 'DemoApp\.hashLoop' 2>&1)
+  check "the page's script builds, draws, searches and zooms (node)" [ $? = 0 ]
+  echo "$res" | diag
+else
+  ok "the page's script runs # SKIP node not installed"
+fi
+# A large profile: many samples are aggregated into a tree, so the page stays small.
+BIG=$WORK/big.html
+run_agent "event=cpu,interval=20us,file=$BIG" DemoApp 2 >/dev/null
+n=$(grep -o 'samples [0-9]* (signals' "$WORK/stderr" | awk '{print $2}')
+size=$(stat -c %s "$BIG" 2>/dev/null || echo 0)
+figure "large flame graph: $n samples in $size bytes"
+check "a profile of >= 50,000 samples gives a page under 2 MB" [ "${n:-0}" -ge 50000 -a "$size" -lt 2000000 ]
+if command -v node >/dev/null; then
+  res=$(node "$TESTS/flamegraph_check.js" "$BIG" 'primeSieve' 2>&1)
+  check "the large page's script runs (node)" [ $? = 0 ]
+  echo "$res" | diag
+else
+  ok "the large page's script runs # SKIP node not installed"
+fi

@@ -1,0 +1,29 @@
+// flamegraph_check.js FILE.html - runs the flame graph page's script under node with a
+// minimal stand-in for the DOM and canvas: builds the tree, draws, searches, zooms.
+// Prints "frames drawn N, matched X%" and exits non-zero on any error.
+const fs = require('fs');
+const html = fs.readFileSync(process.argv[2], 'utf8');
+const script = html.split('<script>')[1].split('</script>')[0];
+const elems = {};
+let rects = 0;
+const ctx = { fillRect() { rects++; }, fillText() {}, set fillStyle(v) {}, set font(v) {},
+              set textBaseline(v) {} };
+function el(id) {
+  return elems[id] || (elems[id] = { id, style: {}, textContent: '', innerHTML: '', value: '',
+    getContext: () => ctx, getBoundingClientRect: () => ({ left: 0, top: 0 }) });
+}
+global.document = { getElementById: el, body: { clientWidth: 1200 } };
+global.window = {};
+(0, eval)(script + '\nglobal.__fg = { root: root, draw: draw };');
+const fg = global.__fg;
+if (!(fg.root.t > 0)) throw new Error('empty tree');
+rects = 0;
+fg.draw();
+const drawn = rects;
+el('q').value = process.argv[3] || 'main';
+el('q').oninput.call(el('q'));
+const matched = el('match').textContent;
+// Click the widest child of the root: zoom must redraw without error.
+const canvas = el('c');
+canvas.onclick({ clientX: 600, clientY: canvas.height - 20 });
+console.log('frames drawn ' + drawn + ', total ' + fg.root.t + ', ' + matched);
