@@ -28,8 +28,6 @@ int asgst__hs_initialize(JavaVM *vm, int32_t flags);
 const char *asgst__hs_init_error(void);
 /* N. Unbinds: no backend, the library's JVMTI environment disposed. */
 void asgst__hs_shutdown(void);
-/* N. True when the walker's functions are linked in (hotspot_backend.c). */
-bool asgst__hs_walker_linked(void);
 
 /* ---- Threads (hotspot_thread.c) ---- */
 /* N. Finds the pthread key under which the VM keeps the current Thread*, by scanning the

@@ -5,14 +5,6 @@
 #include "hotspot.h"
 #include "walker.h"
 
-/* TODO(walker): the walker's functions are referenced weakly until its files are in
- * every checkout; hotspot_init.c refuses to bind when they are absent. */
-#pragma weak asgst__hs_walker_init
-#pragma weak asgst__hs_begin
-#pragma weak asgst__hs_decode
-#pragma weak asgst__hs_step
-#pragma weak asgst__hs_top_java_frame
-
 const asgst__backend asgst__hotspot_backend = {
     .name = "hotspot",
     .current_thread = asgst__hs_current_thread,
@@ -32,9 +24,3 @@ const asgst__backend asgst__hotspot_backend = {
     .to_jclass = asgst__hs_to_jclass,
     .from_jclass = asgst__hs_from_jclass,
 };
-
-/* N. True when the walker is linked in (see the TODO above). */
-bool asgst__hs_walker_linked(void) {
-  return asgst__hs_walker_init != NULL && asgst__hs_begin != NULL && asgst__hs_decode != NULL &&
-         asgst__hs_step != NULL;
-}

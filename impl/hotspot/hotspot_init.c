@@ -58,11 +58,7 @@ static int check_vm(void) {
   char walker_err[512] = "";
   if (asgst__vms_load(error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
   int rc = asgst__hs_layout_init(error, sizeof error);
-  if (!asgst__hs_walker_linked()) {
-    snprintf(walker_err, sizeof walker_err, "the stack walker is not built into this library");
-  } else if (asgst__hs_walker_init(walker_err, sizeof walker_err) == 0) {
-    walker_err[0] = '\0';
-  }
+  if (asgst__hs_walker_init(walker_err, sizeof walker_err) == 0) walker_err[0] = '\0';
   if (walker_err[0]) {
     size_t used = strlen(error);
     snprintf(error + used, sizeof error - used, "%s%s", used ? "; walker: " : "", walker_err);

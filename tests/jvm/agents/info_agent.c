@@ -16,6 +16,7 @@
  * Output lines: "RESULT pass|fail name", "FIGURE text", "# comment"; the test scripts
  * turn them into TAP.
  */
+#include <dirent.h>
 #include <jvmti.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -203,6 +204,61 @@ static void JNICALL redefine_thread(jvmtiEnv *j, JNIEnv *env, void *a) {
   result(new_methods >= 1, "redefine: the changed method is a new Method*");
 }
 
+/* ---- thread kinds ---- */
+static void note_kind(ASGST_Iterator *it, void *a) { *(int *)a = ASGST_State(it); }
+
+static void *raw_thread(void *a) {
+  int *out = a, state = 0;
+  out[0] = ASGST_RunWithIterator(NULL, 0, note_kind, &state);
+  out[1] = ASGST_ThreadState();
+  return NULL;
+}
+
+/* N. A Java thread walks as ASGST_JAVA_TRACE; a pthread the VM does not know as
+ * ASGST_NON_JAVA_TRACE with thread state 0. */
+static void check_thread_kinds(void) {
+  int state = 0, raw[2] = {0, -1};
+  int kind = ASGST_RunWithIterator(NULL, 0, note_kind, &state);
+  pthread_t t;
+  if (pthread_create(&t, NULL, raw_thread, raw) == 0) pthread_join(t, NULL);
+  printf("FIGURE thread kinds: Java thread %d, plain pthread %d (state 0x%x)\n", kind, raw[0],
+         raw[1]);
+  result(kind == ASGST_JAVA_TRACE, "thread kind: a Java thread walks as ASGST_JAVA_TRACE");
+  result(raw[0] == ASGST_NON_JAVA_TRACE && raw[1] == 0,
+         "thread kind: a pthread unknown to the VM is ASGST_NON_JAVA_TRACE, state 0");
+}
+
+/* N. Walks named VM threads from outside (ASGST_RunWithIteratorOnThread) and checks the
+ * kind: the VM thread and GC workers are not JavaThreads, compiler threads and the
+ * signal dispatcher are. */
+static void check_vm_thread_kinds(void) {
+  static const struct { const char *comm; int kind; } want[] = {
+      {"VM Thread", ASGST_NON_JAVA_TRACE}, {"GC Thread#0", ASGST_NON_JAVA_TRACE},
+      {"C2 CompilerThre", ASGST_JAVA_TRACE}, {"C1 CompilerThre", ASGST_JAVA_TRACE},
+      {"Signal Dispatch", ASGST_JAVA_TRACE}, {"Reference Handl", ASGST_JAVA_TRACE}};
+  int checked = 0, right = 0;
+  DIR *d = opendir("/proc/self/task");
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char path[300], comm[32] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = 0;
+    fclose(f);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+      if (strcmp(comm, want[i].comm) != 0) continue;
+      int state = 0;
+      int kind = ASGST_RunWithIteratorOnThread(atoll(e->d_name), 0, 200000, note_kind, &state);
+      checked++;
+      right += kind == want[i].kind;
+      printf("# thread '%s': kind %d (want %d)\n", comm, kind, want[i].kind);
+    }
+  }
+  if (d) closedir(d);
+  printf("FIGURE VM thread kinds: %d of %d named threads classified right\n", right, checked);
+  result(checked >= 4 && right == checked, "thread kind: VM/GC threads non-Java, compiler/dispatcher threads Java");
+}
+
 /* ---- agent threads and events ---- */
 static jthread new_thread(JNIEnv *env) {
   jclass cls = (*env)->FindClass(env, "java/lang/Thread");
@@ -217,6 +273,8 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   printf("FIGURE thread state at VMInit: 0x%x\n", st);
   result((st & JVMTI_THREAD_STATE_ALIVE) && (st & JVMTI_THREAD_STATE_IN_NATIVE),
          "thread state of a thread in a JVMTI callback is alive, in native");
+  check_thread_kinds();
+  if (strcmp(mode, "info") == 0) check_vm_thread_kinds();
   if (strcmp(mode, "info") == 0) info_start_sampler(j, env, new_thread(env));
   if (strcmp(mode, "redefine") == 0) {
     ASGST_RegisterClassUnloadHandler(redefine_handler, NULL);
