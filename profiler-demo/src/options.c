@@ -179,6 +179,7 @@ int prof_parse_options(const char *text, prof_options *o, char *err, size_t errl
   err[0] = 0;
   if (!text) text = "";
   take_reply(text, o);
+  prof_set_reply(o->reply);
   char *copy = strdup(text);
   if (!copy) return fail(err, errlen, "out of memory");
   uint64_t pending = 0;
