@@ -10,7 +10,9 @@
  * Redefinition (and retransformation): ClassFileLoadHook with class_being_redefined set
  * runs before the VM swaps in the new methods, so the handlers get the current (soon old)
  * Method*s with redefined = true while they are still valid; HotSpot keeps old methods
- * alive at least until no frame uses them. The InstanceKlass stays the same; the copy of
+ * alive at least until no frame uses them. JVMTI has no event after a redefinition, so a
+ * redefinition the VM then rejects (bad class file) has still been reported; the methods
+ * reported stay valid in that case. The InstanceKlass stays the same; the copy of
  * its methods is refreshed at the next GarbageCollectionStart (VM thread, at a safepoint,
  * when the new methods are in place and nothing can be unloaded yet).
  *
@@ -125,6 +127,27 @@ static void insert_slot(uintptr_t k, int index) {
   slots[i] = index + 1;
 }
 
+/* N (lock held). Room for one more entry / dead reference; false when out of memory. */
+static bool room_for_entry(void) {
+  if (nentries < cap_entries) return true;
+  int cap = cap_entries ? cap_entries * 2 : 4096;
+  entry *grown = realloc(entries, (size_t)cap * sizeof *grown);
+  if (grown == NULL) return false;
+  entries = grown;
+  cap_entries = cap;
+  return true;
+}
+
+static bool room_for_dead(void) {
+  if (ndead < cap_dead) return true;
+  int cap = cap_dead ? cap_dead * 2 : 256;
+  jweak *grown = realloc(dead_refs, (size_t)cap * sizeof *grown);
+  if (grown == NULL) return false;
+  dead_refs = grown;
+  cap_dead = cap;
+  return true;
+}
+
 /* ---- registration ---- */
 
 /* N. The InstanceKlass* of a class mirror. The mirror oop is read inside a JNI critical
@@ -173,13 +196,10 @@ static void register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c) {
   jweak ref = (*env)->NewWeakGlobalRef(env, c);
   int index = -1;
   pthread_mutex_lock(&lock);
-  if (find_slot(k) < 0 && (nentries < cap_entries || (cap_entries = cap_entries ? cap_entries * 2 : 4096,
-                            entries = realloc(entries, (size_t)cap_entries * sizeof *entries)))) {
-    if ((nentries + 1) * 2 <= nslots || grow_slots()) {
-      index = nentries++;
-      entries[index] = (entry){k, ref, methods, n, false};
-      insert_slot(k, index);
-    }
+  if (find_slot(k) < 0 && room_for_entry() && ((nentries + 1) * 2 <= nslots || grow_slots())) {
+    index = nentries++;
+    entries[index] = (entry){k, ref, methods, n, false};
+    insert_slot(k, index);
   }
   pthread_mutex_unlock(&lock);
   if (index < 0) {
@@ -230,9 +250,7 @@ void JNICALL asgst__hs_on_object_free(jvmtiEnv *jvmti, jlong tag) {
     entries[tag - 1].klass = 0;
     entries[tag - 1].methods = NULL;
     entries[tag - 1].ref = NULL;
-    if (e.ref && (ndead < cap_dead || (cap_dead = cap_dead ? cap_dead * 2 : 256,
-                                       dead_refs = realloc(dead_refs, (size_t)cap_dead * sizeof *dead_refs))))
-      dead_refs[ndead++] = e.ref;
+    if (e.ref && room_for_dead()) dead_refs[ndead++] = e.ref;
   }
   pthread_mutex_unlock(&lock);
   if (e.klass == 0) return;

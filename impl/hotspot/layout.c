@@ -56,7 +56,6 @@ static const row rows[] = {
     {OFFSET, {"Klass::_modifier_flags"}, &H.k_modifier, false, NULL},
     {OFFSET, {"InstanceKlass::_methods"}, &H.ik_methods, true, NULL},
     {OFFSET, {"InstanceKlass::_constants"}, &H.ik_constants, true, NULL},
-    {OFFSET, {"InstanceKlass::_methods_jmethod_ids"}, &H.ik_jmethod_ids, false, NULL},
     {OFFSET, {"Array<Klass*>::_length"}, &H.array_length, true, NULL},
     {OFFSET, {"Array<Method*>::_data", "Array<Klass*>::_data"}, &H.array_data, true, NULL},
     {OFFSET, {"JavaThread::_stack_base", "Thread::_stack_base"}, &H.t_stack_base, true, NULL},

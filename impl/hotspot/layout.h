@@ -58,7 +58,6 @@ typedef struct {
   long k_modifier;          /* jint _modifier_flags, -1 if absent (removed in JDK 24) */
   long ik_methods;          /* Array<Method*>* */
   long ik_constants;        /* ConstantPool* */
-  long ik_jmethod_ids;      /* jmethodID* cache, -1 if absent */
   long array_length;        /* Array<T>::_length (int) */
   long array_data;          /* Array<T>::_data */
 
