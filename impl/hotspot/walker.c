@@ -212,7 +212,12 @@ static int step_c(ASGST_Iterator *it, hs_state *s) {
   asgst__regs n;
   if (ok && asgst__load_ptr(c->fp + 8, &n.pc) && asgst__load_ptr(c->fp, &n.fp)) {
     n.sp = c->fp + 16;
-    if (!s->has_target || n.sp < s->target.sp) {
+    uintptr_t blob;
+    /* Heading for an anchor, code-cache code is the anchor's own frame (a Java frame
+     * that called the VM, or a stub that set the anchor): continue at the anchor. */
+    bool to_anchor = s->has_target && (n.sp >= s->target.sp ||
+                                       asgst__hs_classify(n.pc, &blob) != ASGST__HK_C);
+    if (!to_anchor) {
       *c = n;
       s->top = 0;
       s->pcmode = s->java_seen || s->has_target ? ASGST__PC_EXACT : ASGST__PC_NEAR;

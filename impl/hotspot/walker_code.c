@@ -163,11 +163,13 @@ int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
       !asgst__load_u32(blob + l->cb_frame_complete, &complete) ||
       !asgst__load_ptr(blob + l->cb_code_begin, &code))
     return ASGST_BAD_FRAME;
-  if ((int32_t)size <= 0 || (int32_t)complete < 0) return stub_sender(blob, r, top, t, s);
+  if ((int32_t)size <= 0) return stub_sender(blob, r, top, t, s);
   if (size > (1u << 20)) return ASGST_BAD_FRAME;
+  /* Stopped at a call (a return address or an anchor), a blob with a frame size has its
+   * whole frame, even one the VM calls never safe (safepoint handler, runtime stubs). */
   if (!top) return sender_by_size(r, size, s);
   stack_effect e;
-  if (r->pc < code + complete) {
+  if ((int32_t)complete < 0 || r->pc < code + complete) {
     uintptr_t entry = code;
     int kind = asgst__hs_classify(r->pc, &(uintptr_t){0});
     if (kind == ASGST__HK_NMETHOD || kind == ASGST__HK_NATIVE) {

@@ -33,6 +33,11 @@
 #include <unistd.h>
 
 #include "asgst.h"
+#include "impl/guard.h"
+#include "impl/safe_read.h"
+#include "impl/hotspot/walker_internal.h"
+#include "impl/hotspot/hotspot.h"
+#include <ucontext.h>
 #include "walk_agent.h"
 
 static jvmtiEnv *jvmti;
@@ -56,6 +61,7 @@ static inline uint64_t now_ns(void) {
 typedef struct {
   wframe *f;
   int n, max, rc, include_non_java;
+  uintptr_t fail[3]; /* the physical frame where the walk failed */
 } walk_ctx;
 
 /* SS. ASGST iterator handler: copies every frame. */
@@ -72,6 +78,7 @@ static void collect(ASGST_Iterator *it, void *arg) {
     w->method = fr.type == ASGST_FRAME_NON_JAVA ? (uintptr_t)fr.pc : (uintptr_t)fr.method;
   }
   c->rc = r;
+  if (r < 0) c->fail[0] = it->cur.pc, c->fail[1] = it->cur.sp, c->fail[2] = it->cur.fp;
 }
 
 /* SS. Grabs a free slot, NULL if all are busy. */
@@ -86,9 +93,10 @@ static sample *grab_slot(void) {
 }
 
 /* SS. One ASGST walk into s. */
-static void walk_asgst(void *uc, int options, wframe *f, int *n, int *rc) {
-  walk_ctx c = {f, 0, MAXF, ASGST_NO_FRAME, options};
+static void walk_asgst(void *uc, int options, wframe *f, int *n, int *rc, uintptr_t *fail) {
+  walk_ctx c = {f, 0, MAXF, ASGST_NO_FRAME, options, {0, 0, 0}};
   int kind = ASGST_RunWithIterator(uc, options, collect, &c);
+  if (fail) memcpy(fail, c.fail, sizeof c.fail);
   *n = c.n;
   *rc = kind <= 0 ? kind : c.rc;
 }
@@ -105,6 +113,53 @@ static void walk_asgct(void *uc, sample *s) {
   }
 }
 
+/* SS. With diag=1: describes the top pc of a failed walk (blob name, offsets, bytes). */
+static void describe(sample *s) {
+  asgst__guard g;
+  s->diag[0] = 0;
+  ASGST__GUARD_BEGIN(g)
+    uintptr_t blob = 0;
+    int kind = asgst__hs_classify(s->regs[0], &blob);
+    char name[48] = "";
+    uintptr_t np = 0, code = 0;
+    uint32_t fc = 0, fs = 0;
+    if (blob) {
+      asgst__load_ptr(blob + asgst__hsl.cb_name, &np);
+      for (int i = 0; np && i < 47; i++) { uint8_t c; asgst__load_u8(np + i, &c); name[i] = (char)c; if (!c) break; }
+      asgst__load_ptr(blob + asgst__hsl.cb_code_begin, &code);
+      asgst__load_u32(blob + asgst__hsl.cb_frame_complete, &fc);
+      asgst__load_u32(blob + asgst__hsl.cb_frame_size, &fs);
+    }
+    uint8_t b[12] = {0};
+    if (kind != ASGST__HK_C) asgst__load_bytes(s->regs[0], b, sizeof b);
+    snprintf(s->diag, sizeof s->diag, "kind=%d blob='%s' off=%ld complete=%d fsize=%d bytes=%02x %02x %02x %02x %02x %02x %02x %02x",
+             kind, name, (long)(s->regs[0] - code), (int)fc, (int)fs, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+  ASGST__GUARD_FAULTED(g)
+  ASGST__GUARD_END(g);
+}
+
+/* SS. What the thread's frame anchor points at (see sample.anchor). */
+static int anchor_kind(void) {
+  asgst__thread t = {0};
+  volatile int r = 0;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    uintptr_t sp = 0, pc = 0, blob = 0;
+    if (asgst__hs_current_thread(&t) > 0 && t.vm_thread) {
+      uintptr_t a = (uintptr_t)t.vm_thread + asgst__hsl.jt_anchor;
+      asgst__load_ptr(a + asgst__hsl.anchor_sp, &sp);
+      asgst__load_ptr(a + asgst__hsl.anchor_pc, &pc);
+      if (sp && !pc) asgst__load_ptr(sp - 8, &pc);
+      if (sp) {
+        int k = asgst__hs_classify(pc, &blob);
+        r = k == ASGST__HK_C ? 4 : k != ASGST__HK_STUB ? 1 : asgst__hs_blob_named(blob, "SafepointBlob") ? 2 : 3;
+      }
+    }
+  ASGST__GUARD_FAULTED(g)
+  ASGST__GUARD_END(g);
+  return r;
+}
+
 /* SS. The sampling signal: both walks on the same ucontext. */
 static void on_sample(int sig, siginfo_t *si, void *uc) {
   (void)sig, (void)si;
@@ -118,7 +173,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   s->order = walk_opts.bench ? (int)(now_ns() & 1) : 0;
   uint64_t t0 = now_ns(), t1, t2, t3;
   if (s->order == 0) {
-    walk_asgst(uc, 0, s->a, &s->a_n, &s->a_rc);
+    walk_asgst(uc, 0, s->a, &s->a_n, &s->a_rc, s->regs);
     t1 = now_ns();
     walk_asgct(uc, s);
     t2 = now_ns();
@@ -127,7 +182,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   } else {
     walk_asgct(uc, s);
     t1 = now_ns();
-    walk_asgst(uc, 0, s->a, &s->a_n, &s->a_rc);
+    walk_asgst(uc, 0, s->a, &s->a_n, &s->a_rc, s->regs);
     t2 = now_ns();
     s->t_asgct = t1 - t0;
     s->t_asgst = t2 - t1;
@@ -143,9 +198,11 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
     t3 = now_ns();
     s->t_info = t3 - t2;
   }
+  if (walk_opts.diag && s->a_rc < 0) describe(s);
+  s->anchor = anchor_kind();
   s->n_n = 0;
   s->n_rc = 0;
-  if (walk_opts.nonjava) walk_asgst(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, s->nj, &s->n_n, &s->n_rc);
+  if (walk_opts.nonjava) walk_asgst(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, s->nj, &s->n_n, &s->n_rc, NULL);
   atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
 out:
   errno = saved;

@@ -44,6 +44,9 @@ typedef struct {
   int gct_n;           /* ASGCT num_frames */
   int n_rc, n_n;       /* ASGST with non-Java frames */
   uint64_t t_asgst, t_asgct, t_info;
+  uintptr_t regs[3];   /* pc, sp, fp of the ucontext */
+  char diag[160];
+  int anchor;          /* where the thread's last Java frame anchor points: 0 none, 1 Java code, 2 SafepointBlob, 3 other stub, 4 C */      /* with diag=1: what the top pc is, when ASGST failed */
   wframe a[MAXF];
   wframe g[MAXF];
   wframe nj[MAXF];
@@ -52,7 +55,7 @@ typedef struct {
 
 typedef struct {
   int interval_us;
-  int nonjava, nodebug, jni, bench;
+  int nonjava, nodebug, jni, bench, diag;
   unsigned levels_mask; /* allowed levels (bit L), 0 = any */
   char label[64];
   char lvl_name[MAX_EXPECT][96];

@@ -30,6 +30,7 @@ void walk_parse_options(const char *s) {
     else if (!strcmp(t, "nodebug")) walk_opts.nodebug = atoi(v);
     else if (!strcmp(t, "jni")) walk_opts.jni = atoi(v);
     else if (!strcmp(t, "bench")) walk_opts.bench = atoi(v);
+    else if (!strcmp(t, "diag")) walk_opts.diag = atoi(v);
     else if (!strcmp(t, "label")) snprintf(walk_opts.label, sizeof walk_opts.label, "%s", v);
     else if (!strcmp(t, "levels")) {
       for (char *p = v; *p; p++) if (*p >= '0' && *p <= '4') walk_opts.levels_mask |= 1u << (*p - '0');
@@ -135,13 +136,16 @@ static void compare(const sample *s) {
   for (int i = 0; i < m; i++) {
     bool meth = s->a[i].method != s->g[i].method, bci = s->a[i].bci != s->g[i].bci;
     if (!meth && !bci) continue;
-    snprintf(cls, sizeof cls, "%s_%s/%s", i == 0 ? "top" : "caller", meth ? "method" : "bci",
-             frame_kind(&s->a[i]));
+    static const char *anchors[] = {"", "@anchor", "@safepoint", "@stub", "@c"};
+    snprintf(cls, sizeof cls, "%s_%s/%s%s", i == 0 ? "top" : "caller", meth ? "method" : "bci",
+             frame_kind(&s->a[i]), anchors[s->anchor <= 4 ? s->anchor : 0]);
     disagree(cls, s);
     return;
   }
   if (s->a_n == n || (n == MAXF && s->a_n >= MAXF)) { ws.agree++; return; }
-  disagree(s->a_n > n ? "asgst_more_frames" : "asgst_fewer_frames", s);
+  snprintf(cls, sizeof cls, "%s%s", s->a_n > n ? "asgst_more_frames" : "asgst_fewer_frames",
+           s->anchor == 2 ? "@safepoint" : s->anchor ? "@anchor" : "");
+  disagree(cls, s);
 }
 
 /* N. dl_iterate_phdr callback: the address range of libwalk_jni.so. */
@@ -208,7 +212,13 @@ static void record_stats(const sample *s) {
 static void process(const sample *s) {
   ws.samples++;
   bool a_ok = s->a_rc == 0 && s->a_n > 0, g_ok = s->gct_n > 0;
-  if (s->a_rc < 0) ws.asgst_err[-s->a_rc < 64 ? -s->a_rc : 63]++;
+  if (s->a_rc < 0) {
+    static int shown;
+    if (walk_opts.diag && shown++ < 40)
+      fprintf(stderr, "WALK # diag %s pc=%lx sp=%lx fp=%lx asgct=%d %s\n", ASGST_ErrorName(s->a_rc),
+              (unsigned long)s->regs[0], (unsigned long)s->regs[1], (unsigned long)s->regs[2], s->gct_n, s->diag);
+    ws.asgst_err[-s->a_rc < 64 ? -s->a_rc : 63]++;
+  }
   if (s->gct_n <= 0) ws.asgct_err[-s->gct_n < 16 ? -s->gct_n : 15]++;
   ws.asgst_ok += a_ok;
   ws.asgct_ok += g_ok;

@@ -176,7 +176,7 @@ public class Workload {
   public static class Loadee {
     public static int work(int x) {
       int s = 0;
-      for (int i = 0; i < 2000; i++) s += leaf(x + i);
+      for (int i = 0; i < 2000; i++) s += (x * 31 + i) ^ (s >>> 3);
       return s;
     }
   }
