@@ -16,9 +16,13 @@ static _Atomic size_t tail;
 /* N. */
 int prof_buffer_init(size_t bytes) {
   if (base) return 0;
-  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void *p = MAP_FAILED;
+  /* Strict overcommit settings may refuse a large reservation: try smaller ones. */
+  for (; p == MAP_FAILED && bytes >= ((size_t)16 << 20); bytes /= 2)
+    p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+             -1, 0);
   if (p == MAP_FAILED) return -1;
+  bytes *= 2; /* undo the last halving */
   base = p;
   capacity = bytes;
   return 0;

@@ -8,8 +8,10 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "prof.h"
 
@@ -54,14 +56,22 @@ static uint64_t inode_of(int fd) {
   return fstat(fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
+/* SS. Copies len bytes at addr of this process into buf without risking a fault (the
+ * kernel reports a bad address as an error instead); false if not all could be read. */
+static bool read_own(void *buf, const void *addr, size_t len) {
+  struct iovec local = {buf, len}, remote = {(void *)addr, len};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)len;
+}
+
 /* SS. The signal is delivered on the way out of the traced syscall, so the registers hold
  * its arguments (rdi, rsi, rdx, r10: the kernel preserves them) and its result (rax), and
  * memory the call wrote (socketpair's int[2]) or read (bind's sockaddr) is still valid.
  * The instruction before the pc must be `syscall` (0f 05), else nothing is claimed. */
 static bool syscall_fds(const prof_event *ev, const ucontext_t *uc, prof_fdinfo *fi) {
   const greg_t *g = uc->uc_mcontext.gregs;
-  const uint8_t *pc = (const uint8_t *)g[REG_RIP];
-  if (pc == NULL || pc[-2] != 0x0f || pc[-1] != 0x05) return false;
+  uint8_t insn[2];
+  if (!read_own(insn, (const uint8_t *)g[REG_RIP] - 2, 2) || insn[0] != 0x0f || insn[1] != 0x05)
+    return false;
   long ret = (long)g[REG_RAX];
   if (ret < 0) return false;
   fi->fd[0] = fi->fd[1] = -1;
@@ -71,7 +81,10 @@ static bool syscall_fds(const prof_event *ev, const ucontext_t *uc, prof_fdinfo 
     case FDC_RESULT_FD: fi->fd[0] = (int)ret; break;
     case FDC_PAIR_ARG0:
     case FDC_PAIR_ARG3: {
-      const int *sv = (const int *)(ev->fd_call == FDC_PAIR_ARG0 ? g[REG_RDI] : g[REG_R10]);
+      int sv[2];
+      if (!read_own(sv, (const void *)(ev->fd_call == FDC_PAIR_ARG0 ? g[REG_RDI] : g[REG_R10]),
+                    sizeof sv))
+        return false;
       fi->fd[0] = sv[0];
       fi->fd[1] = sv[1];
       break;
@@ -80,7 +93,7 @@ static bool syscall_fds(const prof_event *ev, const ucontext_t *uc, prof_fdinfo 
       size_t len = (size_t)g[REG_RDX];
       if (len > PROF_ADDR_MAX) len = PROF_ADDR_MAX;
       fi->fd[0] = (int)g[REG_RDI];
-      memcpy(fi->addr, (const void *)g[REG_RSI], len);
+      if (!read_own(fi->addr, (const void *)g[REG_RSI], len)) return false;
       fi->addrlen = (uint16_t)len;
       break;
     }
