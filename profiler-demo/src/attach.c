@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,6 @@ typedef struct {
 
 /* N. Prints the message and exits with status 1. */
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-#include <stdarg.h>
 static void die(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -180,6 +180,7 @@ static void default_agent(char *buf, size_t len) {
   if (realpath(buf, real)) snprintf(buf, len, "%s", real);
 }
 
+/* N. */
 int main(int argc, char **argv) {
   char agent[PATH_MAX] = "";
   int timeout_s = 10;
