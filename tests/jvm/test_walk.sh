@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# test_walk.sh BUILD_DIR - the HotSpot stack walker against AsyncGetCallTrace on real JVMs.
+#
+# Each workload runs under the walk test agent (agents/walk_agent.c), which samples the
+# Java threads with SIGPROF and walks each sample with ASGST and with AsyncGetCallTrace in
+# the same handler on the same ucontext. The agent prints "WALK ok|not ok - ..." checks and
+# "WALK # figure: ..." lines; this script numbers them as TAP, adds a crash check per JVM
+# run and a total sample count. WALK_SECONDS scales the short runs (default 8 s each);
+# the stress run samples every 100 us for 60 s (WALK_STRESS_SECONDS).
+set -u
+BUILD=$(cd "${1:?build dir}" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+AGENT=$BUILD/tests/jvm/libwalk_agent.so
+JNILIB=$BUILD/tests/jvm/libwalk_jni.so
+SECS=${WALK_SECONDS:-8}
+STRESS=${WALK_STRESS_SECONDS:-60}
+WORK=$BUILD/tests/jvm/walk
+mkdir -p "$WORK/classes"
+n=0
+total=0
+
+tap() { n=$((n + 1)); echo "$1 $n - $2"; }
+
+if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ]; then
+  tap "ok" "walk tests # SKIP no JDK 17 or agent not built"
+  exit 0
+fi
+if ! "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/walk/Workload.java" >"$WORK/javac.log" 2>&1; then
+  tap "not ok" "compile Workload.java"; cat "$WORK/javac.log"; exit 1
+fi
+
+# run NAME AGENT_OPTIONS "JVM FLAGS" MODE SECONDS
+run() {
+  local name=$1 opts=$2 flags=$3 mode=$4 secs=$5 log=$WORK/$1.log
+  rm -f "$WORK"/hs_err_*.log
+  (cd "$WORK" && timeout -k 5 $((secs + 60)) "$JAVA_HOME/bin/java" $flags -Xss4m \
+    "-agentpath:$AGENT=label=$name,$opts" -Dwalk.jni="$JNILIB" -cp "$WORK/classes" \
+    Workload "$mode" "$secs") >"$log" 2>&1
+  local rc=$?
+  if [ $rc = 0 ] && grep -q "^workload .* done" "$log" && ! ls "$WORK"/hs_err_*.log >/dev/null 2>&1; then
+    tap "ok" "$name: JVM ran and exited cleanly"
+  else
+    tap "not ok" "$name: JVM exit status $rc (log: ${log#$BUILD/})"
+    tail -5 "$log" | sed 's/^/# /'
+  fi
+  grep -q '^WALK ' "$log" || { tap "not ok" "$name: agent printed no results"; return; }
+  while IFS= read -r line; do
+    case "$line" in
+      "WALK ok - "*) tap "ok" "${line#WALK ok - }" ;;
+      "WALK not ok - "*) tap "not ok" "${line#WALK not ok - }" ;;
+      "WALK # figure:"*) echo "${line#WALK }" ;;
+      "WALK # example"*|"WALK #   "*) echo "${line#WALK }" ;;
+      "WALK # "*) echo "${line#WALK }" ;;
+    esac
+  done < <(grep '^WALK ' "$log")
+  local s
+  s=$(sed -n 's/^WALK # figure: workload=[^ ]* samples=\([0-9]*\).*/\1/p' "$log" | head -1)
+  total=$((total + ${s:-0}))
+}
+
+D="-XX:+UnlockDiagnosticVMOptions"
+run interpreted    "levels=0" "-Xint" mix "$SECS"
+run c1-only        "levels=0:1" "-XX:TieredStopAtLevel=1" mix "$SECS"
+run c2-only        "levels=0:4" "-XX:-TieredCompilation" mix "$SECS"
+run tiers-noinline "lvl=Workload.tierExcluded:0,noinl=Workload.tierLeaf" \
+  "-XX:CompileCommand=quiet -XX:CompileCommand=exclude,Workload::tierExcluded -XX:CompileCommand=dontinline,Workload::tierLeaf" tiers "$SECS"
+run tiers-inline   "inl=Workload.tierLeaf,levels=0:3:4" \
+  "-XX:CompileCommand=quiet -XX:CompileCommand=inline,Workload::tierLeaf" tiers "$SECS"
+run no-debug-nonsafepoints "nodebug=1" "$D -XX:-DebugNonSafepoints" mix+lambda "$SECS"
+run debug-nonsafepoints "" "$D -XX:+DebugNonSafepoints" mix+lambda "$SECS"
+run deep-recursion "" "" deep "$SECS"
+run jni-callbacks  "nonjava=1,jni=1" "" jni "$SECS"
+run lambda-mh      "nonjava=1" "" lambda+mh "$SECS"
+run exceptions-deopt "" "" exc+deopt "$SECS"
+run threads-churn  "" "" threads "$SECS"
+run alloc-classload "" "-Xmx256m" alloc+classload "$SECS"
+run stress-100us   "interval_us=100,nonjava=1" "" all "$STRESS"
+
+echo "# figure: walk_samples_total=$total"
+if [ "$total" -ge 100000 ]; then tap "ok" "at least 100,000 samples compared ($total)"
+else tap "not ok" "at least 100,000 samples compared ($total)"; fi
