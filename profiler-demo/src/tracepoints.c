@@ -32,6 +32,11 @@ const char *prof_tracefs(char *err, size_t errlen) {
     char p[128];
     snprintf(p, sizeof p, "%s/events", dirs[i]);
     if (stat(p, &st) == 0) return dirs[i];
+    if (errno == EACCES) {
+      snprintf(err, errlen, "%s is not readable (%s): tracepoints need root", dirs[i],
+               strerror(errno));
+      return NULL;
+    }
   }
   /* Not mounted (common in containers and minimal VMs): mounting needs root. */
   if (mount("nodev", dirs[0], "tracefs", 0, NULL) == 0) return dirs[0];
