@@ -101,8 +101,9 @@ int prof_tracepoint_resolve(prof_event *ev, char *note, size_t notelen, char *er
   memcpy(cat, ev->name, cl);
   cat[cl] = 0;
   snprintf(name, sizeof name, "%s", colon + 1);
-  const char *tracefs = prof_tracefs(err, errlen);
-  if (!tracefs) return -1;
+  char why[384];
+  const char *tracefs = prof_tracefs(why, sizeof why);
+  if (!tracefs) return fail(err, errlen, "event=%s: %s", ev->name, why);
   if (strcmp(cat, "syscalls") == 0 && strncmp(name, "sys_enter_", 10) == 0 &&
       is_blocking(name + 10)) {
     snprintf(note, notelen, "event=%s: %s can block, sampling it at sys_exit_%s instead",
