@@ -45,15 +45,20 @@ rc=$?
 report "$WORK/onload.out"
 if [ $rc = 0 ]; then tap ok "onload: JVM exited normally"; else tap "not ok" "onload: JVM exit status $rc"; fi
 
-# 2. Agent_OnAttach through jcmd.
-"$JAVA" -cp "$CP" info.InfoWorkload wait 15000 >"$WORK/attach.out" 2>&1 &
+# 2. Agent_OnAttach through jcmd (diagnostic flags unlocked only so that VM.flags lists
+#    DebugNonSafepoints).
+"$JAVA" -XX:+UnlockDiagnosticVMOptions -cp "$CP" info.InfoWorkload wait 15000 >"$WORK/attach.out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do grep -q READY "$WORK/attach.out" && break; sleep 0.1; done
+"$JAVA_HOME/bin/jcmd" "$pid" VM.flags -all 2>/dev/null | grep -w DebugNonSafepoints >"$WORK/flag-before.out"
 "$JAVA_HOME/bin/jcmd" "$pid" JVMTI.agent_load "$LIB" attach >"$WORK/jcmd.out" 2>&1
+"$JAVA_HOME/bin/jcmd" "$pid" VM.flags -all 2>/dev/null | grep -w DebugNonSafepoints >"$WORK/flag-after.out"
 wait "$pid"
 rc=$?
 report "$WORK/attach.out"
 expect "attach: jcmd JVMTI.agent_load succeeded" "$WORK/jcmd.out" "return code: 0"
+echo "# figure: DebugNonSafepoints before attach: $(tr -s ' ' <"$WORK/flag-before.out"), after: $(tr -s ' ' <"$WORK/flag-after.out")"
+expect "attach: ASGST_Initialize switched DebugNonSafepoints on" "$WORK/flag-after.out" "= true"
 if [ $rc = 0 ]; then tap ok "attach: JVM exited normally"; else tap "not ok" "attach: JVM exit status $rc"; fi
 
 # 3. JNI_OnLoad through System.load.
