@@ -29,6 +29,8 @@ typedef struct {
   asgst__regs target; /* the anchor frame the current C frames lead to */
 } hs_state;
 
+__thread int asgst__hs_asgct_rule __attribute__((tls_model("initial-exec")));
+
 _Static_assert(sizeof(hs_state) <= ASGST__BACKEND_SCRATCH, "scratch too small");
 
 /* SS. */
@@ -290,9 +292,10 @@ int asgst__hs_step(ASGST_Iterator *it) {
       if (r <= 0) return r;
       break;
   }
+  bool asgct_rule = asgst__hs_asgct_rule && !s->java_seen && s->kind == ASGST__HK_STUB;
   it->cur = n;
   s->top = 0;
-  s->pcmode = ASGST__PC_EXACT;
+  s->pcmode = asgct_rule ? ASGST__PC_NEAR : ASGST__PC_EXACT;
   if (s->has_target && n.sp >= s->target.sp) {
     it->cur = s->target;
     s->has_target = 0;

@@ -51,4 +51,11 @@ int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
  * (the VM saved it in the frame); pc itself otherwise. */
 uintptr_t asgst__hs_real_pc(uintptr_t nm, const asgst__regs *r);
 
+/* Test hook, for the walk test agent only: while set on a thread, the first Java frame
+ * found below a stub frame (e.g. a thread stopped in the safepoint handler) takes
+ * AsyncGetCallTrace's PcDesc (the first one after its pc) instead of the exact PcDesc at
+ * its pc, which is what the VM itself uses there. The agent re-walks with it to prove that
+ * a disagreement comes from that rule alone. */
+extern __thread int asgst__hs_asgct_rule __attribute__((tls_model("initial-exec")));
+
 #endif

@@ -138,6 +138,39 @@ static void describe(sample *s) {
   ASGST__GUARD_END(g);
 }
 
+/* SS. With diag=1 and a top-frame bci mismatch in a compiled frame: the PcDescs around
+ * the pc (offset:scope), to see which one each side chose. */
+static void describe_pcdescs(sample *s, const ucontext_t *u) {
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    uintptr_t pc = (uintptr_t)u->uc_mcontext.gregs[REG_RIP], blob = 0, code = 0;
+    if (asgst__hs_classify(pc, &blob) != ASGST__HK_NMETHOD) goto done;
+    uint32_t a, b;
+    asgst__load_ptr(blob + asgst__hsl.cb_code_begin, &code);
+    asgst__load_u32(blob + asgst__hsl.nm_scopes_pcs_offset, &a);
+    asgst__load_u32(blob + asgst__hsl.nm_dependencies_offset, &b);
+    int len = snprintf(s->diag, sizeof s->diag, "pcoff=%ld:", (long)(pc - code));
+    for (uint32_t o = a; o < b && len < (int)sizeof s->diag - 16; o += 16) {
+      uint32_t off, sc;
+      asgst__load_u32(blob + o, &off);
+      asgst__load_u32(blob + o + 4, &sc);
+      if ((int32_t)off + 40 < (long)(pc - code) || (int32_t)off > (long)(pc - code) + 60) continue;
+      len += snprintf(s->diag + len, sizeof s->diag - len, " %d:%u", (int32_t)off, sc);
+    }
+  done:;
+  ASGST__GUARD_FAULTED(g)
+  ASGST__GUARD_END(g);
+}
+
+/* SS. True if the two traces differ in method or bci. */
+static bool traces_differ(const sample *s) {
+  int n = s->gct_n < MAXF ? s->gct_n : MAXF;
+  if (s->a_n != n) return true;
+  for (int i = 0; i < n; i++)
+    if (s->a[i].method != s->g[i].method || s->a[i].bci != s->g[i].bci) return true;
+  return false;
+}
+
 /* SS. What the thread's frame anchor points at (see sample.anchor). */
 static int anchor_kind(void) {
   asgst__thread t = {0};
@@ -200,6 +233,14 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   }
   if (walk_opts.diag && s->a_rc < 0) describe(s);
   s->anchor = anchor_kind();
+  s->c_n = -1;
+  if (s->anchor == 2 && s->a_rc == 0 && s->gct_n > 0 && traces_differ(s)) {
+    asgst__hs_asgct_rule = 1;
+    walk_asgst(uc, 0, s->c, &s->c_n, &s->c_rc, NULL);
+    asgst__hs_asgct_rule = 0;
+  }
+  if (walk_opts.diag && s->a_rc == 0 && s->a_n > 0 && s->gct_n > 0 && s->a[0].bci != s->g[0].bci)
+    describe_pcdescs(s, uc);
   s->n_n = 0;
   s->n_rc = 0;
   if (walk_opts.nonjava) walk_asgst(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, s->nj, &s->n_n, &s->n_rc, NULL);

@@ -50,6 +50,8 @@ typedef struct {
   wframe a[MAXF];
   wframe g[MAXF];
   wframe nj[MAXF];
+  wframe c[MAXF];      /* re-walk with the ASGCT PcDesc rule (safepoint disagreements) */
+  int c_n, c_rc;
   ASGCT_CallFrame gct[MAXF];
 } sample;
 
