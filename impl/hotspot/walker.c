@@ -283,8 +283,9 @@ int asgst__hs_step(ASGST_Iterator *it) {
       if (!asgst__load_ptr(fp + 8, &n.pc) || !asgst__load_ptr(fp, &n.fp) ||
           !asgst__load_ptr(fp + 8 * l->interp_sender_sp_slot, &n.sp))
         return ASGST_BAD_FRAME;
-      /* The sender's own view of its sp: compiled callers are sized from it. */
-      if (n.sp < fp + 16) return ASGST_BAD_FRAME;
+      /* The sender's own view of its sp (compiled callers are sized from it). It may lie
+       * below fp + 16 when a c2i adapter moved the arguments; it is above our sp. */
+      if (n.sp <= it->cur.sp || (n.sp & 7)) return ASGST_BAD_FRAME;
       break;
     }
     default:

@@ -42,7 +42,11 @@ public class Workload {
   }
 
   // ---- tiers: the test forces these with CompileCommand ---------------------------------
-  static int tierLeaf(int x) { return x * 7 + (x >>> 2); }             // inline / dontinline
+  static int tierLeaf(int x) {                                         // inline / dontinline
+    int s = x;
+    for (int i = 0; i < 16; i++) s = s * 7 + (s >>> 2) + i;
+    return s;
+  }
   static int tierExcluded(int x) {                                     // exclude: interpreted
     int s = 0;
     for (int i = 0; i < 20; i++) s += tierLeaf(x + i);
