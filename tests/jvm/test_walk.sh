@@ -65,7 +65,7 @@ run c1-only        "levels=0:1" "-XX:TieredStopAtLevel=1" mix "$SECS"
 run c2-only        "levels=0:4" "-XX:-TieredCompilation" mix "$SECS"
 run tiers-noinline "lvl=Workload.tierExcluded:0,noinl=Workload.tierLeaf" \
   "-XX:CompileCommand=quiet -XX:CompileCommand=exclude,Workload::tierExcluded -XX:CompileCommand=dontinline,Workload::tierLeaf" tiers "$SECS"
-run tiers-inline   "inl=Workload.tierLeaf,levels=0:3:4" \
+run tiers-inline   "inl=Workload.tierLeaf" \
   "-XX:CompileCommand=quiet -XX:CompileCommand=inline,Workload::tierLeaf" tiers "$SECS"
 run no-debug-nonsafepoints "nodebug=1" "$D -XX:-DebugNonSafepoints" mix+lambda "$SECS"
 run debug-nonsafepoints "" "$D -XX:+DebugNonSafepoints" mix+lambda "$SECS"

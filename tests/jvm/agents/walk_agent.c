@@ -101,12 +101,16 @@ static void walk_asgst(void *uc, int options, wframe *f, int *n, int *rc, uintpt
   *rc = kind <= 0 ? kind : c.rc;
 }
 
-/* SS. One ASGCT walk into s, jmethodIDs turned into Method*. */
+/* SS. One ASGCT walk into s (jmethodIDs turned into Method* later, by resolve_asgct). */
 static void walk_asgct(void *uc, sample *s) {
   ASGCT_CallTrace t = {tl_env, 0, s->gct};
   asgct(&t, MAXF, uc);
   s->gct_n = t.num_frames;
-  for (int i = 0; i < t.num_frames && i < MAXF; i++) {
+}
+
+/* SS. The oracle's trick: a jmethodID is a Method** (jmethodIDs are never freed). */
+static void resolve_asgct(sample *s) {
+  for (int i = 0; i < s->gct_n && i < MAXF; i++) {
     jmethodID id = s->gct[i].method_id;
     s->g[i].method = id ? *(uintptr_t *)id : 0;
     s->g[i].bci = s->gct[i].lineno;
@@ -220,6 +224,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
     s->t_asgct = t1 - t0;
     s->t_asgst = t2 - t1;
   }
+  resolve_asgct(s);
   s->t_info = 0;
   if (walk_opts.bench && s->a_n > 0 && s->a[0].type != ASGST_FRAME_NON_JAVA) {
     char name[64], sig[128];
@@ -234,7 +239,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   if (walk_opts.diag && s->a_rc < 0) describe(s);
   s->anchor = anchor_kind();
   s->c_n = -1;
-  if (s->anchor == 2 && s->a_rc == 0 && s->gct_n > 0 && traces_differ(s)) {
+  if ((s->anchor == 2 || s->anchor == 3) && s->a_rc == 0 && s->gct_n > 0 && traces_differ(s)) {
     asgst__hs_asgct_rule = 1;
     walk_asgst(uc, 0, s->c, &s->c_n, &s->c_rc, NULL);
     asgst__hs_asgct_rule = 0;

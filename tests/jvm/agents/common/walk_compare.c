@@ -141,12 +141,13 @@ static void compare(const sample *s) {
   int n = s->gct_n < MAXF ? s->gct_n : MAXF;
   int m = s->a_n < n ? s->a_n : n;
   char cls[48];
-  /* Explained class 1: stopped at a safepoint poll, AsyncGetCallTrace takes the PcDesc
-   * after the poll's pc (its rule for interrupted pcs) where the VM uses the poll's own;
-   * proven per sample by a re-walk with that rule giving ASGCT's trace exactly. */
+  /* Explained class 1: stopped in the safepoint handler (at a poll) or in a runtime stub
+   * (at a call), AsyncGetCallTrace takes the PcDesc after the compiled frame's pc (its
+   * rule for interrupted pcs) where the VM uses the one at the pc; proven per sample by a
+   * re-walk with ASGCT's rule giving ASGCT's trace exactly. */
   if (s->c_n >= 0 && s->c_rc == 0 && same_trace(s->c, s->c_n, s->g, n)) {
     ws.explained_safepoint++;
-    disagree("asgct_pcdesc_after_safepoint_poll", s);
+    disagree(s->anchor == 2 ? "asgct_pcdesc_after_safepoint_poll" : "asgct_pcdesc_after_stub_call", s);
     return;
   }
   /* Explained class 2: no debug information covers an interrupted pc: ASGCT reports the

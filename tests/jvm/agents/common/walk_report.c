@@ -99,7 +99,7 @@ void walk_report(long signals, long dropped) {
   long comparable = st->both - st->explained_safepoint;
   double adj = comparable ? 100.0 * (double)st->agree / (double)comparable : 0;
   fprintf(stderr, "WALK # figure: workload=%s samples=%ld asgst_ok=%ld asgct_ok=%ld both=%ld agree=%ld (%.3f%%; "
-          "%.3f%% without the %ld proven ASGCT safepoint-poll misreads; %ld agreeing with ASGCT's placeholder bci 0) disagreements:",
+          "%.3f%% without the %ld proven ASGCT PcDesc misreads at safepoint polls/stub calls; %ld agreeing with ASGCT's placeholder bci 0) disagreements:",
           walk_opts.label, st->samples, st->asgst_ok, st->asgct_ok, st->both, st->agree, pct, adj,
           st->explained_safepoint, st->unknown_bci);
   for (int i = 0; i < st->nclasses; i++) fprintf(stderr, " %s=%ld", st->classes[i].name, st->classes[i].count);
@@ -117,7 +117,7 @@ void walk_report(long signals, long dropped) {
   }
   check(st->samples >= 100, "enough samples taken");
   check(comparable <= 0 || adj >= 99.5, "ASGST agrees with AsyncGetCallTrace on >= 99.5% of samples both walked "
-        "(proven ASGCT safepoint-poll misreads set apart)");
+        "(proven ASGCT PcDesc misreads set apart)");
   check(st->asgst_ok >= st->asgct_ok, "ASGST succeeds on at least as many samples as AsyncGetCallTrace");
   report_expectations(st);
   if (walk_opts.nonjava) {

@@ -197,6 +197,12 @@ public class Workload {
     }
   }
 
+  // ---- bench: stacks of about 10, 50 and 200 frames ----------------------------------
+  static void bench(int depth) {
+    int x = 0;
+    while (!stop) SINK.addAndGet(recurse(depth, x++));
+  }
+
   static Thread runner(String mode) {
     Thread t = new Thread(() -> {
       try {
@@ -212,6 +218,9 @@ public class Workload {
           case "threads": threads(); break;
           case "alloc": alloc(); break;
           case "classload": classload(); break;
+          case "bench10": bench(4); break;
+          case "bench50": bench(44); break;
+          case "bench200": bench(194); break;
           default: throw new IllegalArgumentException(mode);
         }
       } catch (Exception e) {
