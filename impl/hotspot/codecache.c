@@ -132,6 +132,12 @@ static bool name_is(uintptr_t name, atomic_uintptr_t *cache, const char *want) {
 }
 
 /* SS. */
+bool asgst__hs_in_interpreter(uintptr_t pc) {
+  if (!atomic_load_explicit(&interp_ready, memory_order_acquire)) load_interp();
+  return pc >= interp_low && pc < interp_high;
+}
+
+/* SS. */
 int asgst__hs_classify(uintptr_t pc, uintptr_t *blob) {
   *blob = 0;
   if (!atomic_load_explicit(&interp_ready, memory_order_acquire)) load_interp();

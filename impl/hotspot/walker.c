@@ -25,6 +25,7 @@ typedef struct {
   uint8_t top;        /* cur was interrupted anywhere, not stopped at a call */
   uint8_t has_target; /* C frames are being walked toward `target` */
   uint8_t java_seen;  /* a Java physical frame has been decoded */
+  uint32_t fsize;     /* frame size in words of a compiled cur (0: read it from the blob) */
   uintptr_t blob;     /* code blob of cur (0 for C and interpreter) */
   asgst__regs target; /* the anchor frame the current C frames lead to */
 } hs_state;
@@ -32,6 +33,23 @@ typedef struct {
 __thread int asgst__hs_asgct_rule __attribute__((tls_model("initial-exec")));
 
 _Static_assert(sizeof(hs_state) <= ASGST__BACKEND_SCRATCH, "scratch too small");
+
+/* Reads a field of the walk state on its own. GCC otherwise merges tests of adjacent
+ * byte fields into one wider load, which stalls behind the byte stores that just wrote
+ * them (store forwarding fails). */
+#define LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/* SS. Copies registers field by field. A struct copy compiles to 16-byte loads, which
+ * stall when the source was just written by 8-byte stores (store forwarding fails; the
+ * bench showed it as most of a frame's cost). Relaxed atomic loads keep them apart. */
+static inline void set_regs(asgst__regs *d, const asgst__regs *s) {
+  uintptr_t pc = __atomic_load_n(&s->pc, __ATOMIC_RELAXED);
+  uintptr_t sp = __atomic_load_n(&s->sp, __ATOMIC_RELAXED);
+  uintptr_t fp = __atomic_load_n(&s->fp, __ATOMIC_RELAXED);
+  d->pc = pc;
+  d->sp = sp;
+  d->fp = fp;
+}
 
 /* SS. */
 static hs_state *state_of(ASGST_Iterator *it) { return (hs_state *)(void *)it->scratch; }
@@ -67,7 +85,7 @@ int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   const asgst__hs_layout *l = &asgst__hsl;
   hs_state *s = state_of(it);
   memset(s, 0, sizeof *s);
-  it->cur = *top;
+  set_regs(&it->cur, top);
   uintptr_t jt = (uintptr_t)it->thread.vm_thread;
   if (jt == 0) return ASGST_NON_JAVA_TRACE;
   uint32_t term;
@@ -86,11 +104,11 @@ int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   bool java_top = kind == ASGST__HK_INTERP || kind == ASGST__HK_NMETHOD || kind == ASGST__HK_NATIVE;
   if ((it->options & ASGST_INCLUDE_NON_JAVA_FRAMES) && !java_top && top->sp < a.sp) {
     s->has_target = 1;
-    s->target = a;
+    set_regs(&s->target, &a);
     s->top = 1;
     s->pcmode = ASGST__PC_NEAR;
   } else {
-    it->cur = a;
+    set_regs(&it->cur, &a);
     s->pcmode = ASGST__PC_ANCHOR;
   }
   return ASGST_JAVA_TRACE;
@@ -147,6 +165,50 @@ static int decode_interpreted(ASGST_Iterator *it) {
   return 0;
 }
 
+/* SS. Puts the decoding of the compiled frame at a return address into the frame cache
+ * (not for deoptimized frames, whose pc is the deopt handler's). */
+static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level, int n) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  if (n > ASGST__FC_MAX || asgst__hs_real_pc(s->blob, &it->cur) != it->cur.pc) return;
+  asgst__hs_fc_entry e;
+  uint32_t fsize;
+  if (!asgst__load_u32(s->blob + l->nm_compile_id, &e.compile_id) ||
+      !asgst__load_u32(s->blob + l->cb_frame_size, &fsize) || (int32_t)fsize <= 0)
+    return;
+  e.blob = s->blob;
+  e.level = (int32_t)level;
+  e.frame_size = fsize;
+  e.n = n;
+  for (int i = 0; i < n; i++) {
+    e.method[i] = (uintptr_t)it->pending[i].method;
+    e.bci[i] = it->pending[i].bci;
+  }
+  s->fsize = fsize;
+  asgst__hs_fc_put(it->cur.pc, &e);
+}
+
+/* SS. A compiled frame at a return address from the frame cache; false on a miss. */
+static bool decode_cached(ASGST_Iterator *it, hs_state *s) {
+  asgst__hs_fc_entry e;
+  if (!asgst__hs_fc_get(it->cur.pc, &e)) return false;
+  for (int i = 0; i < e.n; i++) {
+    ASGST_Frame *f = &it->pending[i];
+    f->type = i == e.n - 1 ? ASGST_FRAME_JAVA : ASGST_FRAME_JAVA_INLINED;
+    f->comp_level = e.level;
+    f->bci = e.bci[i];
+    f->method = (ASGST_Method)e.method[i];
+    f->pc = (void *)it->cur.pc;
+    f->sp = (void *)it->cur.sp;
+    f->fp = (void *)it->cur.fp;
+  }
+  it->npending = e.n;
+  s->kind = ASGST__HK_NMETHOD;
+  s->blob = e.blob;
+  s->fsize = e.frame_size;
+  s->java_seen = 1;
+  return true;
+}
+
 /* SS. A compiled frame: its scopes at pc, innermost first. */
 static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
   const asgst__hs_layout *l = &asgst__hsl;
@@ -177,6 +239,7 @@ static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
       n = 1;
     }
   }
+  if (s->kind == ASGST__HK_NMETHOD && s->pcmode == ASGST__PC_EXACT) remember(it, s, level, n);
   for (int i = 0; i < n; i++) {
     ASGST_Frame *f = &it->pending[i];
     f->comp_level = (int)(int32_t)level;
@@ -191,6 +254,10 @@ static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
 /* SS. */
 int asgst__hs_decode(ASGST_Iterator *it) {
   hs_state *s = state_of(it);
+  if (LD(s->pcmode) == ASGST__PC_EXACT && !LD(s->top) && !asgst__hs_in_interpreter(it->cur.pc) &&
+      decode_cached(it, s))
+    return 0;
+  s->fsize = 0;
   uintptr_t blob;
   s->kind = (uint8_t)asgst__hs_classify(it->cur.pc, &blob);
   s->blob = blob;
@@ -220,7 +287,7 @@ static int step_c(ASGST_Iterator *it, hs_state *s) {
     bool to_anchor = s->has_target && (n.sp >= s->target.sp ||
                                        asgst__hs_classify(n.pc, &blob) != ASGST__HK_C);
     if (!to_anchor) {
-      *c = n;
+      set_regs(c, &n);
       s->top = 0;
       s->pcmode = s->java_seen || s->has_target ? ASGST__PC_EXACT : ASGST__PC_NEAR;
       return 1;
@@ -230,7 +297,7 @@ static int step_c(ASGST_Iterator *it, hs_state *s) {
   }
   /* The C frames reached (or lost their chain before) the anchor of the next Java
    * segment: it is known exactly, continue there. */
-  *c = s->target;
+  set_regs(c, &s->target);
   s->has_target = 0;
   s->top = 0;
   s->pcmode = ASGST__PC_ANCHOR;
@@ -248,7 +315,7 @@ static int step_entry(ASGST_Iterator *it, hs_state *s) {
   bool more = anchor_frame(jcw + l->jcw_anchor, &a);
   if (!(it->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) {
     if (!more) return 0; /* the first Java call of the thread: no Java frames below */
-    it->cur = a;
+    set_regs(&it->cur, &a);
     s->pcmode = ASGST__PC_EXACT;
     s->top = 0;
     return 1;
@@ -259,10 +326,10 @@ static int step_entry(ASGST_Iterator *it, hs_state *s) {
   s->top = 0;
   if (more) {
     s->has_target = 1;
-    s->target = a;
-    if (n.sp >= a.sp) n = a;
+    set_regs(&s->target, &a);
+    if (n.sp >= a.sp) set_regs(&n, &a);
   }
-  it->cur = n;
+  set_regs(&it->cur, &n);
   s->pcmode = ASGST__PC_EXACT;
   return 1;
 }
@@ -273,7 +340,7 @@ int asgst__hs_step(ASGST_Iterator *it) {
   hs_state *s = state_of(it);
   asgst__regs n;
   int r;
-  switch (s->kind) {
+  switch (LD(s->kind)) {
     case ASGST__HK_C:
       return step_c(it, s);
     case ASGST__HK_ENTRY:
@@ -288,17 +355,26 @@ int asgst__hs_step(ASGST_Iterator *it) {
       if (n.sp <= it->cur.sp || (n.sp & 7)) return ASGST_BAD_FRAME;
       break;
     }
+    case ASGST__HK_NMETHOD:
+      if (LD(s->fsize) && !LD(s->top)) {
+        /* A complete compiled frame of known size (from the frame cache). */
+        uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)s->fsize;
+        if (!asgst__load_ptr(ssp - 8, &n.pc) || !asgst__load_ptr(ssp - 16, &n.fp)) return ASGST_BAD_FRAME;
+        n.sp = ssp;
+        break;
+      }
+      /* fall through */
     default:
       r = asgst__hs_blob_sender(s->blob, &it->cur, s->top, &it->thread, &n);
       if (r <= 0) return r;
       break;
   }
-  bool asgct_rule = asgst__hs_asgct_rule && !s->java_seen && s->kind == ASGST__HK_STUB;
-  it->cur = n;
+  bool asgct_rule = asgst__hs_asgct_rule && !LD(s->java_seen) && LD(s->kind) == ASGST__HK_STUB;
+  set_regs(&it->cur, &n);
   s->top = 0;
   s->pcmode = asgct_rule ? ASGST__PC_NEAR : ASGST__PC_EXACT;
-  if (s->has_target && n.sp >= s->target.sp) {
-    it->cur = s->target;
+  if (LD(s->has_target) && n.sp >= s->target.sp) {
+    set_regs(&it->cur, &s->target);
     s->has_target = 0;
     s->pcmode = ASGST__PC_ANCHOR;
   }
@@ -318,7 +394,7 @@ int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asg
     if (r < 0) return r;
     for (int i = 0; i < it.npending; i++)
       if (it.pending[i].type != ASGST_FRAME_NON_JAVA) {
-        *out = it.cur;
+        set_regs(out, &it.cur);
         return kind;
       }
     uintptr_t old = it.cur.sp;

@@ -23,6 +23,8 @@ enum {
 
 /* SS. The code blob containing pc, 0 if pc is not in a live blob of the code cache. */
 uintptr_t asgst__hs_find_blob(uintptr_t pc);
+/* SS. True if pc is in the template interpreter (cheap: two compares). */
+bool asgst__hs_in_interpreter(uintptr_t pc);
 /* SS. Kind of the code at pc; *blob gets its code blob (0 for C code and the interpreter). */
 int asgst__hs_classify(uintptr_t pc, uintptr_t *blob);
 /* SS. True if blob's name equals s (blob names are static strings of libjvm). */
@@ -50,6 +52,23 @@ int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
 /* SS. Original pc of a deoptimized compiled frame whose pc is the nmethod's deopt handler
  * (the VM saved it in the frame); pc itself otherwise. */
 uintptr_t asgst__hs_real_pc(uintptr_t nm, const asgst__regs *r);
+
+/* A decoded compiled frame at a return address (framecache.c). */
+#define ASGST__FC_MAX 4 /* logical frames an entry holds */
+typedef struct {
+  uintptr_t blob;
+  uint32_t compile_id;
+  int32_t level;
+  uint32_t frame_size; /* words */
+  int n;
+  uintptr_t method[ASGST__FC_MAX];
+  int32_t bci[ASGST__FC_MAX];
+} asgst__hs_fc_entry;
+
+/* SS. The cached decoding of the frame whose return address is pc, if still valid. */
+bool asgst__hs_fc_get(uintptr_t pc, asgst__hs_fc_entry *e);
+/* SS. Remembers a decoding (n logical frames, 1..ASGST__FC_MAX). */
+void asgst__hs_fc_put(uintptr_t pc, const asgst__hs_fc_entry *e);
 
 /* Test hook, for the walk test agent only: while set on a thread, the first Java frame
  * found below a stub frame (e.g. a thread stopped in the safepoint handler) takes

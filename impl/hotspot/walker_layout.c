@@ -95,6 +95,7 @@ static void nmethod_fields(misses *m, asgst__hs_layout *l) {
   l->nm_orig_pc_offset = off(m, "nmethod", "_orig_pc_offset");
   l->nm_verified_entry = off(m, "nmethod", "_verified_entry_point");
   l->nm_entry = off(m, "nmethod", "_entry_point");
+  l->nm_compile_id = off(m, "nmethod", "_compile_id");
   l->pcdesc_size = type_size(m, "PcDesc");
   l->pcdesc_pc_offset = off(m, "PcDesc", "_pc_offset");
   l->pcdesc_scope_offset = off(m, "PcDesc", "_scope_decode_offset");

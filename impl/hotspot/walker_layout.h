@@ -35,7 +35,7 @@ typedef struct {
   long cm_method, cm_scopes_data_begin, cm_deopt_handler, cm_deopt_mh_handler;
   long nm_comp_level; int nm_comp_level_size;
   long nm_metadata_offset, nm_scopes_pcs_offset, nm_dependencies_offset;
-  long nm_orig_pc_offset, nm_verified_entry, nm_entry;
+  long nm_orig_pc_offset, nm_verified_entry, nm_entry, nm_compile_id;
   long pcdesc_size, pcdesc_pc_offset, pcdesc_scope_offset, pcdesc_flags;
   int scope_int_lg_h, scope_int_l; /* compressed int coding (Pack200 L=192 on 17) */
 

@@ -1,0 +1,85 @@
+/*
+ * framecache.c - a process-wide cache of decoded compiled frames, keyed by return address.
+ *
+ * Walks meet the same return addresses again and again (recursion, hot call paths, every
+ * sample of a thread). Decoding one costs a code cache lookup, a PcDesc binary search and
+ * a scope stream walk over cold memory; a hit here costs one entry and one validating load.
+ *
+ * Validity: an nmethod never changes its code or debug information while it exists, and
+ * compile ids are unique, so (blob address, compile id) names one nmethod for good. A hit
+ * is used only if the nmethod at the cached address still carries the cached compile id
+ * (memory of a flushed nmethod reused for another blob fails that check).
+ *
+ * Concurrency: signal handlers on many threads read and write entries without locks. An
+ * entry is a row of words written and read one word at a time (relaxed atomics); its last
+ * word is a hash of the others, so a torn entry reads as a miss.
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "../safe_read.h"
+#include "walker_internal.h"
+
+#define FC_SIZE 4096 /* entries, a power of two */
+#define FC_WORDS 8    /* one cache line */
+
+static _Atomic uint64_t cache[FC_SIZE][FC_WORDS] __attribute__((aligned(64)));
+
+/* SS. Check word over the first seven: independent rotations, so it costs a few cycles
+ * (a serial multiply chain here cost more than the decoding it saves). */
+static inline uint64_t check(const uint64_t *w) {
+  uint64_t h = 0x6a09e667f3bcc909ull;
+  for (int i = 0; i < FC_WORDS - 1; i++) h ^= (w[i] << (i * 9 + 1)) | (w[i] >> (63 - i * 9));
+  return h | 1; /* never 0: an empty row never validates */
+}
+
+/* SS. */
+static inline _Atomic uint64_t *row(uintptr_t pc) {
+  return cache[((pc >> 2) ^ (pc >> 14)) & (FC_SIZE - 1)];
+}
+
+/* Entry words: 0 pc, 1 blob, 2 compile id | frame size << 32 (16 bits) | level << 48 |
+ * n << 56, 3..6 frames as Method* | (bci + 1) << 48 (Method* < 2^47, bci < 65535),
+ * 7 check. */
+
+/* SS. */
+bool asgst__hs_fc_get(uintptr_t pc, asgst__hs_fc_entry *e) {
+  _Atomic uint64_t *r = row(pc);
+  uint64_t w[FC_WORDS];
+  for (int i = 0; i < FC_WORDS; i++) w[i] = atomic_load_explicit(&r[i], memory_order_relaxed);
+  if (w[0] != pc || w[FC_WORDS - 1] != check(w)) return false;
+  e->blob = (uintptr_t)w[1];
+  e->compile_id = (uint32_t)w[2];
+  e->frame_size = (uint32_t)(w[2] >> 32) & 0xffff;
+  e->level = (int32_t)(w[2] >> 48) & 0xff;
+  e->n = (int)(w[2] >> 56);
+  if (e->n < 1 || e->n > ASGST__FC_MAX) return false;
+  for (int i = 0; i < e->n; i++) {
+    e->method[i] = (uintptr_t)(w[3 + i] & ((1ull << 48) - 1));
+    e->bci[i] = (int32_t)(w[3 + i] >> 48) - 1;
+  }
+  /* Is the nmethod still the one decoded? */
+  uint32_t id;
+  return asgst__load_u32(e->blob + asgst__hsl.nm_compile_id, &id) && id == e->compile_id;
+}
+
+/* SS. */
+void asgst__hs_fc_put(uintptr_t pc, const asgst__hs_fc_entry *e) {
+  if (e->n < 1 || e->n > ASGST__FC_MAX || e->frame_size > 0xffff || e->level < 0 || e->level > 0xff)
+    return;
+  uint64_t w[FC_WORDS];
+  w[0] = pc;
+  w[1] = e->blob;
+  w[2] = e->compile_id | (uint64_t)e->frame_size << 32 | (uint64_t)e->level << 48 | (uint64_t)e->n << 56;
+  for (int i = 0; i < 4; i++) {
+    w[3 + i] = 0;
+    if (i >= e->n) continue;
+    if (e->method[i] >> 48 || e->bci[i] < -1 || e->bci[i] >= 0xfffe) return;
+    w[3 + i] = e->method[i] | (uint64_t)(e->bci[i] + 1) << 48;
+  }
+  w[FC_WORDS - 1] = check(w);
+  _Atomic uint64_t *r = row(pc);
+  /* Invalidate first so that a reader never pairs the new key with old words. */
+  atomic_store_explicit(&r[FC_WORDS - 1], 0, memory_order_relaxed);
+  for (int i = 0; i < FC_WORDS; i++) atomic_store_explicit(&r[i], w[i], memory_order_relaxed);
+}
