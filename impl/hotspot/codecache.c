@@ -11,6 +11,9 @@
  * learned lazily on the first walk: ASGST_Initialize may run from Agent_OnLoad, before
  * the VM has created its code cache.
  */
+/* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
+ * stores stall on failed store forwarding. */
+#pragma GCC optimize("no-tree-slp-vectorize")
 #include <stdatomic.h>
 #include <string.h>
 

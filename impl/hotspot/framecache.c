@@ -14,6 +14,9 @@
  * entry is a row of words written and read one word at a time (relaxed atomics); its last
  * word is a hash of the others, so a torn entry reads as a miss.
  */
+/* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
+ * stores stall on failed store forwarding. */
+#pragma GCC optimize("no-tree-slp-vectorize")
 #include <stdatomic.h>
 #include <string.h>
 

@@ -9,6 +9,9 @@
  * locals/expressions/monitors we do not need. Integers are in the VM's compressed form:
  * on JDK 17 a byte b < L is the value; otherwise it adds b * 64^i for up to 5 bytes.
  */
+/* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
+ * stores stall on failed store forwarding. */
+#pragma GCC optimize("no-tree-slp-vectorize")
 #include "../safe_read.h"
 #include "walker_internal.h"
 

@@ -12,6 +12,9 @@
  * thread runs Java code (or a leaf C routine called from it) and the walk starts at the
  * interrupted registers.
  */
+/* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
+ * stores stall on failed store forwarding. */
+#pragma GCC optimize("no-tree-slp-vectorize")
 #include <string.h>
 
 #include "../safe_read.h"

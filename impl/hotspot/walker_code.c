@@ -10,6 +10,9 @@
  * from the entry (prologue) or from the pc (epilogue) and knows exactly where the return
  * address is. Anything else ends the walk with ASGST_UNSAFE_STATE.
  */
+/* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
+ * stores stall on failed store forwarding. */
+#pragma GCC optimize("no-tree-slp-vectorize")
 #include "../safe_read.h"
 #include "walker_internal.h"
 
