@@ -299,7 +299,7 @@ static void *sampler_main(void *arg) {
   pid_t pid = getpid();
   struct timespec iv = {0, (long)walk_opts.interval_us * 1000};
   int next = 0;
-  while (atomic_load(&running)) {
+  for (unsigned long ticks = 0; atomic_load(&running); ticks++) {
     for (int k = 0; k < MAX_THREADS; k++) {
       int i = (next + k) % MAX_THREADS;
       int tid = atomic_load(&threads_tid[i]);
@@ -310,6 +310,7 @@ static void *sampler_main(void *arg) {
     }
     nanosleep(&iv, NULL);
     walk_drain(slots);
+    if (ticks % 1000 == 0) walk_check_self();
   }
   return NULL;
 }

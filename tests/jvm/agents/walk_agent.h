@@ -77,6 +77,8 @@ void walk_parse_options(const char *s);
 void walk_drain(sample *slots);
 /* N. Prints the figures and the checks ("WALK ok|not ok - ...", "WALK # figure: ..."). */
 void walk_report(long signals, long dropped);
+/* N. Walks the calling (non-Java) thread: expects a non-Java trace of C frames. */
+void walk_check_self(void);
 /* N. Sets DebugNonSafepoints through the library's flag writer. */
 void walk_set_debug_non_safepoints(bool on);
 

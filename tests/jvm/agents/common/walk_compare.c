@@ -253,6 +253,7 @@ static void process(const sample *s) {
   ws.asgst_ok += a_ok;
   ws.asgct_ok += g_ok;
   if (a_ok) record_stats(s);
+  for (int i = 0; i < s->a_n; i++) ws.nonjava_in_java_walk += s->a[i].type == ASGST_FRAME_NON_JAVA;
   if (a_ok && g_ok) {
     ws.both++;
     compare(s);
@@ -268,6 +269,29 @@ static void process(const sample *s) {
       ws.t_i[ws.nt] = (uint32_t)s->t_info;
       ws.t_depth[ws.nt++] = (uint16_t)s->a_n;
     }
+  }
+}
+
+/* N. The calling thread is not a Java thread: a walk of it must be a non-Java trace of C
+ * frames only. Counts walks and violations into ws. */
+static void collect_c(ASGST_Iterator *it, void *arg) {
+  int *bad = arg;
+  ASGST_Frame f;
+  int r, n = 0;
+  while ((r = ASGST_NextFrame(it, &f)) == 1) {
+    n++;
+    *bad |= f.type != ASGST_FRAME_NON_JAVA;
+  }
+  *bad |= r < 0 || n == 0;
+}
+
+/* N. */
+void walk_check_self(void) {
+  for (int i = 0; i < 10; i++) {
+    int bad = 0;
+    int kind = ASGST_RunWithIterator(NULL, ASGST_INCLUDE_NON_JAVA_FRAMES, collect_c, &bad);
+    ws.self_walks++;
+    ws.self_bad += kind != ASGST_NON_JAVA_TRACE || bad;
   }
 }
 

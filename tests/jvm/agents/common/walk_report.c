@@ -120,6 +120,12 @@ void walk_report(long signals, long dropped) {
         "(proven ASGCT PcDesc misreads set apart)");
   check(st->asgst_ok >= st->asgct_ok, "ASGST succeeds on at least as many samples as AsyncGetCallTrace");
   report_expectations(st);
+  char m2[160];
+  snprintf(m2, sizeof m2, "walks without ASGST_INCLUDE_NON_JAVA_FRAMES report no C frames (%ld seen)", st->nonjava_in_java_walk);
+  check(st->nonjava_in_java_walk == 0, m2);
+  snprintf(m2, sizeof m2, "the sampler (a non-Java thread) walks as a non-Java trace of C frames (%ld of %ld)",
+           st->self_walks - st->self_bad, st->self_walks);
+  check(st->self_walks > 0 && st->self_bad == 0, m2);
   if (walk_opts.nonjava) {
     char msg[160];
     snprintf(msg, sizeof msg, "non-Java walk keeps the Java frames in order (%ld of %ld)", st->nj_consistent, st->nj_checked);
