@@ -8,8 +8,8 @@
 #include "internal.h"
 #include "../impl/guard.h"
 
-/* SS. Empties every output field of *info, keeping buffers untouched but NUL-terminated. */
-static void clear_method_info(ASGST_MethodInfo *info) {
+/* SS. */
+void asgst__clear_method_info(ASGST_MethodInfo *info) {
   info->klass = NULL;
   asgst__copy_string(info->method_name, &info->method_name_length, "", 0);
   asgst__copy_string(info->signature, &info->signature_length, "", 0);
@@ -43,10 +43,10 @@ static void clear_class_info(ASGST_ClassInfo *info) {
 /* SS. */
 void ASGST_GetMethodInfo(ASGST_Method m, ASGST_MethodInfo *info) {
   if (info == NULL) return;
-  if (m == NULL) { clear_method_info(info); return; }
+  if (m == NULL) { asgst__clear_method_info(info); return; }
   /* Keep the capacities: a fault halfway must not leave lengths that are not capacities. */
   ASGST_MethodInfo in = *info;
-  GUARDED_CALL(be->method_info(m, info), (*info = in, clear_method_info(info)));
+  GUARDED_CALL(be->method_info(m, info), (*info = in, asgst__clear_method_info(info)));
 }
 
 /* SS. */

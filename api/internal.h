@@ -17,6 +17,9 @@
 int asgst__iterator_begin(ASGST_Iterator *it, const asgst__backend *be, const asgst__thread *t,
                           const asgst__regs *top, int32_t options);
 
+/* SS. Empties every output field of *info (strings become "", lengths 0). */
+void asgst__clear_method_info(ASGST_MethodInfo *info);
+
 /* SS. Registers of an x86_64 Linux ucontext_t. */
 void asgst__regs_from_ucontext(const void *ucontext, asgst__regs *r);
 

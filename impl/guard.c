@@ -9,6 +9,8 @@
 #include <string.h>
 #include <ucontext.h>
 
+#include "safe_read.h"
+
 __thread sigjmp_buf *volatile asgst__guard_top __attribute__((tls_model("initial-exec")));
 
 static struct sigaction previous_segv;
@@ -67,4 +69,17 @@ int asgst__guard_install(void) {
 /* SS. */
 uint64_t asgst__guard_faults(void) {
   return atomic_load_explicit(&fault_count, memory_order_relaxed);
+}
+
+/* SS. */
+uintptr_t asgst__guarded_ptr(uintptr_t a) {
+  volatile uintptr_t v = 0;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    uintptr_t x = 0;
+    if (asgst__load_ptr(a, &x)) v = x;
+  ASGST__GUARD_FAULTED(g)
+    v = 0;
+  ASGST__GUARD_END(g);
+  return v;
 }

@@ -47,6 +47,9 @@ typedef struct {
 /* N. Installs the guard's SIGSEGV and SIGBUS handlers in front of the current ones (once;
  * later calls do nothing). Returns 0 or -1 (sigaction failed). */
 int asgst__guard_install(void);
+/* SS. A pointer-sized load of `a` under a guard of its own: 0 when the address is
+ * implausible or the load faulted. For code outside a walk (N code, one-off reads). */
+uintptr_t asgst__guarded_ptr(uintptr_t a);
 /* SS. Faults caught by the guard since the process started. */
 uint64_t asgst__guard_faults(void);
 

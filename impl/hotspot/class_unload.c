@@ -59,18 +59,6 @@ static jobject pin_array; /* a byte[1] whose critical region holds off the GC */
 
 /* ---- guarded reads for N code ---- */
 
-/* N. A pointer-sized load under the guard, 0 on failure. */
-static uintptr_t guarded_ptr(uintptr_t a) {
-  volatile uintptr_t v = 0;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    uintptr_t x = 0;
-    if (asgst__load_ptr(a, &x)) v = x;
-  ASGST__GUARD_FAULTED(g)
-    v = 0;
-  ASGST__GUARD_END(g);
-  return v;
-}
 
 /* N. A malloc'ed copy of InstanceKlass k's Method* array (read under the guard). */
 static ASGST_Method *copy_methods(uintptr_t k, int *n) {
@@ -86,7 +74,7 @@ static ASGST_Method *copy_methods(uintptr_t k, int *n) {
   if (at == 0 || count <= 0) return NULL;
   ASGST_Method *m = malloc((size_t)count * sizeof *m);
   if (m == NULL) return NULL;
-  for (int i = 0; i < count; i++) m[i] = (ASGST_Method)guarded_ptr(at + (uintptr_t)i * 8);
+  for (int i = 0; i < count; i++) m[i] = (ASGST_Method)asgst__guarded_ptr(at + (uintptr_t)i * 8);
   *n = count;
   return m;
 }
@@ -158,10 +146,10 @@ uintptr_t asgst__hs_klass_of(JNIEnv *env, jclass c) {
   void *pin = (*env)->GetPrimitiveArrayCritical(env, pin_array, NULL);
   if (pin == NULL) return 0;
   /* A JNI handle points at its oop slot; low bits tag weak/global handles. */
-  uintptr_t mirror = guarded_ptr((uintptr_t)c & ~(uintptr_t)3);
-  uintptr_t k = mirror ? guarded_ptr(mirror + (uintptr_t)asgst__hs.mirror_klass_offset) : 0;
-  uintptr_t handle = k ? guarded_ptr(k + (uintptr_t)asgst__hs.k_mirror) : 0;
-  uintptr_t back = handle ? guarded_ptr(handle) : 0;
+  uintptr_t mirror = asgst__guarded_ptr((uintptr_t)c & ~(uintptr_t)3);
+  uintptr_t k = mirror ? asgst__guarded_ptr(mirror + (uintptr_t)asgst__hs.mirror_klass_offset) : 0;
+  uintptr_t handle = k ? asgst__guarded_ptr(k + (uintptr_t)asgst__hs.k_mirror) : 0;
+  uintptr_t back = handle ? asgst__guarded_ptr(handle) : 0;
   (*env)->ReleasePrimitiveArrayCritical(env, pin_array, pin, JNI_ABORT);
   return back == mirror ? k : 0;
 }
@@ -335,7 +323,7 @@ ASGST_Class asgst__hs_from_jclass(jclass c) {
 
 /* N. A jmethodID is a pointer to a slot holding the Method*. */
 ASGST_Method asgst__hs_from_jmethodid(jmethodID id) {
-  return (ASGST_Method)guarded_ptr((uintptr_t)id);
+  return (ASGST_Method)asgst__guarded_ptr((uintptr_t)id);
 }
 
 /* N. Slow: lists the holder's methods through JVMTI (creating their jmethodIDs) and picks
@@ -357,7 +345,7 @@ jmethodID asgst__hs_to_jmethodid(ASGST_Method m) {
   jmethodID *ids = NULL, found = NULL;
   if ((*asgst__hs_jvmti)->GetClassMethods(asgst__hs_jvmti, c, &n, &ids) == JVMTI_ERROR_NONE) {
     for (jint i = 0; i < n && found == NULL; i++)
-      if (guarded_ptr((uintptr_t)ids[i]) == (uintptr_t)m) found = ids[i];
+      if (asgst__guarded_ptr((uintptr_t)ids[i]) == (uintptr_t)m) found = ids[i];
     (*asgst__hs_jvmti)->Deallocate(asgst__hs_jvmti, (unsigned char *)ids);
   }
   (*env)->DeleteLocalRef(env, c);

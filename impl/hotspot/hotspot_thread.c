@@ -54,18 +54,6 @@ static bool is_java_thread_vtable(uintptr_t vt) {
   return false;
 }
 
-/* N. A pointer load under the guard, 0 on failure. */
-static uintptr_t guarded_ptr(uintptr_t a) {
-  volatile uintptr_t v = 0;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    uintptr_t x = 0;
-    if (asgst__load_ptr(a, &x)) v = x;
-  ASGST__GUARD_FAULTED(g)
-    v = 0;
-  ASGST__GUARD_END(g);
-  return v;
-}
 
 /* N. The vtables of every JavaThread in the VM's current thread list (read under the
  * guard: the list may be replaced while we read it). */
@@ -112,7 +100,7 @@ int asgst__hs_threads_init(JNIEnv *env, char *err, size_t errlen) {
   for (pthread_key_t k = 0; k < PTHREAD_KEYS_MAX; k++) {
     if ((uintptr_t)pthread_getspecific(k) == self) {
       thread_key = k;
-      add_vtable(guarded_ptr(self));
+      add_vtable(asgst__guarded_ptr(self));
       collect_vtables();
       atomic_store_explicit(&key_found, 1, memory_order_release);
       return 0;
@@ -126,7 +114,7 @@ int asgst__hs_threads_init(JNIEnv *env, char *err, size_t errlen) {
 void asgst__hs_thread_started(void) {
   if (!atomic_load(&key_found)) return;
   uintptr_t t = (uintptr_t)pthread_getspecific(thread_key);
-  if (t != 0) add_vtable(guarded_ptr(t));
+  if (t != 0) add_vtable(asgst__guarded_ptr(t));
 }
 
 /* SS. The calling thread's JavaThread*, 0 for a thread that is not one. */

@@ -27,13 +27,7 @@ const asgst__synth_class *asgst__synth_live_class(ASGST_Class k) {
 void asgst__synth_method_info(ASGST_Method handle, ASGST_MethodInfo *info) {
   const asgst__synth_method *m = asgst__synth_live_method(handle);
   if (m == NULL) {
-    info->klass = NULL;
-    asgst__copy_string(info->method_name, &info->method_name_length, "", 0);
-    asgst__copy_string(info->signature, &info->signature_length, "", 0);
-    asgst__copy_string(info->generic_signature, &info->generic_signature_length, "", 0);
-    info->modifiers = 0;
-    info->idnum = 0;
-    info->class_idnum = 0;
+    asgst__clear_method_info(info);
     return;
   }
   info->klass = (ASGST_Class)m->klass;
