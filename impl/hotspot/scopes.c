@@ -70,8 +70,17 @@ static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
   if (i < n && !asgst__load_u32(base + i * l->pcdesc_size + l->pcdesc_pc_offset, &v)) return -1;
   bool exact = i < n && (int32_t)v == off;
   if (mode == ASGST__PC_NEAR || (mode == ASGST__PC_ANCHOR && !exact)) {
-    /* The first PcDesc strictly after pc. */
-    if (exact) i++;
+    /* The first PcDesc strictly after pc; if that carries no scope (pc is past the last
+     * one, e.g. just back from the method's last call), the one at exactly pc, which
+     * describes the state after the instruction ending there (AsyncGetCallTrace ends up
+     * with the same one through its exact lookup). */
+    if (exact) {
+      uint32_t after = 0, here;
+      if (i + 1 < n && !asgst__load_u32(base + (i + 1) * l->pcdesc_size + l->pcdesc_scope_offset, &after))
+        return -1;
+      if (!asgst__load_u32(base + i * l->pcdesc_size + l->pcdesc_scope_offset, &here)) return -1;
+      if (after != 0 || here == 0) i++;
+    }
   } else if (!exact) {
     return 0;
   } else if (mode == ASGST__PC_ANCHOR) {

@@ -166,7 +166,17 @@ int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
       !asgst__load_u32(blob + l->cb_frame_complete, &complete) ||
       !asgst__load_ptr(blob + l->cb_code_begin, &code))
     return ASGST_BAD_FRAME;
-  if ((int32_t)size <= 0) return stub_sender(blob, r, top, t, s);
+  if ((int32_t)size <= 0) {
+    /* Method handle intrinsics (linkToStatic, invokeBasic, ...) are native nmethods
+     * without a frame: they only jump, so they are only ever the top frame, with the
+     * return address at sp. */
+    uintptr_t b;
+    if (top && asgst__hs_classify(r->pc, &b) == ASGST__HK_NATIVE) {
+      stack_effect none = {0, -1, false};
+      return sender_from_effect(r, &none, s);
+    }
+    return stub_sender(blob, r, top, t, s);
+  }
   if (size > (1u << 20)) return ASGST_BAD_FRAME;
   /* Stopped at a call (a return address or an anchor), a blob with a frame size has its
    * whole frame, even one the VM calls never safe (safepoint handler, runtime stubs). */
