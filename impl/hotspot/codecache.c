@@ -32,7 +32,7 @@ typedef struct {
 static heap heaps[MAX_HEAPS];
 static int nheaps;
 static atomic_int heaps_ready;
-static uintptr_t interp_low, interp_high;
+uintptr_t asgst__hs_interp_low, asgst__hs_interp_high;
 static atomic_int interp_ready;
 /* The _name pointers of nmethod blobs: every nmethod shares one string literal. */
 static atomic_uintptr_t name_nmethod, name_native;
@@ -71,8 +71,8 @@ static bool load_interp(void) {
   if (!asgst__load_ptr(l->interpreter_code, &q) || q == 0) return false;
   if (!asgst__load_ptr(q + l->sq_stub_buffer, &buf) || buf == 0) return false;
   if (!asgst__load_u32(q + l->sq_buffer_limit, &limit) || limit == 0) return false;
-  interp_low = buf;
-  interp_high = buf + limit;
+  asgst__hs_interp_low = buf;
+  asgst__hs_interp_high = buf + limit;
   atomic_store_explicit(&interp_ready, 1, memory_order_release);
   return true;
 }
@@ -135,16 +135,16 @@ static bool name_is(uintptr_t name, atomic_uintptr_t *cache, const char *want) {
 }
 
 /* SS. */
-bool asgst__hs_in_interpreter(uintptr_t pc) {
+bool asgst__hs_in_interpreter_slow(uintptr_t pc) {
   if (!atomic_load_explicit(&interp_ready, memory_order_acquire)) load_interp();
-  return pc >= interp_low && pc < interp_high;
+  return pc >= asgst__hs_interp_low && pc < asgst__hs_interp_high;
 }
 
 /* SS. */
 int asgst__hs_classify(uintptr_t pc, uintptr_t *blob) {
   *blob = 0;
   if (!atomic_load_explicit(&interp_ready, memory_order_acquire)) load_interp();
-  if (pc >= interp_low && pc < interp_high) return ASGST__HK_INTERP;
+  if (pc >= asgst__hs_interp_low && pc < asgst__hs_interp_high) return ASGST__HK_INTERP;
   uintptr_t b = asgst__hs_find_blob(pc);
   if (b == 0) return ASGST__HK_C;
   *blob = b;

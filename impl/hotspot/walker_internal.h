@@ -23,8 +23,15 @@ enum {
 
 /* SS. The code blob containing pc, 0 if pc is not in a live blob of the code cache. */
 uintptr_t asgst__hs_find_blob(uintptr_t pc);
-/* SS. True if pc is in the template interpreter (cheap: two compares). */
-bool asgst__hs_in_interpreter(uintptr_t pc);
+/* The template interpreter's code range, 0/0 until learned (codecache.c). */
+extern uintptr_t asgst__hs_interp_low, asgst__hs_interp_high;
+/* SS. Learns the range if needed, then tests pc. */
+bool asgst__hs_in_interpreter_slow(uintptr_t pc);
+/* SS. True if pc is in the template interpreter (two compares once the range is known). */
+static inline bool asgst__hs_in_interpreter(uintptr_t pc) {
+  if (asgst__hs_interp_high) return pc >= asgst__hs_interp_low && pc < asgst__hs_interp_high;
+  return asgst__hs_in_interpreter_slow(pc);
+}
 /* SS. Kind of the code at pc; *blob gets its code blob (0 for C code and the interpreter). */
 int asgst__hs_classify(uintptr_t pc, uintptr_t *blob);
 /* SS. True if blob's name equals s (blob names are static strings of libjvm). */
