@@ -37,6 +37,7 @@
 #include "impl/safe_read.h"
 #include "impl/hotspot/walker_internal.h"
 #include "impl/hotspot/hotspot.h"
+#include "impl/hotspot/walker.h"
 #include <ucontext.h>
 #include "walk_agent.h"
 
@@ -61,6 +62,7 @@ static inline uint64_t now_ns(void) {
 typedef struct {
   wframe *f;
   int n, max, rc, include_non_java;
+  uintptr_t first_java_pc;
   uintptr_t fail[3]; /* the physical frame where the walk failed */
 } walk_ctx;
 
@@ -71,6 +73,7 @@ static void collect(ASGST_Iterator *it, void *arg) {
   int r;
   while ((r = ASGST_NextFrame(it, &fr)) == 1) {
     if (c->n >= c->max) { r = 0; break; }
+    if (c->n == 0 && fr.type != ASGST_FRAME_NON_JAVA) c->first_java_pc = (uintptr_t)fr.pc;
     wframe *w = &c->f[c->n++];
     w->type = fr.type;
     w->level = (int8_t)fr.comp_level;
@@ -93,10 +96,12 @@ static sample *grab_slot(void) {
 }
 
 /* SS. One ASGST walk into s. */
+static __thread uintptr_t tl_first_java_pc __attribute__((tls_model("initial-exec")));
 static void walk_asgst(void *uc, int options, wframe *f, int *n, int *rc, uintptr_t *fail) {
-  walk_ctx c = {f, 0, MAXF, ASGST_NO_FRAME, options, {0, 0, 0}};
+  walk_ctx c = {f, 0, MAXF, ASGST_NO_FRAME, options, 0, {0, 0, 0}};
   int kind = ASGST_RunWithIterator(uc, options, collect, &c);
   if (fail) memcpy(fail, c.fail, sizeof c.fail);
+  tl_first_java_pc = c.first_java_pc;
   *n = c.n;
   *rc = kind <= 0 ? kind : c.rc;
 }
@@ -175,6 +180,24 @@ static bool traces_differ(const sample *s) {
   return false;
 }
 
+/* SS. The walker's top_java_frame (used for queue elements) on the same ucontext. */
+static void check_top_java_frame(sample *s, const ucontext_t *u) {
+  asgst__guard g;
+  s->tjf_rc = 0;
+  s->tjf_pc = 0;
+  ASGST__GUARD_BEGIN(g)
+    asgst__thread t = {0};
+    asgst__regs top = {(uintptr_t)u->uc_mcontext.gregs[REG_RIP], (uintptr_t)u->uc_mcontext.gregs[REG_RSP],
+                       (uintptr_t)u->uc_mcontext.gregs[REG_RBP]}, out = {0, 0, 0};
+    if (asgst__hs_current_thread(&t) > 0) {
+      s->tjf_rc = asgst__hs_top_java_frame(&t, &top, &out);
+      s->tjf_pc = out.pc;
+    }
+  ASGST__GUARD_FAULTED(g)
+    s->tjf_rc = ASGST_WALK_FAULTED;
+  ASGST__GUARD_END(g);
+}
+
 /* SS. What the thread's frame anchor points at (see sample.anchor). */
 static int anchor_kind(void) {
   asgst__thread t = {0};
@@ -237,6 +260,8 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
     s->t_info = t3 - t2;
   }
   if (walk_opts.diag && s->a_rc < 0) describe(s);
+  s->first_java_pc = tl_first_java_pc;
+  check_top_java_frame(s, uc);
   s->anchor = anchor_kind();
   s->c_n = -1;
   if ((s->anchor == 2 || s->anchor == 3) && s->a_rc == 0 && s->gct_n > 0 && traces_differ(s)) {

@@ -46,6 +46,9 @@ typedef struct {
   uint64_t t_asgst, t_asgct, t_info;
   uintptr_t regs[3];   /* pc, sp, fp of the ucontext */
   char diag[160];
+  uintptr_t first_java_pc; /* pc of the first Java frame of the ASGST walk */
+  uintptr_t tjf_pc;        /* asgst__hs_top_java_frame's pc for the same ucontext */
+  int tjf_rc;
   int anchor;          /* where the thread's last Java frame anchor points: 0 none, 1 Java code, 2 SafepointBlob, 3 other stub, 4 C */      /* with diag=1: what the top pc is, when ASGST failed */
   wframe a[MAXF];
   wframe g[MAXF];

@@ -253,6 +253,10 @@ static void process(const sample *s) {
   ws.asgst_ok += a_ok;
   ws.asgct_ok += g_ok;
   if (a_ok) record_stats(s);
+  if (a_ok && s->tjf_rc > 0) {
+    ws.tjf_checked++;
+    ws.tjf_same += s->tjf_pc == s->first_java_pc;
+  }
   for (int i = 0; i < s->a_n; i++) ws.nonjava_in_java_walk += s->a[i].type == ASGST_FRAME_NON_JAVA;
   if (a_ok && g_ok) {
     ws.both++;

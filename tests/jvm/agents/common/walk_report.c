@@ -126,6 +126,9 @@ void walk_report(long signals, long dropped) {
   snprintf(m2, sizeof m2, "the sampler (a non-Java thread) walks as a non-Java trace of C frames (%ld of %ld)",
            st->self_walks - st->self_bad, st->self_walks);
   check(st->self_walks > 0 && st->self_bad == 0, m2);
+  snprintf(m2, sizeof m2, "top_java_frame finds the physical frame of the walk's first Java frame (%ld of %ld)",
+           st->tjf_same, st->tjf_checked);
+  check(st->tjf_checked > 0 && st->tjf_same == st->tjf_checked, m2);
   if (walk_opts.nonjava) {
     char msg[160];
     snprintf(msg, sizeof msg, "non-Java walk keeps the Java frames in order (%ld of %ld)", st->nj_consistent, st->nj_checked);

@@ -16,7 +16,7 @@ typedef struct {
 typedef struct {
   long samples, asgst_ok, asgct_ok, both, agree;
   long explained_safepoint, unknown_bci;
-  long nonjava_in_java_walk, self_walks, self_bad;
+  long nonjava_in_java_walk, self_walks, self_bad, tjf_checked, tjf_same;
   long asgst_err[64], asgct_err[16];
   dclass classes[MAXCLASS];
   int nclasses;
