@@ -43,7 +43,7 @@ typedef struct {
   int a_rc, a_n;       /* ASGST, Java frames only */
   int gct_n;           /* ASGCT num_frames */
   int n_rc, n_n;       /* ASGST with non-Java frames */
-  uint64_t t_asgst, t_asgct, t_info;
+  uint64_t t_asgst, t_asgct, t_info, t_first;
   uintptr_t regs[3];   /* pc, sp, fp of the ucontext */
   char diag[160];
   uintptr_t first_java_pc; /* pc of the first Java frame of the ASGST walk */

@@ -265,12 +265,12 @@ static void process(const sample *s) {
   if (walk_opts.nonjava) check_nonjava(s);
   if (walk_opts.bench && a_ok && g_ok && s->a_n == (s->gct_n < MAXF ? s->gct_n : MAXF)) {
     if (ws.t_a == NULL) {
-      ws.t_a = calloc(MAXT, 4), ws.t_g = calloc(MAXT, 4), ws.t_i = calloc(MAXT, 4);
+      ws.t_a = calloc(MAXT, 4), ws.t_g = calloc(MAXT, 4), ws.t_i = calloc(MAXT, 4), ws.t_f = calloc(MAXT, 4);
       ws.t_depth = calloc(MAXT, 2);
     }
     if (ws.nt < MAXT) {
       ws.t_a[ws.nt] = (uint32_t)s->t_asgst, ws.t_g[ws.nt] = (uint32_t)s->t_asgct;
-      ws.t_i[ws.nt] = (uint32_t)s->t_info;
+      ws.t_i[ws.nt] = (uint32_t)s->t_info, ws.t_f[ws.nt] = (uint32_t)s->t_first;
       ws.t_depth[ws.nt++] = (uint16_t)s->a_n;
     }
   }

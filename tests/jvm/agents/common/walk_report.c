@@ -49,10 +49,11 @@ static void report_bench(const walk_stats *st) {
     uint32_t ma = median(st->t_a, st->t_depth, st->nt, buckets[b][0], buckets[b][1], &n);
     uint32_t mg = median(st->t_g, st->t_depth, st->nt, buckets[b][0], buckets[b][1], &n);
     uint32_t mi = median(st->t_i, st->t_depth, st->nt, buckets[b][0], buckets[b][1], &n);
+    uint32_t mf = median(st->t_f, st->t_depth, st->nt, buckets[b][0], buckets[b][1], &n);
     if (n == 0) continue;
     fprintf(stderr, "WALK # figure: bench=%s frames=%d-%d samples=%ld asgst_median_ns=%u asgct_median_ns=%u "
-            "ratio=%.2f method_info_median_ns=%u\n", walk_opts.label, buckets[b][0], buckets[b][1], n, ma, mg,
-            mg ? (double)ma / mg : 0.0, mi);
+            "ratio=%.2f method_info_median_ns=%u asgst_first_frame_median_ns=%u\n", walk_opts.label, buckets[b][0],
+            buckets[b][1], n, ma, mg, mg ? (double)ma / mg : 0.0, mi, mf);
   }
 }
 

@@ -22,7 +22,7 @@ typedef struct {
   int nclasses;
   long nj_checked, nj_consistent, jni_pairs, jni_c_found;
   dclass nj_bad;
-  uint32_t *t_a, *t_g, *t_i;
+  uint32_t *t_a, *t_g, *t_i, *t_f;
   uint16_t *t_depth;
   long nt;
 } walk_stats;
