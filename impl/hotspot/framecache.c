@@ -28,12 +28,11 @@
 
 static _Atomic uint64_t cache[FC_SIZE][FC_WORDS] __attribute__((aligned(64)));
 
-/* SS. Check word over the first seven: independent rotations, so it costs a few cycles
- * (a serial multiply chain here cost more than the decoding it saves). */
+/* SS. Check word over the first seven. A torn row mixes the words of two different
+ * entries, which a plain XOR catches; it costs a few independent instructions (a serial
+ * multiply chain here cost more than the decoding it saves). */
 static inline uint64_t check(const uint64_t *w) {
-  uint64_t h = 0x6a09e667f3bcc909ull;
-  for (int i = 0; i < FC_WORDS - 1; i++) h ^= (w[i] << (i * 9 + 1)) | (w[i] >> (63 - i * 9));
-  return h | 1; /* never 0: an empty row never validates */
+  return (0x6a09e667f3bcc909ull ^ w[0] ^ w[1] ^ w[2] ^ w[3] ^ w[4] ^ w[5] ^ w[6]) | 1;
 }
 
 /* SS. */
@@ -46,24 +45,30 @@ static inline _Atomic uint64_t *row(uintptr_t pc) {
  * 7 check. */
 
 /* SS. */
-bool asgst__hs_fc_get(uintptr_t pc, asgst__hs_fc_entry *e) {
-  _Atomic uint64_t *r = row(pc);
+int asgst__hs_fc_frames(const asgst__regs *r, ASGST_Frame *out, uintptr_t *blob, uint32_t *fsize) {
+  _Atomic uint64_t *row_ = row(r->pc);
   uint64_t w[FC_WORDS];
-  for (int i = 0; i < FC_WORDS; i++) w[i] = atomic_load_explicit(&r[i], memory_order_relaxed);
-  if (w[0] != pc || w[FC_WORDS - 1] != check(w)) return false;
-  e->blob = (uintptr_t)w[1];
-  e->compile_id = (uint32_t)w[2];
-  e->frame_size = (uint32_t)(w[2] >> 32) & 0xffff;
-  e->level = (int32_t)(w[2] >> 48) & 0xff;
-  e->n = (int)(w[2] >> 56);
-  if (e->n < 1 || e->n > ASGST__FC_MAX) return false;
-  for (int i = 0; i < e->n; i++) {
-    e->method[i] = (uintptr_t)(w[3 + i] & ((1ull << 48) - 1));
-    e->bci[i] = (int32_t)(w[3 + i] >> 48) - 1;
-  }
+  for (int i = 0; i < FC_WORDS; i++) w[i] = atomic_load_explicit(&row_[i], memory_order_relaxed);
+  if (w[0] != r->pc || w[FC_WORDS - 1] != check(w)) return 0;
+  int n = (int)(w[2] >> 56);
+  if (n < 1 || n > ASGST__FC_MAX) return 0;
   /* Is the nmethod still the one decoded? */
   uint32_t id;
-  return asgst__load_u32(e->blob + asgst__hsl.nm_compile_id, &id) && id == e->compile_id;
+  if (!asgst__load_u32((uintptr_t)w[1] + asgst__hsl.nm_compile_id, &id) || id != (uint32_t)w[2]) return 0;
+  int level = (int)(w[2] >> 48) & 0xff;
+  for (int i = 0; i < n; i++) {
+    ASGST_Frame *f = &out[i];
+    f->type = i == n - 1 ? ASGST_FRAME_JAVA : ASGST_FRAME_JAVA_INLINED;
+    f->comp_level = level;
+    f->bci = (int32_t)(w[3 + i] >> 48) - 1;
+    f->method = (ASGST_Method)(uintptr_t)(w[3 + i] & ((1ull << 48) - 1));
+    f->pc = (void *)r->pc;
+    f->sp = (void *)r->sp;
+    f->fp = (void *)r->fp;
+  }
+  *blob = (uintptr_t)w[1];
+  *fsize = (uint32_t)(w[2] >> 32) & 0xffff;
+  return n;
 }
 
 /* SS. */

@@ -192,22 +192,14 @@ static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level, int n) {
 
 /* SS. A compiled frame at a return address from the frame cache; false on a miss. */
 static bool decode_cached(ASGST_Iterator *it, hs_state *s) {
-  asgst__hs_fc_entry e;
-  if (!asgst__hs_fc_get(it->cur.pc, &e)) return false;
-  for (int i = 0; i < e.n; i++) {
-    ASGST_Frame *f = &it->pending[i];
-    f->type = i == e.n - 1 ? ASGST_FRAME_JAVA : ASGST_FRAME_JAVA_INLINED;
-    f->comp_level = e.level;
-    f->bci = e.bci[i];
-    f->method = (ASGST_Method)e.method[i];
-    f->pc = (void *)it->cur.pc;
-    f->sp = (void *)it->cur.sp;
-    f->fp = (void *)it->cur.fp;
-  }
-  it->npending = e.n;
+  uintptr_t blob;
+  uint32_t fsize;
+  int n = asgst__hs_fc_frames(&it->cur, it->pending, &blob, &fsize);
+  if (n == 0) return false;
+  it->npending = n;
   s->kind = ASGST__HK_NMETHOD;
-  s->blob = e.blob;
-  s->fsize = e.frame_size;
+  s->blob = blob;
+  s->fsize = fsize;
   s->java_seen = 1;
   return true;
 }

@@ -72,8 +72,10 @@ typedef struct {
   int32_t bci[ASGST__FC_MAX];
 } asgst__hs_fc_entry;
 
-/* SS. The cached decoding of the frame whose return address is pc, if still valid. */
-bool asgst__hs_fc_get(uintptr_t pc, asgst__hs_fc_entry *e);
+/* SS. The cached decoding of the compiled frame at r (r->pc a return address), if still
+ * valid: writes its logical frames to out (innermost first), its blob and frame size, and
+ * returns their number; 0 on a miss. */
+int asgst__hs_fc_frames(const asgst__regs *r, ASGST_Frame *out, uintptr_t *blob, uint32_t *fsize);
 /* SS. Remembers a decoding (n logical frames, 1..ASGST__FC_MAX). */
 void asgst__hs_fc_put(uintptr_t pc, const asgst__hs_fc_entry *e);
 
