@@ -44,6 +44,8 @@ static atomic_int local_request; /* tid asked to walk itself */
 static atomic_int local_done;
 static trace local_trace;
 static long pairs[2], exact[2], methods[2], remote_ok[2], local_ok[2];
+/* Results of failed walks (remote, local), by error code 0..-31, for the report. */
+static long remote_err[2][32], local_err[2][32];
 
 /* SS. Collects Java frames of one walk. */
 static void collect(ASGST_Iterator *it, void *arg) {
@@ -105,8 +107,11 @@ static void compare_once(const target *t) {
     return;
   }
   pairs[k]++;
-  if (kind > 0 && remote.result == 0 && remote.n > 0) remote_ok[k]++;
-  if (local_trace.result == 0 && local_trace.n > 0) local_ok[k]++;
+  int rr = kind > 0 ? remote.result : kind, lr = local_trace.result;
+  if (rr == 0 && remote.n > 0) remote_ok[k]++;
+  else if (rr <= 0 && rr > -32) remote_err[k][-rr]++;
+  if (lr == 0 && local_trace.n > 0) local_ok[k]++;
+  else if (lr <= 0 && lr > -32) local_err[k][-lr]++;
   if (same_methods(&remote, &local_trace)) methods[k]++;
   if (same_frames(&remote, &local_trace)) exact[k]++;
 }
@@ -140,6 +145,11 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni) {
   for (int k = 0; k < 2; k++)
     printf("RESULT %s pairs=%ld exact=%ld methods=%ld remote_ok=%ld local_ok=%ld\n", names[k],
            pairs[k], exact[k], methods[k], remote_ok[k], local_ok[k]);
+  for (int k = 0; k < 2; k++)
+    for (int e = 0; e < 32; e++) {
+      if (remote_err[k][e]) printf("FAILED %s remote %s %ld\n", names[k], ASGST_ErrorName(-e), remote_err[k][e]);
+      if (local_err[k][e]) printf("FAILED %s local %s %ld\n", names[k], ASGST_ErrorName(-e), local_err[k][e]);
+    }
   fflush(stdout);
 }
 
