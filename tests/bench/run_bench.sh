@@ -30,3 +30,8 @@ for mode in compiled interpreted; do
     echo "${line:-bench=$mode workload=$w: no samples (log: ${log#$BUILD/})}"
   done
 done
+
+# The other benchmarks of the project: method info accessor cost, demo profiler overhead.
+for extra in "$ROOT/tests/bench/method_info_bench.sh" "$ROOT/profiler-demo/bench/overhead.sh"; do
+  [ -f "$extra" ] && { echo; bash "$extra" "$BUILD"; }
+done
