@@ -21,8 +21,8 @@
 #define DEFAULT_CPU_NS 10000000ull  /* 10 ms */
 #define DEFAULT_WALL_NS 20000000ull /* 20 ms */
 
-/* N. Formats an error message. Always returns -1. */
-static int fail(char *err, size_t len, const char *fmt, ...) {
+/* N. Formats an error message into err. Always returns -1 (shared with tracepoints.c). */
+int prof_fail(char *err, size_t len, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err, len, fmt, ap);
@@ -62,7 +62,7 @@ static bool starts_option(const char *p) {
 
 /* N. Checks that path can be written: its directory exists and is writable. */
 static int check_writable(const char *what, const char *path, char *err, size_t len) {
-  if (path[0] == 0) return fail(err, len, "%s: empty file name", what);
+  if (path[0] == 0) return prof_fail(err, len, "%s: empty file name", what);
   char dir[512];
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
@@ -70,16 +70,16 @@ static int check_writable(const char *what, const char *path, char *err, size_t 
   else if (slash) *slash = 0;
   else snprintf(dir, sizeof dir, ".");
   if (access(dir, W_OK) != 0)
-    return fail(err, len, "%s=%s: cannot write there (%s: %s)", what, path, dir,
+    return prof_fail(err, len, "%s=%s: cannot write there (%s: %s)", what, path, dir,
                 strerror(errno));
   if (access(path, F_OK) == 0 && access(path, W_OK) != 0)
-    return fail(err, len, "%s=%s: not writable (%s)", what, path, strerror(errno));
+    return prof_fail(err, len, "%s=%s: not writable (%s)", what, path, strerror(errno));
   return 0;
 }
 
 /* N. Adds an event=VALUE. */
 static int add_event(prof_options *o, const char *v, char *err, size_t len) {
-  if (o->nevents == PROF_MAX_EVENTS) return fail(err, len, "event=%s: too many events", v);
+  if (o->nevents == PROF_MAX_EVENTS) return prof_fail(err, len, "event=%s: too many events", v);
   prof_event *ev = &o->events[o->nevents];
   memset(ev, 0, sizeof *ev);
   snprintf(ev->name, sizeof ev->name, "%s", v);
@@ -93,11 +93,11 @@ static int add_event(prof_options *o, const char *v, char *err, size_t len) {
     if (prof_tracepoint_resolve(ev, note, sizeof note, err, len) != 0) return -1;
     if (note[0]) prof_say("asgst-prof: %s\n", note);
   } else {
-    return fail(err, len, "event=%s: unknown event (cpu, wall, cputimer or category:name)", v);
+    return prof_fail(err, len, "event=%s: unknown event (cpu, wall, cputimer or category:name)", v);
   }
   for (int i = 0; i < o->nevents; i++)
     if (strcmp(o->events[i].name, ev->name) == 0)
-      return fail(err, len, "event=%s: given twice", v);
+      return prof_fail(err, len, "event=%s: given twice", v);
   o->nevents++;
   return 0;
 }
@@ -110,12 +110,12 @@ static int set_interval(prof_options *o, const char *v, uint64_t *pending, char 
   if (ev && ev->kind == EV_TRACEPOINT) {
     char *end;
     long long n = strtoll(v, &end, 10);
-    if (end == v || *end || n <= 0) return fail(err, len, "interval=%s: not a positive count", v);
+    if (end == v || *end || n <= 0) return prof_fail(err, len, "interval=%s: not a positive count", v);
     ev->interval = (uint64_t)n;
     return 0;
   }
   if ((ns = prof_parse_duration(v)) < 0)
-    return fail(err, len, "interval=%s: bad interval (a positive number with ns, us, ms or s)",
+    return prof_fail(err, len, "interval=%s: bad interval (a positive number with ns, us, ms or s)",
                 v);
   if (ev) ev->interval = (uint64_t)ns;
   else *pending = (uint64_t)ns;
@@ -133,16 +133,16 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
   if (strcmp(k, "filter") == 0 && eq) {
     prof_event *ev = o->nevents ? &o->events[o->nevents - 1] : NULL;
     if (!ev || ev->kind != EV_TRACEPOINT)
-      return fail(err, len, "filter=%s: must follow a tracepoint event", v);
-    if (strlen(v) >= sizeof ev->filter) return fail(err, len, "filter=%s: too long", v);
+      return prof_fail(err, len, "filter=%s: must follow a tracepoint event", v);
+    if (strlen(v) >= sizeof ev->filter) return prof_fail(err, len, "filter=%s: too long", v);
     snprintf(ev->filter, sizeof ev->filter, "%s", v);
     return 0;
   }
   if (strcmp(k, "file") == 0 && eq) {
     const char *dot = strrchr(v, '.');
     if (!dot || (strcmp(dot, ".html") && strcmp(dot, ".collapsed") && strcmp(dot, ".txt")))
-      return fail(err, len, "file=%s: unknown format (use .html, .collapsed or .txt)", v);
-    if (o->nfiles == PROF_MAX_FILES) return fail(err, len, "file=%s: too many files", v);
+      return prof_fail(err, len, "file=%s: unknown format (use .html, .collapsed or .txt)", v);
+    if (o->nfiles == PROF_MAX_FILES) return prof_fail(err, len, "file=%s: too many files", v);
     if (check_writable("file", v, err, len)) return -1;
     snprintf(o->files[o->nfiles++], sizeof o->files[0], "%s", v);
     return 0;
@@ -159,7 +159,7 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
   if (!eq && strcmp(k, "stop") == 0) return o->action = ACT_STOP, 0;
   if (!eq && strcmp(k, "dump") == 0) return o->action = ACT_DUMP, 0;
   if (eq) *eq = '=';
-  return fail(err, len, "unknown option '%s'", item);
+  return prof_fail(err, len, "unknown option '%s'", item);
 }
 
 /* N. Finds reply=PATH first so that every later message reaches asgst-attach. */
@@ -181,7 +181,7 @@ int prof_parse_options(const char *text, prof_options *o, char *err, size_t errl
   take_reply(text, o);
   prof_set_reply(o->reply);
   char *copy = strdup(text);
-  if (!copy) return fail(err, errlen, "out of memory");
+  if (!copy) return prof_fail(err, errlen, "out of memory");
   uint64_t pending = 0;
   int rc = 0;
   char *p = copy;

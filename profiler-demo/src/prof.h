@@ -66,6 +66,9 @@ typedef struct {
 /* N. Parses "a,b=c,..." into *o. Returns 0, or -1 with a message naming the bad part in
  * err. Checks tracepoints (and their filters) against the kernel and output files for
  * writability, so a bad option fails here. */
+/* N. Formats an error message into err; always returns -1. */
+int prof_fail(char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 int prof_parse_options(const char *text, prof_options *o, char *err, size_t errlen);
 /* N. Parses "10ms" and friends into nanoseconds; -1 if malformed or zero. */
 int64_t prof_parse_duration(const char *s);

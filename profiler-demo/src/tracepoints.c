@@ -15,14 +15,6 @@
 
 #include "prof.h"
 
-/* N. Formats an error message. Always returns -1. */
-static int fail(char *err, size_t len, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, len, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 /* N. */
 const char *prof_tracefs(char *err, size_t errlen) {
@@ -97,13 +89,13 @@ int prof_tracepoint_resolve(prof_event *ev, char *note, size_t notelen, char *er
   size_t cl = (size_t)(colon - ev->name);
   if (cl == 0 || cl >= sizeof cat || strlen(colon + 1) == 0 || strlen(colon + 1) >= sizeof name
       || strchr(colon + 1, ':') || strchr(ev->name, '/') || strstr(ev->name, ".."))
-    return fail(err, errlen, "event=%s: not a tracepoint name (category:name)", ev->name);
+    return prof_fail(err, errlen, "event=%s: not a tracepoint name (category:name)", ev->name);
   memcpy(cat, ev->name, cl);
   cat[cl] = 0;
   snprintf(name, sizeof name, "%s", colon + 1);
   char why[384];
   const char *tracefs = prof_tracefs(why, sizeof why);
-  if (!tracefs) return fail(err, errlen, "event=%s: %s", ev->name, why);
+  if (!tracefs) return prof_fail(err, errlen, "event=%s: %s", ev->name, why);
   if (strcmp(cat, "syscalls") == 0 && strncmp(name, "sys_enter_", 10) == 0 &&
       is_blocking(name + 10)) {
     snprintf(note, notelen, "event=%s: %s can block, sampling it at sys_exit_%s instead",
@@ -115,7 +107,7 @@ int prof_tracepoint_resolve(prof_event *ev, char *note, size_t notelen, char *er
   }
   ev->tp_id = read_id(tracefs, cat, name);
   if (ev->tp_id < 0)
-    return fail(err, errlen, "event=%s: unknown tracepoint (no %s/events/%s/%s/id)", ev->name,
+    return prof_fail(err, errlen, "event=%s: unknown tracepoint (no %s/events/%s/%s/id)", ev->name,
                 tracefs, cat, name);
   if (strcmp(cat, "syscalls") == 0) {
     const char *sys = strncmp(name, "sys_enter_", 10) == 0 ? name + 10
@@ -137,13 +129,13 @@ int prof_tracepoint_check(const prof_event *ev, char *err, size_t errlen) {
   a.disabled = 1;
   int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0)
-    return fail(err, errlen, "event=%s: perf_event_open failed (%s)%s", ev->name,
+    return prof_fail(err, errlen, "event=%s: perf_event_open failed (%s)%s", ev->name,
                 strerror(errno),
                 errno == EACCES || errno == EPERM
                     ? "; tracepoints need root or kernel.perf_event_paranoid=-1" : "");
   int rc = 0;
   if (ev->filter[0] && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter) != 0)
-    rc = fail(err, errlen, "filter=%s: rejected by the kernel for %s (%s)", ev->filter,
+    rc = prof_fail(err, errlen, "filter=%s: rejected by the kernel for %s (%s)", ev->filter,
               ev->name, strerror(errno));
   close(fd);
   return rc;
