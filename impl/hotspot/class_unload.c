@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "class_shadow.h"
 #include "hotspot.h"
 
 #include "../../api/internal.h"
@@ -46,6 +47,7 @@ typedef struct {
   ASGST_Method *methods;
   int nmethods;
   bool stale;          /* redefined since the copy of methods was taken */
+  asgst__hs_shadow *shadow; /* metadata copy of a class that can be unloaded, else NULL */
 } entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -56,6 +58,8 @@ static int nslots;
 static jweak *dead_refs; /* weak refs of unloaded classes, deleted later with a JNIEnv */
 static int ndead, cap_dead;
 static jobject pin_array; /* a byte[1] whose critical region holds off the GC */
+static jobject builtin_loaders[6]; /* global refs: platform, system and its parents */
+static int nbuiltin;
 
 /* ---- guarded reads for N code ---- */
 
@@ -169,6 +173,61 @@ static void drain_dead(JNIEnv *env) {
   } while (n == 64);
 }
 
+/* N. Global references to the class loaders whose classes are never unloaded in practice:
+ * the platform loader, the system loader and its parents (the app loader when a custom
+ * system loader is set). Fetched once; if that fails, every class of a non-boot loader
+ * counts as unloadable (more shadows, nothing missed). */
+static void find_builtin_loaders(JNIEnv *env) {
+  jclass cl = nbuiltin ? NULL : (*env)->FindClass(env, "java/lang/ClassLoader");
+  if (cl == NULL) return;
+  const char *sig = "()Ljava/lang/ClassLoader;";
+  jmethodID plat = (*env)->GetStaticMethodID(env, cl, "getPlatformClassLoader", sig);
+  jmethodID sys = (*env)->GetStaticMethodID(env, cl, "getSystemClassLoader", sig);
+  jmethodID parent = (*env)->GetMethodID(env, cl, "getParent", sig);
+  jobject l = plat ? (*env)->CallStaticObjectMethod(env, cl, plat) : NULL;
+  if (l != NULL) builtin_loaders[nbuiltin++] = (*env)->NewGlobalRef(env, l);
+  (*env)->DeleteLocalRef(env, l);
+  l = sys && !(*env)->ExceptionCheck(env) ? (*env)->CallStaticObjectMethod(env, cl, sys) : NULL;
+  while (l != NULL && nbuiltin < 6 && parent && !(*env)->ExceptionCheck(env)) {
+    builtin_loaders[nbuiltin++] = (*env)->NewGlobalRef(env, l);
+    jobject up = (*env)->CallObjectMethod(env, l, parent);
+    (*env)->DeleteLocalRef(env, l);
+    l = up;
+  }
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+  if (l != NULL) (*env)->DeleteLocalRef(env, l);
+  (*env)->DeleteLocalRef(env, cl);
+}
+
+/* N. True if k lives in a ClassLoaderData of its own (a hidden class defined without
+ * STRONG: it can be unloaded while its loader lives). False when the VM does not export
+ * the fields. */
+static bool has_mirror_holder(uintptr_t k) {
+  if (asgst__hs.k_cld < 0 || asgst__hs.cld_mirror_holder < 0) return false;
+  uintptr_t cld = asgst__guarded_ptr(k + (uintptr_t)asgst__hs.k_cld);
+  volatile uint64_t holder = 0;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    holder = cld ? asgst__hs_field(cld, asgst__hs.cld_mirror_holder, 1) : 0;
+  ASGST__GUARD_FAULTED(g)
+    holder = 0;
+  ASGST__GUARD_END(g);
+  return holder != 0;
+}
+
+/* N. Whether class c (InstanceKlass k) can be unloaded, so needs a shadow: classes of the
+ * boot, platform and system loaders never are in practice (the loaders live as long as
+ * the VM), except hidden classes with a ClassLoaderData of their own. */
+static bool can_unload(jvmtiEnv *jvmti, JNIEnv *env, jclass c, uintptr_t k) {
+  jobject loader = NULL;
+  if ((*jvmti)->GetClassLoader(jvmti, c, &loader) != JVMTI_ERROR_NONE) return false;
+  bool builtin = loader == NULL;
+  for (int i = 0; i < nbuiltin && !builtin; i++)
+    builtin = (*env)->IsSameObject(env, loader, builtin_loaders[i]);
+  if (loader != NULL) (*env)->DeleteLocalRef(env, loader);
+  return !builtin || has_mirror_holder(k);
+}
+
 /* N. Registers one class (no-op for primitive/array classes and tagged ones). */
 static void register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c) {
   jlong tag = 0;
@@ -181,17 +240,21 @@ static void register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c) {
   if (k == 0) return;
   int n = 0;
   ASGST_Method *methods = copy_methods(k, &n);
+  /* Taken now, while the class is alive: its metadata is gone by the time its unload is
+   * reported (see the header comment). */
+  asgst__hs_shadow *shadow = can_unload(jvmti, env, c, k) ? asgst__hs_shadow_take(k, methods, n) : NULL;
   jweak ref = (*env)->NewWeakGlobalRef(env, c);
   int index = -1;
   pthread_mutex_lock(&lock);
   if (find_slot(k) < 0 && room_for_entry() && ((nentries + 1) * 2 <= nslots || grow_slots())) {
     index = nentries++;
-    entries[index] = (entry){k, ref, methods, n, false};
+    entries[index] = (entry){k, ref, methods, n, false, shadow};
     insert_slot(k, index);
   }
   pthread_mutex_unlock(&lock);
   if (index < 0) {
     free(methods);
+    asgst__hs_shadow_free(shadow);
     if (ref) (*env)->DeleteWeakGlobalRef(env, ref);
     return;
   }
@@ -200,6 +263,7 @@ static void register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c) {
 
 /* N. */
 int asgst__hs_classes_init(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen) {
+  if (nbuiltin == 0) find_builtin_loaders(env);
   if (pin_array == NULL) {
     jbyteArray a = (*env)->NewByteArray(env, 1);
     pin_array = a ? (*env)->NewGlobalRef(env, a) : NULL;
@@ -237,17 +301,23 @@ void JNICALL asgst__hs_on_object_free(jvmtiEnv *jvmti, jlong tag) {
     if (s >= 0) slots[s] = -1;
     entries[tag - 1].klass = 0;
     entries[tag - 1].methods = NULL;
+    entries[tag - 1].shadow = NULL;
     entries[tag - 1].ref = NULL;
     if (e.ref && room_for_dead()) dead_refs[ndead++] = e.ref;
   }
   pthread_mutex_unlock(&lock);
   if (e.klass == 0) return;
+  /* The accessors answer from the shadow while the handlers run; then it is retired
+   * (freed once no concurrent signal-handler reader can hold it, class_shadow.c). */
+  asgst__hs_shadow_publish(e.shadow);
   asgst__notify_class_unload((ASGST_Class)e.klass, e.methods, e.nmethods, false);
+  asgst__hs_shadow_retire(e.shadow);
   free(e.methods);
 }
 
-/* N (VM thread at a safepoint; only memory is touched). Refreshes the method copies of
- * classes redefined since the last collection. */
+/* N (VM thread at a safepoint; only memory is touched). Refreshes the method copies and
+ * shadows of classes redefined since the last collection (an entry's shadow is never
+ * published: that happens only after the entry is removed), and frees retired shadows. */
 void JNICALL asgst__hs_on_gc_start(jvmtiEnv *jvmti) {
   (void)jvmti;
   pthread_mutex_lock(&lock);
@@ -259,8 +329,13 @@ void JNICALL asgst__hs_on_gc_start(jvmtiEnv *jvmti) {
     entries[i].methods = m;
     entries[i].nmethods = n;
     entries[i].stale = false;
+    if (entries[i].shadow != NULL) {
+      asgst__hs_shadow_free(entries[i].shadow);
+      entries[i].shadow = asgst__hs_shadow_take(entries[i].klass, m, n);
+    }
   }
   pthread_mutex_unlock(&lock);
+  asgst__hs_shadow_reclaim();
 }
 
 /* N. */
@@ -355,7 +430,10 @@ jmethodID asgst__hs_to_jmethodid(ASGST_Method m) {
 /* N. Forgets every registration (the tags stay on the mirrors of a disposed env). */
 void asgst__hs_classes_reset(void) {
   pthread_mutex_lock(&lock);
-  for (int i = 0; i < nentries; i++) free(entries[i].methods);
+  for (int i = 0; i < nentries; i++) {
+    free(entries[i].methods);
+    asgst__hs_shadow_free(entries[i].shadow);
+  }
   free(entries);
   free(slots);
   entries = NULL;

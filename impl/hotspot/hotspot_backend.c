@@ -1,9 +1,45 @@
 /*
  * hotspot_backend.c - the hotspot backend's callback table: the walker (walker.h) for
  * frames, this directory's metadata, thread and conversion code for the rest.
+ *
+ * The metadata accessors first ask the shadow copies (class_shadow.h): while a class
+ * unload handler runs, the unloaded class's metadata is already freed on JDK 17 and the
+ * answers must come from the copy taken while the class was alive. Outside unload
+ * reporting that costs one relaxed load and a not-taken branch per call.
  */
+#include "class_shadow.h"
 #include "hotspot.h"
 #include "walker.h"
+
+/* SS (all of the following; the caller holds the guard). */
+static void method_info(ASGST_Method m, ASGST_MethodInfo *info) {
+  if (asgst__hs_shadow_maybe() && asgst__hs_shadow_method_info(m, info)) return;
+  asgst__hs_method_info(m, info);
+}
+
+static void class_info(ASGST_Class k, ASGST_ClassInfo *info) {
+  if (asgst__hs_shadow_maybe() && asgst__hs_shadow_class_info(k, info)) return;
+  asgst__hs_class_info(k, info);
+}
+
+static ASGST_Class method_class(ASGST_Method m) {
+  ASGST_Class k;
+  if (asgst__hs_shadow_maybe() && asgst__hs_shadow_method_class(m, &k)) return k;
+  return asgst__hs_method_class(m);
+}
+
+static jint method_idnum(ASGST_Method m) {
+  jint id;
+  if (asgst__hs_shadow_maybe() && asgst__hs_shadow_method_idnum(m, &id)) return id;
+  return asgst__hs_method_idnum(m);
+}
+
+static int line_table(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry *e, int length) {
+  int total;
+  if (asgst__hs_shadow_maybe() && asgst__hs_shadow_line_table(m, offset, e, length, &total))
+    return total;
+  return asgst__hs_line_table(m, offset, e, length);
+}
 
 const asgst__backend asgst__hotspot_backend = {
     .name = "hotspot",
@@ -12,12 +48,13 @@ const asgst__backend asgst__hotspot_backend = {
     .decode = asgst__hs_decode,
     .step = asgst__hs_step,
     .top_java_frame = asgst__hs_top_java_frame,
-    .method_info = asgst__hs_method_info,
-    .class_info = asgst__hs_class_info,
-    .method_class = asgst__hs_method_class,
-    .method_idnum = asgst__hs_method_idnum,
+    .method_info = method_info,
+    .class_info = class_info,
+    .method_class = method_class,
+    .method_idnum = method_idnum,
+    /* No VM read: the id is the InstanceKlass address (method_info.c). */
     .class_idnum = asgst__hs_class_idnum,
-    .line_table = asgst__hs_line_table,
+    .line_table = line_table,
     .thread_state = asgst__hs_thread_state,
     .to_jmethodid = asgst__hs_to_jmethodid,
     .from_jmethodid = asgst__hs_from_jmethodid,

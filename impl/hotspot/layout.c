@@ -58,6 +58,10 @@ static const row rows[] = {
     {OFFSET, {"InstanceKlass::_constants"}, &H.ik_constants, true, NULL},
     {OFFSET, {"Array<Klass*>::_length"}, &H.array_length, true, NULL},
     {OFFSET, {"Array<Method*>::_data", "Array<Klass*>::_data"}, &H.array_data, true, NULL},
+    /* Optional: only to tell which hidden classes can be unloaded on their own
+     * (class_unload.c); without them such classes are treated as not unloadable. */
+    {OFFSET, {"Klass::_class_loader_data"}, &H.k_cld, false, NULL},
+    {OFFSET, {"ClassLoaderData::_has_class_mirror_holder"}, &H.cld_mirror_holder, false, NULL},
     {OFFSET, {"JavaThread::_stack_base", "Thread::_stack_base"}, &H.t_stack_base, true, NULL},
     {OFFSET, {"JavaThread::_stack_size", "Thread::_stack_size"}, &H.t_stack_size, true, NULL},
     {OFFSET, {"JavaThread::_thread_state"}, &H.jt_state, true, NULL},

@@ -60,6 +60,9 @@ typedef struct {
   long ik_constants;        /* ConstantPool* */
   long array_length;        /* Array<T>::_length (int) */
   long array_data;          /* Array<T>::_data */
+  long k_cld;               /* Klass::_class_loader_data (ClassLoaderData*), -1 if absent */
+  long cld_mirror_holder;   /* bool ClassLoaderData::_has_class_mirror_holder (a hidden
+                             * class that can be unloaded on its own), -1 if absent */
 
   /* Threads */
   long t_stack_base;        /* address (Thread, exported under JavaThread) */

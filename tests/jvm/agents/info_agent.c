@@ -8,7 +8,8 @@
  *   info            compare every method of every loaded class and every method seen on
  *                   sampled stacks, at VMDeath
  *   attach          (Agent_OnAttach) bind and compare right away
- *   unload,N        count unload handler calls for the N copies of info.Unloadee
+ *   unload,N        count unload handler calls for the N copies of info.Unloadee and
+ *                   resolve each copy's class and methods inside the handler
  *   redefine,FILE   redefine info.Redefinee with the class file FILE while it runs
  *   unsupported     expect ASGST_Initialize to fail (ASGST_TEST_HIDE_FIELD is set)
  *   bench           median ASGST_GetMethodInfo time
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "impl/hotspot/class_shadow.h" /* test hook: the shadows' memory figures */
 #include "include/asgst.h"
 #include "info_compare.h"
 
@@ -51,14 +53,96 @@ static int make_env(JavaVM *vm) {
   return 0;
 }
 
-/* ---- unload ---- */
+/* ---- unload ----
+ * The handler runs (on JDK 17) after the GC freed the unloaded class's metadata; it must
+ * still resolve the class and its methods through the ASGST accessors (the backend's
+ * shadow copies). What they must return is recorded through JVMTI when the first copy of
+ * info.Unloadee is prepared: every copy has the same methods and line tables. */
+enum { MAX_EXPECTED = 8, MAX_LINES = 16 };
+typedef struct {
+  char name[64], sig[64];
+  int nlines;
+  ASGST_MethodLineNumberEntry lines[MAX_LINES];
+} expected_method;
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static ASGST_Class unloadees[4096];
 static int nunloadees, unloaded_matched, unloaded_other, unloaded_bad_count;
+static expected_method expected[MAX_EXPECTED];
+static int nexpected;
+static int class_names_ok, methods_total, methods_ok, name_sets_ok;
+
+/* N. The methods of the first prepared Unloadee, from JVMTI. */
+static void record_expected(jvmtiEnv *j, jclass c) {
+  jint n = 0;
+  jmethodID *ids = NULL;
+  if ((*j)->GetClassMethods(j, c, &n, &ids) != JVMTI_ERROR_NONE) return;
+  for (jint i = 0; i < n && nexpected < MAX_EXPECTED; i++) {
+    expected_method *e = &expected[nexpected++];
+    char *name = NULL, *sig = NULL;
+    (*j)->GetMethodName(j, ids[i], &name, &sig, NULL);
+    snprintf(e->name, sizeof e->name, "%s", name ? name : "");
+    snprintf(e->sig, sizeof e->sig, "%s", sig ? sig : "");
+    (*j)->Deallocate(j, (unsigned char *)name);
+    (*j)->Deallocate(j, (unsigned char *)sig);
+    jint nl = 0;
+    jvmtiLineNumberEntry *t = NULL;
+    if ((*j)->GetLineNumberTable(j, ids[i], &nl, &t) == JVMTI_ERROR_NONE) {
+      for (jint l = 0; l < nl && l < MAX_LINES; l++)
+        e->lines[l] = (ASGST_MethodLineNumberEntry){(jint)t[l].start_location, t[l].line_number};
+      e->nlines = nl < MAX_LINES ? nl : MAX_LINES;
+      (*j)->Deallocate(j, (unsigned char *)t);
+    }
+  }
+  (*j)->Deallocate(j, (unsigned char *)ids);
+}
+
+/* SS. Whether method m of class k resolves to expected method *which (index, -1 if none):
+ * name, signature, class, line table and line-for-bci. */
+static int resolves(ASGST_Class k, ASGST_Method m, int *which) {
+  char name[64], sig[64];
+  ASGST_MethodInfo mi = {.method_name = name, .method_name_length = sizeof name,
+                         .signature = sig, .signature_length = sizeof sig};
+  ASGST_GetMethodInfo(m, &mi);
+  *which = -1;
+  for (int i = 0; i < nexpected && *which < 0; i++)
+    if (strcmp(expected[i].name, name) == 0) *which = i;
+  if (*which < 0 || mi.klass != k || ASGST_GetClass(m) != k || sig[0] == '\0') return 0;
+  const expected_method *e = &expected[*which];
+  ASGST_MethodLineNumberEntry lines[MAX_LINES];
+  int n = ASGST_GetMethodLineNumberTable(m, lines, MAX_LINES);
+  int ok = strcmp(e->sig, sig) == 0 && n == e->nlines && n > 0;
+  for (int i = 0; ok && i < n; i++)
+    ok = lines[i].start_bci == e->lines[i].start_bci &&
+         lines[i].line_number == e->lines[i].line_number &&
+         ASGST_GetMethodLineNumber(m, lines[i].start_bci) == lines[i].line_number;
+  return ok;
+}
+
+/* N (lock held). Resolves an unloaded Unloadee copy from inside its handler. */
+static void check_unloaded(ASGST_Class k, ASGST_Method *methods, int count) {
+  char cname[64];
+  ASGST_ClassInfo ci = {.class_name = cname, .class_name_length = sizeof cname};
+  ASGST_GetClassInfo(k, &ci);
+  class_names_ok += strcmp(cname, "info/Unloadee") == 0 && ci.idnum == ASGST_GetClassIdNum(k);
+  int seen[MAX_EXPECTED] = {0}, all = count == nexpected;
+  for (int i = 0; i < count; i++) {
+    int which = -1, ok = resolves(k, methods[i], &which);
+    methods_total++;
+    methods_ok += ok;
+    if (which >= 0) seen[which]++;
+    all &= ok;
+  }
+  for (int i = 0; i < nexpected; i++) all &= seen[i] == 1;
+  name_sets_ok += all;
+  if (!all && methods_total - methods_ok <= 3)
+    printf("# unload: copy %p resolved as '%s' with %d of %d methods right\n", (void *)k,
+           cname, methods_ok, methods_total);
+}
 
 static void unload_handler(ASGST_Class k, ASGST_Method *methods, int count, bool redefined,
                            void *a) {
-  (void)methods, (void)a;
+  (void)a;
   if (redefined) return;
   pthread_mutex_lock(&lock);
   int found = 0;
@@ -72,6 +156,7 @@ static void unload_handler(ASGST_Class k, ASGST_Method *methods, int count, bool
   if (found) {
     unloaded_matched++;
     if (count != 3) unloaded_bad_count++; /* <init>, step, helper */
+    check_unloaded(k, methods, count);
   } else {
     unloaded_other++;
   }
@@ -86,9 +171,22 @@ static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass
     ASGST_Class k = ASGST_JClassToClass(c);
     pthread_mutex_lock(&lock);
     if (k && nunloadees < 4096) unloadees[nunloadees++] = k;
+    if (nexpected == 0) record_expected(j, c);
     pthread_mutex_unlock(&lock);
   }
   (*j)->Deallocate(j, (unsigned char *)sig);
+}
+
+/* N. The three methods info.Unloadee declares, each with a line table. */
+static int expected_is_unloadee(void) {
+  static const char *names[] = {"<init>", "step", "helper"};
+  int ok = nexpected == 3;
+  for (int i = 0; ok && i < 3; i++) {
+    int found = 0;
+    for (int j = 0; j < nexpected; j++) found |= strcmp(expected[j].name, names[i]) == 0 && expected[j].nlines > 0;
+    ok = found;
+  }
+  return ok;
 }
 
 static void report_unload(void) {
@@ -96,9 +194,23 @@ static void report_unload(void) {
   pthread_mutex_lock(&lock);
   printf("FIGURE unload: %d copies of info.Unloadee prepared, %d unload handler calls for them, "
          "%d for other classes\n", nunloadees, unloaded_matched, unloaded_other);
+  printf("FIGURE unload resolve: %d copies unloaded, class name right for %d, %d of %d methods "
+         "resolved correctly in the handler, %d copies with exactly <init>/step/helper\n",
+         unloaded_matched, class_names_ok, methods_ok, methods_total, name_sets_ok);
+  asgst__hs_shadow_stats_t st = asgst__hs_shadow_stats();
+  printf("FIGURE unload shadows: %ld classes shadowed, %ld methods, %ld bytes (%.1f bytes per "
+         "method incl. class header), %ld still held, %ld published, %ld answers\n",
+         st.shadows, st.methods, st.bytes, st.methods ? (double)st.bytes / st.methods : 0.0,
+         st.live, st.published, st.answered);
   result(nunloadees == n, "unload: every copy of info.Unloadee registered");
   result(unloaded_matched == n, "unload: handler fired for every unloaded copy");
   result(unloaded_bad_count == 0, "unload: handler got the class's 3 methods");
+  result(expected_is_unloadee(), "unload: JVMTI lists <init>, step, helper with line tables");
+  result(class_names_ok == unloaded_matched && n > 0,
+         "unload: the handler resolves the unloaded class's name");
+  result(methods_ok == methods_total && methods_total == 3 * n,
+         "unload: the handler resolves every method (name, signature, class, lines)");
+  result(name_sets_ok == unloaded_matched, "unload: each copy's methods are exactly <init>, step, helper");
   pthread_mutex_unlock(&lock);
 }
 
