@@ -5,7 +5,9 @@
  *
  * Registration: every loaded class (GetLoadedClasses at bind time, then ClassPrepare) is
  * tagged with its registry index + 1 and keeps a weak global reference and a copy of its
- * Method* array.
+ * Method* array. A class that can be unloaded (class_loaders.c: not of the boot, platform
+ * or system loader, or a hidden class with a ClassLoaderData of its own) also gets a
+ * shadow copy of its metadata (class_shadow.c), taken while it is alive.
  *
  * Redefinition (and retransformation): ClassFileLoadHook with class_being_redefined set
  * runs before the VM swaps in the new methods, so the handlers get the current (soon old)
@@ -16,15 +18,28 @@
  * its methods is refreshed at the next GarbageCollectionStart (VM thread, at a safepoint,
  * when the new methods are in place and nothing can be unloaded yet).
  *
- * Unload: JDK 17 posts nothing before it frees an unloaded class's metadata. The
- * VM's com.sun.hotspot.events.ClassUnload extension event is posted later by the
- * ServiceThread with only the class name; JVMTI ObjectFree of the tagged mirror is also
- * posted by the ServiceThread after the GC that unloaded the class (tag map cleaning is
- * lazy since JDK 16). So on JDK 17 the handlers run when the VM reports the unload (ObjectFree),
- * with the class's last-known InstanceKlass* and Method*s: they identify what died, but
- * their metadata may already be freed. Reading it through ASGST accessors is still safe
- * (guarded) but may give empty fields. This is the one place where the contract's "before
- * the handles become invalid" cannot be met on a stock JDK 17; see the note in issue 3.
+ * Unload: JDK 17 posts nothing before it frees an unloaded class's metadata: with G1 the
+ * class is unloaded and its metadata purged inside one GC safepoint. The VM's
+ * com.sun.hotspot.events.ClassUnload extension event is posted later by the ServiceThread
+ * with only the class name; JVMTI ObjectFree of the tagged mirror is also posted by the
+ * ServiceThread after that GC (tag map cleaning is lazy since JDK 16). So the handlers
+ * still run late, at ObjectFree, with the class's last-known InstanceKlass* and Method*s,
+ * whose memory is already freed. What keeps the contract's "before the handles become
+ * invalid" is the shadow: while the handlers for a class run, the ASGST metadata
+ * accessors (class and method info, class of a method, idnums, line tables and line of a
+ * bci) answer for that class and its methods from the copy, on any thread. Not covered:
+ *  - after its handler returns, a profiler gets nothing for the handles (the shadow is
+ *    retired; resolving them then reads freed memory, guarded, empty fields), so it must
+ *    resolve what it needs inside the handler;
+ *  - classes of the boot, platform and system loaders have no shadow: those loaders are
+ *    never collected, so their classes are not unloaded in practice; should one be, its
+ *    handlers may see empty fields, as before;
+ *  - a class whose shadow could not be taken (out of memory) or a method the copy could not
+ *    read, and more than 8 classes reported at the same time, fall back to VM memory;
+ *  - while a shadow is published, a reader that resolves a new class's Method* at an
+ *    address reused from the unloaded class gets the old class's answer.
+ * A class redefined since registration gets a new shadow at the next
+ * GarbageCollectionStart, with its new methods (like the copy of its Method* array).
  *
  * Locking: one mutex protects the registry, and no JNI or JVMTI call is made while it is
  * held (a thread blocked at a safepoint while holding it would deadlock the VM thread's
@@ -58,8 +73,6 @@ static int nslots;
 static jweak *dead_refs; /* weak refs of unloaded classes, deleted later with a JNIEnv */
 static int ndead, cap_dead;
 static jobject pin_array; /* a byte[1] whose critical region holds off the GC */
-static jobject builtin_loaders[6]; /* global refs: platform, system and its parents */
-static int nbuiltin;
 
 /* ---- guarded reads for N code ---- */
 
@@ -173,61 +186,6 @@ static void drain_dead(JNIEnv *env) {
   } while (n == 64);
 }
 
-/* N. Global references to the class loaders whose classes are never unloaded in practice:
- * the platform loader, the system loader and its parents (the app loader when a custom
- * system loader is set). Fetched once; if that fails, every class of a non-boot loader
- * counts as unloadable (more shadows, nothing missed). */
-static void find_builtin_loaders(JNIEnv *env) {
-  jclass cl = nbuiltin ? NULL : (*env)->FindClass(env, "java/lang/ClassLoader");
-  if (cl == NULL) return;
-  const char *sig = "()Ljava/lang/ClassLoader;";
-  jmethodID plat = (*env)->GetStaticMethodID(env, cl, "getPlatformClassLoader", sig);
-  jmethodID sys = (*env)->GetStaticMethodID(env, cl, "getSystemClassLoader", sig);
-  jmethodID parent = (*env)->GetMethodID(env, cl, "getParent", sig);
-  jobject l = plat ? (*env)->CallStaticObjectMethod(env, cl, plat) : NULL;
-  if (l != NULL) builtin_loaders[nbuiltin++] = (*env)->NewGlobalRef(env, l);
-  (*env)->DeleteLocalRef(env, l);
-  l = sys && !(*env)->ExceptionCheck(env) ? (*env)->CallStaticObjectMethod(env, cl, sys) : NULL;
-  while (l != NULL && nbuiltin < 6 && parent && !(*env)->ExceptionCheck(env)) {
-    builtin_loaders[nbuiltin++] = (*env)->NewGlobalRef(env, l);
-    jobject up = (*env)->CallObjectMethod(env, l, parent);
-    (*env)->DeleteLocalRef(env, l);
-    l = up;
-  }
-  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
-  if (l != NULL) (*env)->DeleteLocalRef(env, l);
-  (*env)->DeleteLocalRef(env, cl);
-}
-
-/* N. True if k lives in a ClassLoaderData of its own (a hidden class defined without
- * STRONG: it can be unloaded while its loader lives). False when the VM does not export
- * the fields. */
-static bool has_mirror_holder(uintptr_t k) {
-  if (asgst__hs.k_cld < 0 || asgst__hs.cld_mirror_holder < 0) return false;
-  uintptr_t cld = asgst__guarded_ptr(k + (uintptr_t)asgst__hs.k_cld);
-  volatile uint64_t holder = 0;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    holder = cld ? asgst__hs_field(cld, asgst__hs.cld_mirror_holder, 1) : 0;
-  ASGST__GUARD_FAULTED(g)
-    holder = 0;
-  ASGST__GUARD_END(g);
-  return holder != 0;
-}
-
-/* N. Whether class c (InstanceKlass k) can be unloaded, so needs a shadow: classes of the
- * boot, platform and system loaders never are in practice (the loaders live as long as
- * the VM), except hidden classes with a ClassLoaderData of their own. */
-static bool can_unload(jvmtiEnv *jvmti, JNIEnv *env, jclass c, uintptr_t k) {
-  jobject loader = NULL;
-  if ((*jvmti)->GetClassLoader(jvmti, c, &loader) != JVMTI_ERROR_NONE) return false;
-  bool builtin = loader == NULL;
-  for (int i = 0; i < nbuiltin && !builtin; i++)
-    builtin = (*env)->IsSameObject(env, loader, builtin_loaders[i]);
-  if (loader != NULL) (*env)->DeleteLocalRef(env, loader);
-  return !builtin || has_mirror_holder(k);
-}
-
 /* N. Registers one class (no-op for primitive/array classes and tagged ones). */
 static void register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c) {
   jlong tag = 0;
@@ -242,7 +200,7 @@ static void register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c) {
   ASGST_Method *methods = copy_methods(k, &n);
   /* Taken now, while the class is alive: its metadata is gone by the time its unload is
    * reported (see the header comment). */
-  asgst__hs_shadow *shadow = can_unload(jvmti, env, c, k) ? asgst__hs_shadow_take(k, methods, n) : NULL;
+  asgst__hs_shadow *shadow = asgst__hs_can_unload(jvmti, env, c, k) ? asgst__hs_shadow_take(k, methods, n) : NULL;
   jweak ref = (*env)->NewWeakGlobalRef(env, c);
   int index = -1;
   pthread_mutex_lock(&lock);
@@ -263,7 +221,7 @@ static void register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c) {
 
 /* N. */
 int asgst__hs_classes_init(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen) {
-  if (nbuiltin == 0) find_builtin_loaders(env);
+  asgst__hs_loaders_init(env);
   if (pin_array == NULL) {
     jbyteArray a = (*env)->NewByteArray(env, 1);
     pin_array = a ? (*env)->NewGlobalRef(env, a) : NULL;
