@@ -67,7 +67,9 @@ rc=$?
 report "$WORK/jni.out"
 if [ $rc = 0 ]; then tap ok "jni: JVM exited normally"; else tap "not ok" "jni: JVM exit status $rc"; fi
 
-# 4. Class unloading: 200 copies of a class through throw-away loaders.
+# 4. Class unloading: 200 copies of a class through throw-away loaders; the handler
+#    resolves each copy's class and methods (the backend's shadow copies of their metadata,
+#    already freed by the VM when the handler runs).
 timeout 300 "$JAVA" -agentpath:"$LIB"=unload,200 -cp "$CP" info.UnloadWorkload 200 >"$WORK/unload.out" 2>&1
 rc=$?
 report "$WORK/unload.out"
