@@ -1,20 +1,17 @@
 /*
  * iterator.c - ASGST_RunWithIterator*, NextFrame, Rewind and State over a backend.
  *
- * The iterator always looks one frame ahead: after begin() and after every frame it hands
- * out, advance() moves to the next reportable frame (stepping physical frames and applying
- * the options) or records the end/error in it->state. So ASGST_State is exact, and an
- * error is reported by the NextFrame call that would have returned the missing frame.
+ * The iterator always looks ahead: begin() and every NextFrame that empties the buffer
+ * decode a batch of physical frames (stepping and applying the options) into it->pending
+ * under one crash guard, and note what follows the batch (more frames, the end, an error)
+ * in it->end. So ASGST_State is exact, and an error is reported by the NextFrame call that
+ * would have returned the missing frame. Batches are why a frame costs little more than
+ * its decoding: one guard setup and one trip through this layer serve many frames.
  */
 #include <string.h>
 
 #include "internal.h"
 #include "../impl/guard.h"
-
-/* SS. True if f is to be reported under the iterator's options. */
-static bool reportable(const ASGST_Iterator *it, const ASGST_Frame *f) {
-  return f->type != ASGST_FRAME_NON_JAVA || (it->options & ASGST_INCLUDE_NON_JAVA_FRAMES);
-}
 
 /* SS. Steps to the sender physical frame with the loop checks the API owns: the stack must
  * grow toward its base (strictly increasing sp) and stay within a bounded depth. */
@@ -28,44 +25,94 @@ static int step_physical(ASGST_Iterator *it) {
   return 1;
 }
 
-/* SS. Unguarded body of advance(). */
-static int advance_unguarded(ASGST_Iterator *it) {
-  for (;;) {
-    while (it->ipending < it->npending) {
-      if (reportable(it, &it->pending[it->ipending])) return 1;
-      it->ipending++;
+/* SS. Drops the C frames just appended at [from, npending) unless the options report them
+ * (a C frame decodes to exactly one frame, so this is rare work). */
+static void drop_unreported(ASGST_Iterator *it, int from) {
+  if (it->options & ASGST_INCLUDE_NON_JAVA_FRAMES) return;
+  int n = from;
+  for (int i = from; i < it->npending; i++)
+    if (it->pending[i].type != ASGST_FRAME_NON_JAVA) {
+      if (i != n) it->pending[n] = it->pending[i];
+      n++;
     }
-    if (it->npending >= 0) {
+  it->npending = n;
+}
+
+/* Frames a batch stops at. The first batch of a walk is short, so a caller that wants only
+ * the top few frames does not pay for decoding the whole stack; later batches stop when a
+ * physical frame of inlined methods might no longer fit (it would be decoded twice). */
+#define FIRST_BATCH 16
+#define FULL_BATCH (ASGST__PENDING_CAP - 8)
+
+/* SS. Unguarded body of refill(): steps and decodes physical frames, appending their
+ * reported frames, until the batch is full, a frame is in under END_ON_FIRST_JAVA_FRAME,
+ * or the walk ends. Returns 1 if frames may follow the batch, else the end or error. */
+static int fill_unguarded(ASGST_Iterator *it, int limit) {
+  if (it->options & ASGST_END_ON_FIRST_JAVA_FRAME) limit = 1;
+  for (;;) {
+    if (it->cur_decoded) {
       int r = step_physical(it);
       if (r <= 0) return r;
+      it->cur_decoded = 0;
     }
-    it->npending = 0;
-    it->ipending = 0;
+    int before = it->npending;
     int r = it->be->decode(it);
+    if (r == ASGST__NO_ROOM) return before > 0 ? 1 : ASGST_BAD_FRAME;
     if (r < 0) return r;
-    if (it->npending > ASGST__MAX_FRAMES_PER_PHYS) return ASGST_BAD_FRAME;
+    it->cur_decoded = 1;
+    drop_unreported(it, before);
+    /* A volatile store: if a later read faults, the frames counted here are complete. */
+    *(volatile int32_t *)&it->committed = it->npending;
+    if (it->npending >= limit) return 1;
   }
 }
 
-/* SS. Positions the iterator on its next reportable frame, or records why there is none. */
-static void advance(ASGST_Iterator *it) {
-  /* Fast path: another logical frame of the current physical frame (an inlined caller)
-   * needs no VM memory, so no guard. */
-  while (it->ipending < it->npending) {
-    if (reportable(it, &it->pending[it->ipending])) {
-      it->state = 1;
-      return;
-    }
-    it->ipending++;
-  }
+/* SS. Empties the buffer and decodes the next batch under the crash guard; sets it->state
+ * (1 while buffered frames remain) and it->end (what comes after them). */
+static void refill(ASGST_Iterator *it, int limit) {
+  it->npending = 0;
+  it->ipending = 0;
+  it->committed = 0;
   asgst__guard g;
   volatile int r = ASGST_WALK_FAULTED;
   ASGST__GUARD_BEGIN(g)
-    r = advance_unguarded(it);
+    r = fill_unguarded(it, limit);
   ASGST__GUARD_FAULTED(g)
     r = ASGST_WALK_FAULTED;
+    it->npending = it->committed; /* a partly decoded frame is not handed out */
   ASGST__GUARD_END(g);
-  it->state = r;
+  it->end = r;
+  it->state = it->npending > 0 ? 1 : r;
+}
+
+/* SS. Copies registers field by field (see copy_frame for why not a struct copy). */
+static inline void copy_regs(asgst__regs *d, const asgst__regs *s) {
+  d->pc = __atomic_load_n(&s->pc, __ATOMIC_RELAXED);
+  d->sp = __atomic_load_n(&s->sp, __ATOMIC_RELAXED);
+  d->fp = __atomic_load_n(&s->fp, __ATOMIC_RELAXED);
+}
+
+/* SS. Starts (or restarts) the walk at it->top: the backend's begin(), then the first batch.
+ * Rewinding runs begin() again rather than saving what it produced: the walked thread is
+ * stopped (in its own signal handler, or ours) for the iterator's whole life, so begin()
+ * gives the same result, and not copying the backend's freshly written scratch avoids a
+ * store-forwarding stall that cost more than begin() itself. */
+static int start(ASGST_Iterator *it) {
+  it->npending = 0;
+  it->ipending = 0;
+  it->depth = 0;
+  it->cur_decoded = 0;
+  it->end = 1;
+  asgst__guard g;
+  volatile int kind = ASGST_WALK_FAULTED;
+  ASGST__GUARD_BEGIN(g)
+    kind = it->be->begin(it, &it->top);
+  ASGST__GUARD_FAULTED(g)
+    kind = ASGST_WALK_FAULTED;
+  ASGST__GUARD_END(g);
+  if (kind <= 0) return it->state = kind;
+  refill(it, FIRST_BATCH);
+  return kind;
 }
 
 /* SS. */
@@ -74,24 +121,17 @@ int asgst__iterator_begin(ASGST_Iterator *it, const asgst__backend *be, const as
   it->be = be;
   it->options = options;
   it->kind = 0;
-  it->depth = 0;
-  it->npending = -1;
+  it->npending = 0;
   it->ipending = 0;
   it->seen_java = 0;
-  it->thread = *t;
+  /* Field by field: *t was just written by current_thread() (see copy_frame). */
+  it->thread.vm_thread = __atomic_load_n(&t->vm_thread, __ATOMIC_RELAXED);
+  it->thread.stack_base = __atomic_load_n(&t->stack_base, __ATOMIC_RELAXED);
+  it->thread.stack_limit = __atomic_load_n(&t->stack_limit, __ATOMIC_RELAXED);
+  copy_regs(&it->top, top);
   if (be == NULL) return it->state = ASGST_NOT_INITIALIZED;
-  asgst__guard g;
-  volatile int kind = ASGST_WALK_FAULTED;
-  ASGST__GUARD_BEGIN(g)
-    kind = be->begin(it, top);
-  ASGST__GUARD_FAULTED(g)
-    kind = ASGST_WALK_FAULTED;
-  ASGST__GUARD_END(g);
-  if (kind <= 0) return it->state = kind;
-  it->kind = kind;
-  it->start = it->cur;
-  memcpy(it->start_scratch, it->scratch, sizeof it->scratch);
-  advance(it);
+  int kind = start(it);
+  if (kind > 0) it->kind = kind;
   return kind;
 }
 
@@ -122,20 +162,19 @@ int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
   bool bytecode = frame->type == ASGST_FRAME_JAVA || frame->type == ASGST_FRAME_JAVA_INLINED;
   if (bytecode && (it->options & ASGST_END_ON_FIRST_JAVA_FRAME))
     it->state = ASGST_NO_FRAME;
+  else if (it->ipending < it->npending)
+    it->state = 1;
+  else if (it->end <= 0)
+    it->state = it->end;
   else
-    advance(it);
+    refill(it, FULL_BATCH);
   return 1;
 }
 
 /* SS. */
 void ASGST_RewindIterator(ASGST_Iterator *it) {
   if (it == NULL || it->kind <= 0) return;
-  it->cur = it->start;
-  memcpy(it->scratch, it->start_scratch, sizeof it->scratch);
-  it->depth = 0;
-  it->npending = -1;
-  it->ipending = 0;
-  advance(it);
+  start(it);
 }
 
 /* SS. */

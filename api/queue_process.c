@@ -28,7 +28,7 @@ static void error_iterator(ASGST_Iterator *it, const asgst__queue_point *p, int3
   it->options = options;
   it->kind = error;
   it->state = error;
-  it->npending = -1;
+  it->npending = 0;
 }
 
 /* SP. See the file comment. */

@@ -24,6 +24,14 @@ extern "C" {
 /* The most logical frames one physical frame can expand to (inlining depth + 1). Deeper
  * inlining is cut at the outermost end and the walk ends with ASGST_BAD_FRAME. */
 #define ASGST__MAX_FRAMES_PER_PHYS 64
+/* The logical frames the iterator buffers: it decodes physical frames in batches, one
+ * crash guard and one pass through the backend per batch rather than per frame. */
+#define ASGST__PENDING_CAP ASGST__MAX_FRAMES_PER_PHYS
+/* decode() returns this when the frames of it->cur do not fit in the room left in
+ * it->pending: the iterator hands out what it has and decodes it->cur again into an empty
+ * buffer (or, if the buffer was empty, ends the walk with ASGST_BAD_FRAME). Not an API
+ * error code; never leaves the library. */
+#define ASGST__NO_ROOM (-1000)
 /* Bytes of per-walk scratch a backend may keep in the iterator (e.g. the next JavaFrame
  * anchor of a HotSpot thread). */
 #define ASGST__BACKEND_SCRATCH 128
@@ -51,16 +59,22 @@ struct _ASGST_Iterator {
   int32_t state;         /* 1: frames may follow; 0: end; < 0: error */
   int32_t depth;         /* physical frames stepped so far */
   asgst__thread thread;
-  asgst__regs start;     /* where begin() put us, for rewind */
+  asgst__regs top;       /* the registers the walk starts from (begin() runs again on rewind) */
   asgst__regs cur;       /* the current physical frame */
-  /* Logical frames of the current physical frame, innermost first. */
-  ASGST_Frame pending[ASGST__MAX_FRAMES_PER_PHYS];
+  /* Decoded logical frames not yet handed out, innermost first: [ipending, npending).
+   * Only frames the options report are kept. */
+  ASGST_Frame pending[ASGST__PENDING_CAP];
   int32_t npending;
   int32_t ipending;
   int32_t seen_java;     /* a Java frame has been returned (END_ON_FIRST_JAVA_FRAME) */
-  uint8_t start_scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
+  int32_t cur_decoded;   /* it->cur's frames are in pending (step before the next decode) */
+  int32_t end;           /* what follows the buffered frames: 1 more frames, else end/error */
+  int32_t committed;     /* npending after the last complete decode (for the fault path) */
   uint8_t scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
 };
+
+/* SS. Logical frames decode() may still append. */
+static inline int asgst__room(const ASGST_Iterator *it) { return ASGST__PENDING_CAP - it->npending; }
 
 typedef struct asgst__backend {
   const char *name;
@@ -75,8 +89,10 @@ typedef struct asgst__backend {
    * an error. */
   int (*begin)(ASGST_Iterator *it, const asgst__regs *top);
 
-  /* SS. Decode the physical frame at it->cur into it->pending (innermost first; a C frame
-   * gives one ASGST_FRAME_NON_JAVA frame) and set it->npending. Returns 0 or an error. */
+  /* SS. Decode the physical frame at it->cur, appending its logical frames (innermost
+   * first; a C frame gives one ASGST_FRAME_NON_JAVA frame) at it->pending[it->npending],
+   * at most asgst__room(it) of them, and advance it->npending. Returns 0, ASGST__NO_ROOM
+   * (nothing appended) or an error. */
   int (*decode)(ASGST_Iterator *it);
 
   /* SS. Move it->cur to the sender of the current frame. Returns 1 if there is one, 0 at

@@ -45,13 +45,15 @@ static inline _Atomic uint64_t *row(uintptr_t pc) {
  * 7 check. */
 
 /* SS. */
-int asgst__hs_fc_frames(const asgst__regs *r, ASGST_Frame *out, uintptr_t *blob, uint32_t *fsize) {
+int asgst__hs_fc_frames(const asgst__regs *r, ASGST_Frame *out, int room, uintptr_t *blob,
+                        uint32_t *fsize) {
   _Atomic uint64_t *row_ = row(r->pc);
   uint64_t w[FC_WORDS];
   for (int i = 0; i < FC_WORDS; i++) w[i] = atomic_load_explicit(&row_[i], memory_order_relaxed);
   if (w[0] != r->pc || w[FC_WORDS - 1] != check(w)) return 0;
   int n = (int)(w[2] >> 56);
   if (n < 1 || n > ASGST__FC_MAX) return 0;
+  if (n > room) return -1;
   /* Is the nmethod still the one decoded? */
   uint32_t id;
   if (!asgst__load_u32((uintptr_t)w[1] + asgst__hsl.nm_compile_id, &id) || id != (uint32_t)w[2]) return 0;

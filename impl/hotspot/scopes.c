@@ -111,7 +111,7 @@ int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int
   uint32_t nmeta = (uint32_t)((data - meta) / 8); /* metadata ends where scopes data begins */
   int count = 0;
   while (scope != 0) {
-    if (count >= max) return ASGST_BAD_FRAME;
+    if (count >= max) return max < ASGST__MAX_FRAMES_PER_PHYS ? ASGST__NO_ROOM : ASGST_BAD_FRAME;
     uintptr_t p = data + (uintptr_t)scope;
     uint32_t sender, midx, bci1;
     if (!read_int(&p, &sender) || !read_int(&p, &midx) || !read_int(&p, &bci1))

@@ -117,9 +117,12 @@ int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   return ASGST_JAVA_TRACE;
 }
 
-/* SS. One frame that is not Java code. */
+/* SS. Where decode appends the frames of it->cur. */
+static inline ASGST_Frame *out_of(ASGST_Iterator *it) { return &it->pending[it->npending]; }
+
+/* SS. One frame that is not Java code (the caller checked the room). */
 static void non_java(ASGST_Iterator *it) {
-  ASGST_Frame *f = &it->pending[0];
+  ASGST_Frame *f = out_of(it);
   f->type = ASGST_FRAME_NON_JAVA;
   f->comp_level = -1;
   f->bci = -1;
@@ -127,7 +130,7 @@ static void non_java(ASGST_Iterator *it) {
   f->pc = (void *)it->cur.pc;
   f->sp = (void *)it->cur.sp;
   f->fp = (void *)it->cur.fp;
-  it->npending = 1;
+  it->npending++;
 }
 
 /* SS. True if Method* m is a native method. */
@@ -149,7 +152,7 @@ static int decode_interpreted(ASGST_Iterator *it) {
   uint16_t code_size;
   if (!asgst__load_u16(cm + l->constmethod_code_size, &code_size)) return ASGST_BAD_FRAME;
   uintptr_t codes = cm + (uintptr_t)l->constmethod_size;
-  ASGST_Frame *f = &it->pending[0];
+  ASGST_Frame *f = out_of(it);
   f->type = ASGST_FRAME_JAVA;
   f->bci = -1;
   if (method_is_native(m)) {
@@ -164,13 +167,14 @@ static int decode_interpreted(ASGST_Iterator *it) {
   f->pc = (void *)it->cur.pc;
   f->sp = (void *)it->cur.sp;
   f->fp = (void *)fp;
-  it->npending = 1;
+  it->npending++;
   return 0;
 }
 
 /* SS. Puts the decoding of the compiled frame at a return address into the frame cache
  * (not for deoptimized frames, whose pc is the deopt handler's). */
-static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level, int n) {
+static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level, const ASGST_Frame *out,
+                     int n) {
   const asgst__hs_layout *l = &asgst__hsl;
   if (n > ASGST__FC_MAX || asgst__hs_real_pc(s->blob, &it->cur) != it->cur.pc) return;
   asgst__hs_fc_entry e;
@@ -183,25 +187,26 @@ static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level, int n) {
   e.frame_size = fsize;
   e.n = n;
   for (int i = 0; i < n; i++) {
-    e.method[i] = (uintptr_t)it->pending[i].method;
-    e.bci[i] = it->pending[i].bci;
+    e.method[i] = (uintptr_t)out[i].method;
+    e.bci[i] = out[i].bci;
   }
   s->fsize = fsize;
   asgst__hs_fc_put(it->cur.pc, &e);
 }
 
-/* SS. A compiled frame at a return address from the frame cache; false on a miss. */
-static bool decode_cached(ASGST_Iterator *it, hs_state *s) {
+/* SS. A compiled frame at a return address from the frame cache: 0 on a hit, 1 on a miss,
+ * ASGST__NO_ROOM if its frames do not fit. */
+static int decode_cached(ASGST_Iterator *it, hs_state *s) {
   uintptr_t blob;
   uint32_t fsize;
-  int n = asgst__hs_fc_frames(&it->cur, it->pending, &blob, &fsize);
-  if (n == 0) return false;
-  it->npending = n;
+  int n = asgst__hs_fc_frames(&it->cur, out_of(it), asgst__room(it), &blob, &fsize);
+  if (n <= 0) return n < 0 ? ASGST__NO_ROOM : 1;
+  it->npending += n;
   s->kind = ASGST__HK_NMETHOD;
   s->blob = blob;
   s->fsize = fsize;
   s->java_seen = 1;
-  return true;
+  return 0;
 }
 
 /* SS. A compiled frame: its scopes at pc, innermost first. */
@@ -213,45 +218,49 @@ static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
       !asgst__load_ptr(nm + l->cm_method, &method))
     return ASGST_BAD_FRAME;
   int n;
+  ASGST_Frame *out = out_of(it);
   if (s->kind == ASGST__HK_NATIVE) {
-    ASGST_Frame *f = &it->pending[0];
+    ASGST_Frame *f = out;
     f->type = ASGST_FRAME_JAVA_NATIVE;
     f->bci = -1;
     f->method = (ASGST_Method)method;
     n = 1;
   } else {
     uintptr_t pc = asgst__hs_real_pc(nm, &it->cur);
-    n = asgst__hs_scopes(nm, pc, s->pcmode, it->pending, ASGST__MAX_FRAMES_PER_PHYS);
+    n = asgst__hs_scopes(nm, pc, s->pcmode, out, asgst__room(it));
     if (n < 0) return n;
     if (n == 0) {
       if (s->pcmode == ASGST__PC_EXACT) return ASGST_BAD_FRAME; /* a call site without debug info */
       /* Interrupted where no debug information covers the pc: the method is known, the
        * bci and any inlining are not. */
-      ASGST_Frame *f = &it->pending[0];
+      ASGST_Frame *f = out;
       f->type = ASGST_FRAME_JAVA;
       f->bci = -1;
       f->method = (ASGST_Method)method;
       n = 1;
     }
   }
-  if (s->kind == ASGST__HK_NMETHOD && s->pcmode == ASGST__PC_EXACT) remember(it, s, level, n);
+  if (s->kind == ASGST__HK_NMETHOD && s->pcmode == ASGST__PC_EXACT) remember(it, s, level, out, n);
   for (int i = 0; i < n; i++) {
-    ASGST_Frame *f = &it->pending[i];
+    ASGST_Frame *f = &out[i];
     f->comp_level = (int)(int32_t)level;
     f->pc = (void *)it->cur.pc;
     f->sp = (void *)it->cur.sp;
     f->fp = (void *)it->cur.fp;
   }
-  it->npending = n;
+  it->npending += n;
   return 0;
 }
 
 /* SS. */
 int asgst__hs_decode(ASGST_Iterator *it) {
   hs_state *s = state_of(it);
-  if (LD(s->pcmode) == ASGST__PC_EXACT && !LD(s->top) && !asgst__hs_in_interpreter(it->cur.pc) &&
-      decode_cached(it, s))
-    return 0;
+  /* Every kind of frame gives at least one logical frame. */
+  if (asgst__room(it) < 1) return ASGST__NO_ROOM;
+  if (LD(s->pcmode) == ASGST__PC_EXACT && !LD(s->top) && !asgst__hs_in_interpreter(it->cur.pc)) {
+    int r = decode_cached(it, s);
+    if (r <= 0) return r;
+  }
   s->fsize = 0;
   uintptr_t blob;
   s->kind = (uint8_t)asgst__hs_classify(it->cur.pc, &blob);
@@ -389,7 +398,7 @@ int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asg
   for (int depth = 0; depth < 4096; depth++) {
     it.npending = 0;
     int r = asgst__hs_decode(&it);
-    if (r < 0) return r;
+    if (r < 0) return r == ASGST__NO_ROOM ? ASGST_BAD_FRAME : r;
     for (int i = 0; i < it.npending; i++)
       if (it.pending[i].type != ASGST_FRAME_NON_JAVA) {
         set_regs(out, &it.cur);

@@ -47,7 +47,8 @@ enum {
 };
 
 /* SS. Expands the compiled frame of nmethod nm at pc into logical frames, innermost
- * first, into out[0..max). Returns the count, or an error (< 0). */
+ * first, into out[0..max). Returns the count, or an error (< 0): ASGST__NO_ROOM if they
+ * do not fit but could in a buffer of ASGST__MAX_FRAMES_PER_PHYS. */
 int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int max);
 
 /* SS. Sender of a frame of code blob `blob` (compiled or stub) at r. `top` says r was
@@ -73,9 +74,10 @@ typedef struct {
 } asgst__hs_fc_entry;
 
 /* SS. The cached decoding of the compiled frame at r (r->pc a return address), if still
- * valid: writes its logical frames to out (innermost first), its blob and frame size, and
- * returns their number; 0 on a miss. */
-int asgst__hs_fc_frames(const asgst__regs *r, ASGST_Frame *out, uintptr_t *blob, uint32_t *fsize);
+ * valid: writes its logical frames to out (innermost first, at most room), its blob and
+ * frame size, and returns their number; 0 on a miss, -1 if they do not fit in room. */
+int asgst__hs_fc_frames(const asgst__regs *r, ASGST_Frame *out, int room, uintptr_t *blob,
+                        uint32_t *fsize);
 /* SS. Remembers a decoding (n logical frames, 1..ASGST__FC_MAX). */
 void asgst__hs_fc_put(uintptr_t pc, const asgst__hs_fc_entry *e);
 

@@ -87,6 +87,7 @@ static int decode_compiled(ASGST_Iterator *it, const ASGST_SynthBlob *b) {
     return 0;
   }
   if (s->n > ASGST__MAX_FRAMES_PER_PHYS) return ASGST_BAD_FRAME;
+  if (s->n > asgst__room(it)) return ASGST__NO_ROOM;
   for (int i = 0; i < s->n; i++) {
     uint8_t type = i == s->n - 1 ? ASGST_FRAME_JAVA : ASGST_FRAME_JAVA_INLINED;
     add_frame(it, type, b->tier, s->scopes[i].bci, s->scopes[i].method);
@@ -97,6 +98,7 @@ static int decode_compiled(ASGST_Iterator *it, const ASGST_SynthBlob *b) {
 /* SS. */
 static int synth_decode(ASGST_Iterator *it) {
   if (!asgst__plausible(it->cur.pc, 1)) return ASGST_BAD_FRAME;
+  if (asgst__room(it) < 1) return ASGST__NO_ROOM;
   ASGST_SynthVM *vm = asgst__synth_active();
   const ASGST_SynthBlob *b = vm ? asgst__synth_find_blob(vm, it->cur.pc) : NULL;
   switch (b ? b->kind : ASGST__SYNTH_STUB) {

@@ -11,7 +11,8 @@
  * compilation levels Java frames may have), lvl=Class.method:L (every frame of the method
  * has level L), noinl=Class.method (never inlined), inl=Class.method (seen inlined),
  * jni=1 (expect the C frame of libwalk_jni between Java frames in the nonjava walk),
- * bench=1 (time both walks, print medians by stack depth), label=NAME.
+ * bench=1 (time both walks, print medians by stack depth), label=NAME, profile_reps=N (N more
+ * ASGST walks per sample, so that a profiler sees the walker).
  *
  * The oracle's trick, for this test only: a jmethodID in HotSpot is a Method**, so the
  * handler turns ASGCT's jmethodIDs into Method* with one load (jmethodIDs are never freed)
@@ -40,6 +41,7 @@
 #include "impl/hotspot/walker.h"
 #include <ucontext.h>
 #include "walk_agent.h"
+#include "common/pmc.h"
 
 static jvmtiEnv *jvmti;
 static JavaVM *jvm;
@@ -231,22 +233,40 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
     goto out;
   }
   s->order = walk_opts.bench ? (int)(now_ns() & 1) : 0;
-  uint64_t t0 = now_ns(), t1, t2, t3;
+  /* Counters are read outside the timed spans (a read() costs more than a walk); the cost
+   * of one read, measured here, is taken off the counts. */
+  uint64_t i[4] = {0}, c[4] = {0}, t0, t1, t2, t3;
+  if (walk_opts.bench) pmc_read(&i[3], &c[3]), pmc_read(&i[0], &c[0]);
   if (s->order == 0) {
+    t0 = now_ns();
     walk_asgst(uc, 0, s->a, &s->a_n, &s->a_rc, s->regs);
     t1 = now_ns();
-    walk_asgct(uc, s);
+    if (walk_opts.bench) pmc_read(&i[1], &c[1]);
     t2 = now_ns();
+    walk_asgct(uc, s);
+    t3 = now_ns();
+    if (walk_opts.bench) pmc_read(&i[2], &c[2]);
     s->t_asgst = t1 - t0;
-    s->t_asgct = t2 - t1;
+    s->t_asgct = t3 - t2;
   } else {
+    t0 = now_ns();
     walk_asgct(uc, s);
     t1 = now_ns();
-    walk_asgst(uc, 0, s->a, &s->a_n, &s->a_rc, s->regs);
+    if (walk_opts.bench) pmc_read(&i[1], &c[1]);
     t2 = now_ns();
+    walk_asgst(uc, 0, s->a, &s->a_n, &s->a_rc, s->regs);
+    t3 = now_ns();
+    if (walk_opts.bench) pmc_read(&i[2], &c[2]);
     s->t_asgct = t1 - t0;
-    s->t_asgst = t2 - t1;
+    s->t_asgst = t3 - t2;
   }
+  uint64_t i_read = i[0] - i[3], c_read = c[0] - c[3];
+  uint64_t i_first = i[1] - i[0] - i_read, c_first = c[1] - c[0] - c_read;
+  uint64_t i_second = i[2] - i[1] - i_read, c_second = c[2] - c[1] - c_read;
+  s->i_asgst = s->order == 0 ? i_first : i_second, s->c_asgst = s->order == 0 ? c_first : c_second;
+  s->i_asgct = s->order == 0 ? i_second : i_first, s->c_asgct = s->order == 0 ? c_second : c_first;
+  for (int k = 0; k < walk_opts.profile_reps; k++)
+    walk_asgst(uc, 0, s->a, &s->a_n, &s->a_rc, s->regs);
   resolve_asgct(s);
   s->t_info = 0;
   if (walk_opts.bench && s->a_n > 0 && s->a[0].type != ASGST_FRAME_NON_JAVA) {
@@ -289,6 +309,7 @@ out:
 /* N. Registers the calling Java thread for sampling. */
 static void add_thread(JNIEnv *env) {
   tl_env = env;
+  if (walk_opts.bench) pmc_open_thread();
   int tid = (int)syscall(SYS_gettid);
   for (int i = 0; i < MAX_THREADS; i++) {
     int expect = 0;

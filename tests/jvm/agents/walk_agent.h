@@ -44,6 +44,7 @@ typedef struct {
   int gct_n;           /* ASGCT num_frames */
   int n_rc, n_n;       /* ASGST with non-Java frames */
   uint64_t t_asgst, t_asgct, t_info, t_first;
+  uint64_t i_asgst, i_asgct, c_asgst, c_asgct; /* user-mode instructions and cycles (bench) */
   uintptr_t regs[3];   /* pc, sp, fp of the ucontext */
   char diag[160];
   uintptr_t first_java_pc; /* pc of the first Java frame of the ASGST walk */
@@ -61,6 +62,7 @@ typedef struct {
 typedef struct {
   int interval_us;
   int nonjava, nodebug, jni, bench, diag;
+  int profile_reps; /* extra ASGST walks per sample, for profiling the walker with perf */
   unsigned levels_mask; /* allowed levels (bit L), 0 = any */
   char label[64];
   char lvl_name[MAX_EXPECT][96];

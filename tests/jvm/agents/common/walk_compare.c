@@ -31,6 +31,7 @@ void walk_parse_options(const char *s) {
     else if (!strcmp(t, "jni")) walk_opts.jni = atoi(v);
     else if (!strcmp(t, "bench")) walk_opts.bench = atoi(v);
     else if (!strcmp(t, "diag")) walk_opts.diag = atoi(v);
+    else if (!strcmp(t, "profile_reps")) walk_opts.profile_reps = atoi(v);
     else if (!strcmp(t, "label")) snprintf(walk_opts.label, sizeof walk_opts.label, "%s", v);
     else if (!strcmp(t, "levels")) {
       for (char *p = v; *p; p++) if (*p >= '0' && *p <= '4') walk_opts.levels_mask |= 1u << (*p - '0');
@@ -267,10 +268,13 @@ static void process(const sample *s) {
     if (ws.t_a == NULL) {
       ws.t_a = calloc(MAXT, 4), ws.t_g = calloc(MAXT, 4), ws.t_i = calloc(MAXT, 4), ws.t_f = calloc(MAXT, 4);
       ws.t_depth = calloc(MAXT, 2);
+      ws.i_a = calloc(MAXT, 4), ws.i_g = calloc(MAXT, 4), ws.c_a = calloc(MAXT, 4), ws.c_g = calloc(MAXT, 4);
     }
     if (ws.nt < MAXT) {
       ws.t_a[ws.nt] = (uint32_t)s->t_asgst, ws.t_g[ws.nt] = (uint32_t)s->t_asgct;
       ws.t_i[ws.nt] = (uint32_t)s->t_info, ws.t_f[ws.nt] = (uint32_t)s->t_first;
+      ws.i_a[ws.nt] = (uint32_t)s->i_asgst, ws.i_g[ws.nt] = (uint32_t)s->i_asgct;
+      ws.c_a[ws.nt] = (uint32_t)s->c_asgst, ws.c_g[ws.nt] = (uint32_t)s->c_asgct;
       ws.t_depth[ws.nt++] = (uint16_t)s->a_n;
     }
   }

@@ -54,6 +54,15 @@ static void report_bench(const walk_stats *st) {
     fprintf(stderr, "WALK # figure: bench=%s frames=%d-%d samples=%ld asgst_median_ns=%u asgct_median_ns=%u "
             "ratio=%.2f method_info_median_ns=%u asgst_first_frame_median_ns=%u\n", walk_opts.label, buckets[b][0],
             buckets[b][1], n, ma, mg, mg ? (double)ma / mg : 0.0, mi, mf);
+    /* Hardware counts of the same walks (0 where the machine has no counters). */
+    uint32_t ia = median(st->i_a, st->t_depth, st->nt, buckets[b][0], buckets[b][1], &n);
+    uint32_t ig = median(st->i_g, st->t_depth, st->nt, buckets[b][0], buckets[b][1], &n);
+    uint32_t ca = median(st->c_a, st->t_depth, st->nt, buckets[b][0], buckets[b][1], &n);
+    uint32_t cg = median(st->c_g, st->t_depth, st->nt, buckets[b][0], buckets[b][1], &n);
+    if (ig && cg)
+      fprintf(stderr, "WALK # figure: bench=%s frames=%d-%d asgst_median_instructions=%u asgct_median_instructions=%u "
+              "ratio=%.2f asgst_median_cycles=%u asgct_median_cycles=%u ratio=%.2f\n", walk_opts.label,
+              buckets[b][0], buckets[b][1], ia, ig, (double)ia / ig, ca, cg, (double)ca / cg);
   }
 }
 

@@ -23,6 +23,7 @@ typedef struct {
   long nj_checked, nj_consistent, jni_pairs, jni_c_found;
   dclass nj_bad;
   uint32_t *t_a, *t_g, *t_i, *t_f;
+  uint32_t *i_a, *i_g, *c_a, *c_g; /* instructions and cycles per walk */
   uint16_t *t_depth;
   long nt;
 } walk_stats;
