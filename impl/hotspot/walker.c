@@ -31,6 +31,10 @@ typedef struct {
   uint32_t fsize;     /* frame size in words of a compiled cur (0: read it from the blob) */
   uintptr_t blob;     /* code blob of cur (0 for C and interpreter) */
   asgst__regs target; /* the anchor frame the current C frames lead to */
+  /* The previous physical frame if it was a complete compiled frame (see repeat()). */
+  uintptr_t memo_pc;
+  uint16_t memo_at;   /* index of its first frame in it->pending */
+  uint8_t memo_n;     /* its logical frames, 0: no memo */
 } hs_state;
 
 __thread int asgst__hs_asgct_rule __attribute__((tls_model("initial-exec")));
@@ -194,6 +198,38 @@ static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level, const ASGS
   asgst__hs_fc_put(it->cur.pc, &e);
 }
 
+/* SS. Notes that the frames just appended at `at` (n of them) decode a complete compiled
+ * frame at it->cur.pc, for repeat(). */
+static inline void memo(ASGST_Iterator *it, hs_state *s, int at, int n) {
+  s->memo_pc = it->cur.pc;
+  s->memo_at = (uint16_t)at;
+  s->memo_n = (uint8_t)n;
+}
+
+/* SS. Recursion: a compiled frame at the same return address as the frame just decoded is
+ * the same code at the same call site, so its frames are those just appended, at a new
+ * sp/fp. They are still in the buffer if they are its last entries (a new batch empties
+ * it). Costs a copy instead of a frame cache lookup and its validation; the nmethod cannot
+ * go away in between, its previous frame is on this (stopped) stack. True if done. */
+static bool repeat(ASGST_Iterator *it, hs_state *s) {
+  int n = LD(s->memo_n), at = LD(s->memo_at);
+  if (n == 0 || it->cur.pc != s->memo_pc || at + n != it->npending || n > asgst__room(it))
+    return false;
+  ASGST_Frame *src = &it->pending[at], *dst = out_of(it);
+  for (int i = 0; i < n; i++) {
+    dst[i].type = src[i].type;
+    dst[i].comp_level = src[i].comp_level;
+    dst[i].bci = src[i].bci;
+    dst[i].method = src[i].method;
+    dst[i].pc = src[i].pc;
+    dst[i].sp = (void *)it->cur.sp;
+    dst[i].fp = (void *)it->cur.fp;
+  }
+  s->memo_at = (uint16_t)it->npending;
+  it->npending += n;
+  return true; /* kind, blob and fsize are still those of the previous frame */
+}
+
 /* SS. A compiled frame at a return address from the frame cache: 0 on a hit, 1 on a miss,
  * ASGST__NO_ROOM if its frames do not fit. */
 static int decode_cached(ASGST_Iterator *it, hs_state *s) {
@@ -201,6 +237,7 @@ static int decode_cached(ASGST_Iterator *it, hs_state *s) {
   uint32_t fsize;
   int n = asgst__hs_fc_frames(&it->cur, out_of(it), asgst__room(it), &blob, &fsize);
   if (n <= 0) return n < 0 ? ASGST__NO_ROOM : 1;
+  memo(it, s, it->npending, n);
   it->npending += n;
   s->kind = ASGST__HK_NMETHOD;
   s->blob = blob;
@@ -241,6 +278,7 @@ static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
     }
   }
   if (s->kind == ASGST__HK_NMETHOD && s->pcmode == ASGST__PC_EXACT) remember(it, s, level, out, n);
+  if (s->fsize && n <= 0xff) memo(it, s, it->npending, n); /* remember() proved it complete */
   for (int i = 0; i < n; i++) {
     ASGST_Frame *f = &out[i];
     f->comp_level = (int)(int32_t)level;
@@ -258,9 +296,11 @@ int asgst__hs_decode(ASGST_Iterator *it) {
   /* Every kind of frame gives at least one logical frame. */
   if (asgst__room(it) < 1) return ASGST__NO_ROOM;
   if (LD(s->pcmode) == ASGST__PC_EXACT && !LD(s->top) && !asgst__hs_in_interpreter(it->cur.pc)) {
+    if (repeat(it, s)) return 0;
     int r = decode_cached(it, s);
     if (r <= 0) return r;
   }
+  s->memo_n = 0;
   s->fsize = 0;
   uintptr_t blob;
   s->kind = (uint8_t)asgst__hs_classify(it->cur.pc, &blob);
