@@ -8,9 +8,6 @@
 #include "asgst.h"
 #include "../impl/backend.h"
 
-/* Physical frames one walk may step over before it is declared a loop. */
-#define ASGST__MAX_DEPTH 8192
-
 /* SS. Prepares `it` for a walk of thread *t from *top with backend be, and positions it on
  * the first reportable frame. Returns the kind (> 0) or an error (<= 0); either way `it`
  * is usable (ASGST_State tells the outcome). */

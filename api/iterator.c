@@ -6,66 +6,19 @@
  * under one crash guard, and note what follows the batch (more frames, the end, an error)
  * in it->end. So ASGST_State is exact, and an error is reported by the NextFrame call that
  * would have returned the missing frame. Batches are why a frame costs little more than
- * its decoding: one guard setup and one trip through this layer serve many frames.
+ * its decoding: one guard setup and one trip through this layer serve many frames; the
+ * batch loop itself (impl/fill_loop.h) runs inside the backend, without indirect calls.
  */
 #include <string.h>
 
 #include "internal.h"
 #include "../impl/guard.h"
 
-/* SS. Steps to the sender physical frame with the loop checks the API owns: the stack must
- * grow toward its base (strictly increasing sp) and stay within a bounded depth. */
-static int step_physical(ASGST_Iterator *it) {
-  uintptr_t old_sp = it->cur.sp;
-  int r = it->be->step(it);
-  if (r <= 0) return r;
-  if (++it->depth > ASGST__MAX_DEPTH) return ASGST_STACK_LOOP;
-  if (it->cur.sp <= old_sp) return ASGST_STACK_LOOP;
-  if (it->thread.stack_base && it->cur.sp >= it->thread.stack_base) return ASGST_BAD_FRAME;
-  return 1;
-}
-
-/* SS. Drops the C frames just appended at [from, npending) unless the options report them
- * (a C frame decodes to exactly one frame, so this is rare work). */
-static void drop_unreported(ASGST_Iterator *it, int from) {
-  if (it->options & ASGST_INCLUDE_NON_JAVA_FRAMES) return;
-  int n = from;
-  for (int i = from; i < it->npending; i++)
-    if (it->pending[i].type != ASGST_FRAME_NON_JAVA) {
-      if (i != n) it->pending[n] = it->pending[i];
-      n++;
-    }
-  it->npending = n;
-}
-
 /* Frames a batch stops at. The first batch of a walk is short, so a caller that wants only
  * the top few frames does not pay for decoding the whole stack; later batches stop when a
  * physical frame of inlined methods might no longer fit (it would be decoded twice). */
 #define FIRST_BATCH 16
 #define FULL_BATCH (ASGST__PENDING_CAP - 8)
-
-/* SS. Unguarded body of refill(): steps and decodes physical frames, appending their
- * reported frames, until the batch is full, a frame is in under END_ON_FIRST_JAVA_FRAME,
- * or the walk ends. Returns 1 if frames may follow the batch, else the end or error. */
-static int fill_unguarded(ASGST_Iterator *it, int limit) {
-  if (it->options & ASGST_END_ON_FIRST_JAVA_FRAME) limit = 1;
-  for (;;) {
-    if (it->cur_decoded) {
-      int r = step_physical(it);
-      if (r <= 0) return r;
-      it->cur_decoded = 0;
-    }
-    int before = it->npending;
-    int r = it->be->decode(it);
-    if (r == ASGST__NO_ROOM) return before > 0 ? 1 : ASGST_BAD_FRAME;
-    if (r < 0) return r;
-    it->cur_decoded = 1;
-    drop_unreported(it, before);
-    /* A volatile store: if a later read faults, the frames counted here are complete. */
-    *(volatile int32_t *)&it->committed = it->npending;
-    if (it->npending >= limit) return 1;
-  }
-}
 
 /* SS. Empties the buffer and decodes the next batch under the crash guard; sets it->state
  * (1 while buffered frames remain) and it->end (what comes after them). */
@@ -76,7 +29,7 @@ static void refill(ASGST_Iterator *it, int limit) {
   asgst__guard g;
   volatile int r = ASGST_WALK_FAULTED;
   ASGST__GUARD_BEGIN(g)
-    r = fill_unguarded(it, limit);
+    r = it->be->fill(it, limit);
   ASGST__GUARD_FAULTED(g)
     r = ASGST_WALK_FAULTED;
     it->npending = it->committed; /* a partly decoded frame is not handed out */

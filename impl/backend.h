@@ -90,14 +90,19 @@ typedef struct asgst__backend {
   int (*begin)(ASGST_Iterator *it, const asgst__regs *top);
 
   /* SS. Decode the physical frame at it->cur, appending its logical frames (innermost
-   * first; a C frame gives one ASGST_FRAME_NON_JAVA frame) at it->pending[it->npending],
-   * at most asgst__room(it) of them, and advance it->npending. Returns 0, ASGST__NO_ROOM
-   * (nothing appended) or an error. */
+   * first; a C frame gives exactly one ASGST_FRAME_NON_JAVA frame) at
+   * it->pending[it->npending], at most asgst__room(it) of them, and advance it->npending.
+   * Returns 0, ASGST__NO_ROOM (nothing appended) or an error. */
   int (*decode)(ASGST_Iterator *it);
 
   /* SS. Move it->cur to the sender of the current frame. Returns 1 if there is one, 0 at
    * the bottom of the stack, or an error when the step cannot be proven. */
   int (*step)(ASGST_Iterator *it);
+
+  /* SS. The iterator's batch: asgst__fill_loop (impl/fill_loop.h) over this backend's
+   * decode and step, instantiated where the compiler can inline them. Called under the
+   * crash guard. */
+  int (*fill)(ASGST_Iterator *it, int limit);
 
   /* SS. Find the top Java frame from *top for a queue element (pc/sp/fp of the physical
    * frame). Returns the kind or an error. May be NULL: the API then walks with decode/step. */

@@ -5,6 +5,11 @@
  * sample of a thread). Decoding one costs a code cache lookup, a PcDesc binary search and
  * a scope stream walk over cold memory; a hit here costs one entry and one validating load.
  *
+ * Top frames (interrupted anywhere, decoded with the PcDesc after the pc) have entries of
+ * their own, keyed by the pc with a tag bit: samples of a hot loop land on the same few
+ * pcs. Such an entry is made only where the frame is complete (past its prologue, not in
+ * its epilogue), so a hit also says the sender is found by the frame size.
+ *
  * Validity: an nmethod never changes its code or debug information while it exists, and
  * compile ids are unique, so (blob address, compile id) names one nmethod for good. A hit
  * is used only if the nmethod at the cached address still carries the cached compile id
@@ -35,22 +40,30 @@ static inline uint64_t check(const uint64_t *w) {
   return (0x6a09e667f3bcc909ull ^ w[0] ^ w[1] ^ w[2] ^ w[3] ^ w[4] ^ w[5] ^ w[6]) | 1;
 }
 
-/* SS. */
-static inline _Atomic uint64_t *row(uintptr_t pc) {
-  return cache[((pc >> 2) ^ (pc >> 14)) & (FC_SIZE - 1)];
+/* Marks the key of a top frame's entry (pcs are below 2^47). */
+#define TOP_TAG (1ull << 63)
+
+/* SS. The row of a key; a top frame's entry goes elsewhere than the return address's. */
+static inline _Atomic uint64_t *row(uint64_t key) {
+  uint64_t pc = key & ~TOP_TAG, salt = key & TOP_TAG ? 0x5a5 : 0;
+  return cache[((pc >> 2) ^ (pc >> 14) ^ salt) & (FC_SIZE - 1)];
 }
 
-/* Entry words: 0 pc, 1 blob, 2 compile id | frame size << 32 (16 bits) | level << 48 |
+/* SS. */
+static inline uint64_t key_of(uintptr_t pc, bool top) { return (uint64_t)pc | (top ? TOP_TAG : 0); }
+
+/* Entry words: 0 key (pc, | TOP_TAG for a top frame), 1 blob, 2 compile id | frame size << 32 (16 bits) | level << 48 |
  * n << 56, 3..6 frames as Method* | (bci + 1) << 48 (Method* < 2^47, bci < 65535),
  * 7 check. */
 
 /* SS. */
-int asgst__hs_fc_frames(const asgst__regs *r, ASGST_Frame *out, int room, uintptr_t *blob,
-                        uint32_t *fsize) {
-  _Atomic uint64_t *row_ = row(r->pc);
+int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *out, int room,
+                        uintptr_t *blob, uint32_t *fsize) {
+  uint64_t key = key_of(r->pc, top);
+  _Atomic uint64_t *row_ = row(key);
   uint64_t w[FC_WORDS];
   for (int i = 0; i < FC_WORDS; i++) w[i] = atomic_load_explicit(&row_[i], memory_order_relaxed);
-  if (w[0] != r->pc || w[FC_WORDS - 1] != check(w)) return 0;
+  if (w[0] != key || w[FC_WORDS - 1] != check(w)) return 0;
   int n = (int)(w[2] >> 56);
   if (n < 1 || n > ASGST__FC_MAX) return 0;
   if (n > room) return -1;
@@ -74,11 +87,11 @@ int asgst__hs_fc_frames(const asgst__regs *r, ASGST_Frame *out, int room, uintpt
 }
 
 /* SS. */
-void asgst__hs_fc_put(uintptr_t pc, const asgst__hs_fc_entry *e) {
+void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e) {
   if (e->n < 1 || e->n > ASGST__FC_MAX || e->frame_size > 0xffff || e->level < 0 || e->level > 0xff)
     return;
   uint64_t w[FC_WORDS];
-  w[0] = pc;
+  w[0] = key_of(pc, top);
   w[1] = e->blob;
   w[2] = e->compile_id | (uint64_t)e->frame_size << 32 | (uint64_t)e->level << 48 | (uint64_t)e->n << 56;
   for (int i = 0; i < 4; i++) {
@@ -88,7 +101,7 @@ void asgst__hs_fc_put(uintptr_t pc, const asgst__hs_fc_entry *e) {
     w[3 + i] = e->method[i] | (uint64_t)(e->bci[i] + 1) << 48;
   }
   w[FC_WORDS - 1] = check(w);
-  _Atomic uint64_t *r = row(pc);
+  _Atomic uint64_t *r = row(w[0]);
   /* Invalidate first so that a reader never pairs the new key with old words. */
   atomic_store_explicit(&r[FC_WORDS - 1], 0, memory_order_relaxed);
   for (int i = 0; i < FC_WORDS; i++) atomic_store_explicit(&r[i], w[i], memory_order_relaxed);

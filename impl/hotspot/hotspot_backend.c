@@ -47,6 +47,7 @@ const asgst__backend asgst__hotspot_backend = {
     .begin = asgst__hs_begin,
     .decode = asgst__hs_decode,
     .step = asgst__hs_step,
+    .fill = asgst__hs_fill,
     .top_java_frame = asgst__hs_top_java_frame,
     .method_info = method_info,
     .class_info = class_info,

@@ -17,6 +17,7 @@
 #pragma GCC optimize("no-tree-slp-vectorize")
 #include <string.h>
 
+#include "../fill_loop.h"
 #include "../safe_read.h"
 #include "walker.h"
 #include "walker_internal.h"
@@ -175,12 +176,14 @@ static int decode_interpreted(ASGST_Iterator *it) {
   return 0;
 }
 
-/* SS. Puts the decoding of the compiled frame at a return address into the frame cache
- * (not for deoptimized frames, whose pc is the deopt handler's). */
+/* SS. Puts the decoding of the compiled frame at it->cur into the frame cache: at a return
+ * address, or (top) at an interrupted pc where the frame is complete. Not for deoptimized
+ * frames, whose pc is the deopt handler's. */
 static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level, const ASGST_Frame *out,
-                     int n) {
+                     int n, bool top) {
   const asgst__hs_layout *l = &asgst__hsl;
   if (n > ASGST__FC_MAX || asgst__hs_real_pc(s->blob, &it->cur) != it->cur.pc) return;
+  if (top && !asgst__hs_frame_complete_at(s->blob, it->cur.pc)) return;
   asgst__hs_fc_entry e;
   uint32_t fsize;
   if (!asgst__load_u32(s->blob + l->nm_compile_id, &e.compile_id) ||
@@ -194,8 +197,8 @@ static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level, const ASGS
     e.method[i] = (uintptr_t)out[i].method;
     e.bci[i] = out[i].bci;
   }
-  s->fsize = fsize;
-  asgst__hs_fc_put(it->cur.pc, &e);
+  if (!top) s->fsize = fsize; /* proves the frame complete for memo() and step */
+  asgst__hs_fc_put(it->cur.pc, top, &e);
 }
 
 /* SS. Notes that the frames just appended at `at` (n of them) decode a complete compiled
@@ -230,18 +233,20 @@ static bool repeat(ASGST_Iterator *it, hs_state *s) {
   return true; /* kind, blob and fsize are still those of the previous frame */
 }
 
-/* SS. A compiled frame at a return address from the frame cache: 0 on a hit, 1 on a miss,
- * ASGST__NO_ROOM if its frames do not fit. */
-static int decode_cached(ASGST_Iterator *it, hs_state *s) {
+/* SS. A compiled frame from the frame cache, at a return address or (top) interrupted where
+ * its frame is complete: 0 on a hit, 1 on a miss, ASGST__NO_ROOM if its frames do not fit. */
+static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
   uintptr_t blob;
   uint32_t fsize;
-  int n = asgst__hs_fc_frames(&it->cur, out_of(it), asgst__room(it), &blob, &fsize);
+  int n = asgst__hs_fc_frames(&it->cur, top, out_of(it), asgst__room(it), &blob, &fsize);
   if (n <= 0) return n < 0 ? ASGST__NO_ROOM : 1;
-  memo(it, s, it->npending, n);
+  /* A top frame's decoding differs from that of a return address at the same pc. */
+  if (top) s->memo_n = 0; else memo(it, s, it->npending, n);
   it->npending += n;
   s->kind = ASGST__HK_NMETHOD;
   s->blob = blob;
   s->fsize = fsize;
+  s->top = 0; /* complete: the sender is found by the frame size */
   s->java_seen = 1;
   return 0;
 }
@@ -277,7 +282,10 @@ static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
       n = 1;
     }
   }
-  if (s->kind == ASGST__HK_NMETHOD && s->pcmode == ASGST__PC_EXACT) remember(it, s, level, out, n);
+  if (s->kind == ASGST__HK_NMETHOD && s->pcmode == ASGST__PC_EXACT && !s->top)
+    remember(it, s, level, out, n, false);
+  else if (s->kind == ASGST__HK_NMETHOD && s->pcmode == ASGST__PC_NEAR && s->top)
+    remember(it, s, level, out, n, true);
   if (s->fsize && n <= 0xff) memo(it, s, it->npending, n); /* remember() proved it complete */
   for (int i = 0; i < n; i++) {
     ASGST_Frame *f = &out[i];
@@ -290,14 +298,18 @@ static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
   return 0;
 }
 
-/* SS. */
-int asgst__hs_decode(ASGST_Iterator *it) {
+/* SS. backend.h decode(), inlined into the batch loop. */
+static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it) {
   hs_state *s = state_of(it);
   /* Every kind of frame gives at least one logical frame. */
   if (asgst__room(it) < 1) return ASGST__NO_ROOM;
-  if (LD(s->pcmode) == ASGST__PC_EXACT && !LD(s->top) && !asgst__hs_in_interpreter(it->cur.pc)) {
+  int mode = LD(s->pcmode), top = LD(s->top);
+  if (mode == ASGST__PC_EXACT && !top && !asgst__hs_in_interpreter(it->cur.pc)) {
     if (repeat(it, s)) return 0;
-    int r = decode_cached(it, s);
+    int r = decode_cached(it, s, false);
+    if (r <= 0) return r;
+  } else if (mode == ASGST__PC_NEAR && top && !asgst__hs_in_interpreter(it->cur.pc)) {
+    int r = decode_cached(it, s, true);
     if (r <= 0) return r;
   }
   s->memo_n = 0;
@@ -381,8 +393,8 @@ static int step_entry(ASGST_Iterator *it, hs_state *s) {
   return 1;
 }
 
-/* SS. */
-int asgst__hs_step(ASGST_Iterator *it) {
+/* SS. backend.h step(), inlined into the batch loop. */
+static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) {
   const asgst__hs_layout *l = &asgst__hsl;
   hs_state *s = state_of(it);
   asgst__regs n;
@@ -426,6 +438,17 @@ int asgst__hs_step(ASGST_Iterator *it) {
     s->pcmode = ASGST__PC_ANCHOR;
   }
   return 1;
+}
+
+/* SS. */
+int asgst__hs_decode(ASGST_Iterator *it) { return decode_frame(it); }
+
+/* SS. */
+int asgst__hs_step(ASGST_Iterator *it) { return step_frame(it); }
+
+/* SS. */
+int asgst__hs_fill(ASGST_Iterator *it, int limit) {
+  return asgst__fill_loop(it, limit, decode_frame, step_frame);
 }
 
 /* SS. */

@@ -36,6 +36,9 @@ int asgst__hs_decode(ASGST_Iterator *it);
 /* SS. backend.h step(). */
 int asgst__hs_step(ASGST_Iterator *it);
 
+/* SS. backend.h fill(): the batch loop over decode and step, inlined. */
+int asgst__hs_fill(ASGST_Iterator *it, int limit);
+
 /* SS. backend.h top_java_frame(): the physical frame (pc/sp/fp) of the top Java frame. */
 int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asgst__regs *out);
 

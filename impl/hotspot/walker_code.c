@@ -205,6 +205,20 @@ int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
 }
 
 /* SS. */
+bool asgst__hs_frame_complete_at(uintptr_t blob, uintptr_t pc) {
+  const asgst__hs_layout *l = &asgst__hsl;
+  uint32_t size, complete;
+  uintptr_t code;
+  stack_effect e;
+  if (!asgst__load_u32(blob + l->cb_frame_size, &size) ||
+      !asgst__load_u32(blob + l->cb_frame_complete, &complete) ||
+      !asgst__load_ptr(blob + l->cb_code_begin, &code))
+    return false;
+  if ((int32_t)size <= 0 || size > (1u << 20) || (int32_t)complete < 0) return false;
+  return pc >= code + complete && !decode_epilogue(pc, &e);
+}
+
+/* SS. */
 uintptr_t asgst__hs_real_pc(uintptr_t nm, const asgst__regs *r) {
   const asgst__hs_layout *l = &asgst__hsl;
   uintptr_t d1, d2;

@@ -73,13 +73,21 @@ typedef struct {
   int32_t bci[ASGST__FC_MAX];
 } asgst__hs_fc_entry;
 
-/* SS. The cached decoding of the compiled frame at r (r->pc a return address), if still
- * valid: writes its logical frames to out (innermost first, at most room), its blob and
- * frame size, and returns their number; 0 on a miss, -1 if they do not fit in room. */
-int asgst__hs_fc_frames(const asgst__regs *r, ASGST_Frame *out, int room, uintptr_t *blob,
-                        uint32_t *fsize);
-/* SS. Remembers a decoding (n logical frames, 1..ASGST__FC_MAX). */
-void asgst__hs_fc_put(uintptr_t pc, const asgst__hs_fc_entry *e);
+/* SS. The cached decoding of the compiled frame at r, if still valid: r->pc is a return
+ * address, or with `top` the pc of an interrupted top frame (decoded with the PcDesc after
+ * it, and complete there). Writes its logical frames to out (innermost first, at most
+ * room), its blob and frame size, and returns their number; 0 on a miss, -1 if they do not
+ * fit in room. */
+int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *out, int room,
+                        uintptr_t *blob, uint32_t *fsize);
+/* SS. Remembers a decoding (n logical frames, 1..ASGST__FC_MAX) of the frame at a return
+ * address, or with `top` of a complete top frame at an interrupted pc. */
+void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e);
+
+/* SS. True if a frame of the compiled blob interrupted at pc has its whole frame: it has a
+ * frame size, pc is past the prologue and not at the start of an epilogue. Its sender is
+ * then found by the frame size, as for a frame stopped at a call. */
+bool asgst__hs_frame_complete_at(uintptr_t blob, uintptr_t pc);
 
 /* Test hook, for the walk test agent only: while set on a thread, the first Java frame
  * found below a stub frame (e.g. a thread stopped in the safepoint handler) takes

@@ -8,6 +8,7 @@
 #include <jvmti.h>
 
 #include "internal.h"
+#include "../fill_loop.h"
 #include "../safe_read.h"
 
 /* The VM the calling thread is attached to (NULL: not a Java thread). initial-exec TLS:
@@ -141,6 +142,11 @@ static int synth_step(ASGST_Iterator *it) {
 }
 
 /* SS. */
+static int synth_fill(ASGST_Iterator *it, int limit) {
+  return asgst__fill_loop(it, limit, synth_decode, synth_step);
+}
+
+/* SS. */
 static int synth_thread_state(void) {
   return java_thread_vm() ? JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE : 0;
 }
@@ -151,6 +157,7 @@ const asgst__backend asgst__synthetic_backend = {
     .begin = synth_begin,
     .decode = synth_decode,
     .step = synth_step,
+    .fill = synth_fill,
     .top_java_frame = NULL,
     .method_info = asgst__synth_method_info,
     .class_info = asgst__synth_class_info,

@@ -1,0 +1,61 @@
+/*
+ * fill_loop.h - the loop that decodes a batch of physical frames for the iterator, as an
+ * inline template each backend instantiates with its own decode and step.
+ *
+ * Why a template: the loop runs once per physical frame, and calling a backend's decode
+ * and step through function pointers from api/iterator.c cost two indirect calls, their
+ * prologues and a reload of the walk state per frame. Instantiated next to the backend's
+ * code (backend.h fill()), the compiler inlines both, and the checks the API owns (the
+ * stack grows toward its base, a bounded depth, C frames only with the option) are still
+ * written once, here.
+ */
+#ifndef ASGST_IMPL_FILL_LOOP_H
+#define ASGST_IMPL_FILL_LOOP_H
+
+#include "backend.h"
+
+/* Physical frames one walk may step over before it is declared a loop. */
+#define ASGST__MAX_DEPTH 8192
+
+/* SS. Steps to the sender physical frame with the API's loop checks: the stack must grow
+ * toward its base (strictly increasing sp) and stay within a bounded depth. */
+static inline __attribute__((always_inline)) int asgst__step_checked(
+    ASGST_Iterator *it, int (*step)(ASGST_Iterator *)) {
+  uintptr_t old_sp = it->cur.sp;
+  int r = step(it);
+  if (r <= 0) return r;
+  if (++it->depth > ASGST__MAX_DEPTH) return ASGST_STACK_LOOP;
+  if (it->cur.sp <= old_sp) return ASGST_STACK_LOOP;
+  if (it->thread.stack_base && it->cur.sp >= it->thread.stack_base) return ASGST_BAD_FRAME;
+  return 1;
+}
+
+/* SS. Unguarded: steps and decodes physical frames, appending their reported frames to
+ * it->pending, until `limit` frames are there, a frame is in under
+ * ASGST_END_ON_FIRST_JAVA_FRAME, or the walk ends. Returns 1 if frames may follow, else
+ * the end (0) or an error. A decode that appends a C frame appends only that frame, so
+ * dropping an unreported one is a look at the first new frame. */
+static inline __attribute__((always_inline)) int asgst__fill_loop(
+    ASGST_Iterator *it, int limit, int (*decode)(ASGST_Iterator *), int (*step)(ASGST_Iterator *)) {
+  if (it->options & ASGST_END_ON_FIRST_JAVA_FRAME) limit = 1;
+  const bool drop_c = !(it->options & ASGST_INCLUDE_NON_JAVA_FRAMES);
+  for (;;) {
+    if (it->cur_decoded) {
+      int r = asgst__step_checked(it, step);
+      if (r <= 0) return r;
+      it->cur_decoded = 0;
+    }
+    int before = it->npending;
+    int r = decode(it);
+    if (r == ASGST__NO_ROOM) return before > 0 ? 1 : ASGST_BAD_FRAME;
+    if (r < 0) return r;
+    it->cur_decoded = 1;
+    if (drop_c && it->npending > before && it->pending[before].type == ASGST_FRAME_NON_JAVA)
+      it->npending = before;
+    /* A volatile store: if a later read faults, the frames counted here are complete. */
+    *(volatile int32_t *)&it->committed = it->npending;
+    if (it->npending >= limit) return 1;
+  }
+}
+
+#endif
