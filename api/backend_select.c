@@ -11,7 +11,7 @@
 static _Atomic(const asgst__backend *) active;
 
 /* SS. */
-const asgst__backend *asgst__active_backend(void) {
+ASGST__HOT const asgst__backend *asgst__active_backend(void) {
   return atomic_load_explicit(&active, memory_order_acquire);
 }
 
@@ -32,7 +32,7 @@ void asgst__copy_string(char *dst, jint *cap, const char *src, size_t len) {
 }
 
 /* SS. */
-void asgst__regs_from_ucontext(const void *ucontext, asgst__regs *r) {
+ASGST__HOT void asgst__regs_from_ucontext(const void *ucontext, asgst__regs *r) {
   const ucontext_t *uc = (const ucontext_t *)ucontext;
   r->pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
   r->sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];

@@ -20,22 +20,28 @@
 #define FIRST_BATCH 16
 #define FULL_BATCH (ASGST__PENDING_CAP - 8)
 
-/* SS. Empties the buffer and decodes the next batch under the crash guard; sets it->state
- * (1 while buffered frames remain) and it->end (what comes after them). */
-static void refill(ASGST_Iterator *it, int limit) {
+/* SS. Empties the buffer and decodes the next batch under the crash guard, after the
+ * backend's begin() when from_top (one guard for both: sigsetjmp is a good part of a short
+ * walk). Sets it->state (1 while buffered frames remain) and it->end (what comes after
+ * them). Returns the trace kind from begin() (1 when not from_top) or begin()'s error. */
+ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
   it->npending = 0;
   it->ipending = 0;
   it->committed = 0;
   asgst__guard g;
+  volatile int kind = from_top ? ASGST_WALK_FAULTED : 1;
   volatile int r = ASGST_WALK_FAULTED;
   ASGST__GUARD_BEGIN(g)
-    r = it->be->fill(it, limit);
+    if (from_top) kind = it->be->begin(it, &it->top);
+    r = kind > 0 ? it->be->fill(it, limit) : kind;
   ASGST__GUARD_FAULTED(g)
     r = ASGST_WALK_FAULTED;
     it->npending = it->committed; /* a partly decoded frame is not handed out */
   ASGST__GUARD_END(g);
+  if (kind <= 0) return it->state = kind;
   it->end = r;
   it->state = it->npending > 0 ? 1 : r;
+  return kind;
 }
 
 /* SS. Copies registers field by field (see copy_frame for why not a struct copy). */
@@ -50,26 +56,17 @@ static inline void copy_regs(asgst__regs *d, const asgst__regs *s) {
  * stopped (in its own signal handler, or ours) for the iterator's whole life, so begin()
  * gives the same result, and not copying the backend's freshly written scratch avoids a
  * store-forwarding stall that cost more than begin() itself. */
-static int start(ASGST_Iterator *it) {
+ASGST__HOT static int start(ASGST_Iterator *it) {
   it->npending = 0;
   it->ipending = 0;
   it->depth = 0;
   it->cur_decoded = 0;
   it->end = 1;
-  asgst__guard g;
-  volatile int kind = ASGST_WALK_FAULTED;
-  ASGST__GUARD_BEGIN(g)
-    kind = it->be->begin(it, &it->top);
-  ASGST__GUARD_FAULTED(g)
-    kind = ASGST_WALK_FAULTED;
-  ASGST__GUARD_END(g);
-  if (kind <= 0) return it->state = kind;
-  refill(it, FIRST_BATCH);
-  return kind;
+  return batch(it, FIRST_BATCH, true);
 }
 
 /* SS. */
-int asgst__iterator_begin(ASGST_Iterator *it, const asgst__backend *be, const asgst__thread *t,
+ASGST__HOT int asgst__iterator_begin(ASGST_Iterator *it, const asgst__backend *be, const asgst__thread *t,
                           const asgst__regs *top, int32_t options) {
   it->be = be;
   it->options = options;
@@ -102,7 +99,7 @@ static inline void copy_frame(ASGST_Frame *d, const ASGST_Frame *s) {
 }
 
 /* SS. */
-int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
+ASGST__HOT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
   if (it == NULL || frame == NULL) {
     if (frame) memset(frame, 0, sizeof *frame);
     return ASGST_INVALID_ARGUMENT;
@@ -120,7 +117,7 @@ int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
   else if (it->end <= 0)
     it->state = it->end;
   else
-    refill(it, FULL_BATCH);
+    batch(it, FULL_BATCH, false);
   return 1;
 }
 
@@ -136,7 +133,7 @@ int ASGST_State(ASGST_Iterator *it) {
 }
 
 /* SS. */
-int asgst__run_with_iterator(const asgst__backend *be, const asgst__thread *t,
+ASGST__HOT int asgst__run_with_iterator(const asgst__backend *be, const asgst__thread *t,
                              const asgst__regs *top, int32_t options,
                              ASGST_IteratorHandler fun, void *arg) {
   ASGST_Iterator it;
@@ -146,7 +143,7 @@ int asgst__run_with_iterator(const asgst__backend *be, const asgst__thread *t,
 }
 
 /* SS. Walk the current thread from registers; shared by the two public entry points. */
-static int run_here(const asgst__regs *top, int32_t options, ASGST_IteratorHandler fun,
+ASGST__HOT static int run_here(const asgst__regs *top, int32_t options, ASGST_IteratorHandler fun,
                     void *arg) {
   const asgst__backend *be = asgst__active_backend();
   asgst__thread t = {0};
@@ -162,7 +159,7 @@ static int run_here(const asgst__regs *top, int32_t options, ASGST_IteratorHandl
 }
 
 /* SS. noinline: "here" is this function's caller, found through our own frame. */
-__attribute__((noinline)) int ASGST_RunWithIterator(void *ucontext, int32_t options,
+ASGST__HOT __attribute__((noinline)) int ASGST_RunWithIterator(void *ucontext, int32_t options,
                                                     ASGST_IteratorHandler fun, void *arg) {
   asgst__regs top;
   if (ucontext) {

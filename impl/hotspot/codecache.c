@@ -78,7 +78,7 @@ static bool load_interp(void) {
 }
 
 /* SS. Block start for pc in heap h, 0 if none. */
-static uintptr_t find_in_heap(const heap *h, uintptr_t pc) {
+ASGST__HOT static uintptr_t find_in_heap(const heap *h, uintptr_t pc) {
   uintptr_t idx = (pc - h->low) >> h->log2_seg;
   uint8_t hop;
   if (!asgst__load_u8(h->segmap + idx, &hop) || hop == 0xFF) return 0;
@@ -95,7 +95,7 @@ static uintptr_t find_in_heap(const heap *h, uintptr_t pc) {
 }
 
 /* SS. */
-uintptr_t asgst__hs_find_blob(uintptr_t pc) {
+ASGST__HOT uintptr_t asgst__hs_find_blob(uintptr_t pc) {
   if (!atomic_load_explicit(&heaps_ready, memory_order_acquire) && !load_heaps()) return 0;
   for (int i = 0; i < nheaps; i++) {
     const heap *h = &heaps[i];
@@ -141,7 +141,7 @@ bool asgst__hs_in_interpreter_slow(uintptr_t pc) {
 }
 
 /* SS. */
-int asgst__hs_classify(uintptr_t pc, uintptr_t *blob) {
+ASGST__HOT int asgst__hs_classify(uintptr_t pc, uintptr_t *blob) {
   *blob = 0;
   if (!atomic_load_explicit(&interp_ready, memory_order_acquire)) load_interp();
   if (pc >= asgst__hs_interp_low && pc < asgst__hs_interp_high) return ASGST__HK_INTERP;

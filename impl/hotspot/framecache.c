@@ -57,7 +57,7 @@ static inline uint64_t key_of(uintptr_t pc, bool top) { return (uint64_t)pc | (t
  * 7 check. */
 
 /* SS. */
-int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *out, int room,
+ASGST__HOT int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *out, int room,
                         uintptr_t *blob, uint32_t *fsize) {
   uint64_t key = key_of(r->pc, top);
   _Atomic uint64_t *row_ = row(key);

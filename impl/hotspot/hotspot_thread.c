@@ -47,7 +47,7 @@ static void add_vtable(uintptr_t vt) {
 }
 
 /* SS. */
-static bool is_java_thread_vtable(uintptr_t vt) {
+ASGST__HOT static bool is_java_thread_vtable(uintptr_t vt) {
   int n = atomic_load_explicit(&nvtables, memory_order_acquire);
   for (int i = 0; i < n; i++)
     if (atomic_load_explicit(&vtables[i], memory_order_relaxed) == vt) return true;
@@ -118,7 +118,7 @@ void asgst__hs_thread_started(void) {
 }
 
 /* SS. The calling thread's JavaThread*, 0 for a thread that is not one. */
-static uintptr_t current_java_thread_ss(void) {
+ASGST__HOT static uintptr_t current_java_thread_ss(void) {
   if (!atomic_load_explicit(&key_found, memory_order_acquire)) return 0;
   uintptr_t t = (uintptr_t)pthread_getspecific(thread_key), vt = 0;
   if (t == 0 || !asgst__load_ptr(t, &vt)) return 0;
@@ -126,7 +126,7 @@ static uintptr_t current_java_thread_ss(void) {
 }
 
 /* SS. */
-int asgst__hs_current_thread(asgst__thread *t) {
+ASGST__HOT int asgst__hs_current_thread(asgst__thread *t) {
   volatile int kind = ASGST_NON_JAVA_TRACE;
   t->vm_thread = NULL;
   t->stack_base = t->stack_limit = 0;

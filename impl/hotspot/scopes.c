@@ -16,7 +16,7 @@
 #include "walker_internal.h"
 
 /* SS. One compressed integer at *p (advanced past it); false on a bad read. */
-static bool read_int(uintptr_t *p, uint32_t *out) {
+ASGST__HOT static bool read_int(uintptr_t *p, uint32_t *out) {
   const int lg_h = asgst__hsl.scope_int_lg_h;
   const uint32_t l = (uint32_t)asgst__hsl.scope_int_l;
   uint8_t b;
@@ -36,7 +36,7 @@ static bool read_int(uintptr_t *p, uint32_t *out) {
 }
 
 /* SS. Index of the first PcDesc in [lo, hi) whose pc_offset is >= target (hi if none). */
-static long lower_bound(uintptr_t base, long lo, long hi, int32_t target) {
+ASGST__HOT static long lower_bound(uintptr_t base, long lo, long hi, int32_t target) {
   const long sz = asgst__hsl.pcdesc_size, po = asgst__hsl.pcdesc_pc_offset;
   while (lo < hi) {
     long mid = lo + (hi - lo) / 2;
@@ -49,7 +49,7 @@ static long lower_bound(uintptr_t base, long lo, long hi, int32_t target) {
 
 /* SS. The scope decode offset of the PcDesc chosen for pc under `mode`; 0 if there is no
  * debug information there, -1 on a bad read. */
-static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
+ASGST__HOT static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
   const asgst__hs_layout *l = &asgst__hsl;
   uintptr_t code;
   uint32_t pcs_off, end_off;
@@ -95,7 +95,7 @@ static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
 }
 
 /* SS. */
-int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int max) {
+ASGST__HOT int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int max) {
   const asgst__hs_layout *l = &asgst__hsl;
   long scope = find_scope(nm, pc, mode);
   if (scope < 0) return ASGST_BAD_FRAME;

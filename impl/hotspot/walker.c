@@ -64,7 +64,7 @@ static hs_state *state_of(ASGST_Iterator *it) { return (hs_state *)(void *)it->s
 
 /* SS. The frame an anchor (JavaThread::_anchor or a JavaCallWrapper's) describes; false
  * if the anchor is empty (no Java frame). */
-static bool anchor_frame(uintptr_t anchor, asgst__regs *r) {
+ASGST__HOT static bool anchor_frame(uintptr_t anchor, asgst__regs *r) {
   const asgst__hs_layout *l = &asgst__hsl;
   uintptr_t sp, pc, fp;
   if (!asgst__load_ptr(anchor + l->anchor_sp, &sp) || sp == 0) return false;
@@ -89,7 +89,7 @@ int asgst__hs_walker_init(char *err, size_t errlen) {
 }
 
 /* SS. */
-int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
+ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   const asgst__hs_layout *l = &asgst__hsl;
   hs_state *s = state_of(it);
   memset(s, 0, sizeof *s);
@@ -126,7 +126,7 @@ int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
 static inline ASGST_Frame *out_of(ASGST_Iterator *it) { return &it->pending[it->npending]; }
 
 /* SS. One frame that is not Java code (the caller checked the room). */
-static void non_java(ASGST_Iterator *it) {
+ASGST__HOT static void non_java(ASGST_Iterator *it) {
   ASGST_Frame *f = out_of(it);
   f->type = ASGST_FRAME_NON_JAVA;
   f->comp_level = -1;
@@ -139,13 +139,13 @@ static void non_java(ASGST_Iterator *it) {
 }
 
 /* SS. True if Method* m is a native method. */
-static bool method_is_native(uintptr_t m) {
+ASGST__HOT static bool method_is_native(uintptr_t m) {
   uint32_t flags;
   return asgst__load_u32(m + asgst__hsl.method_access_flags, &flags) && (flags & 0x0100);
 }
 
 /* SS. An interpreted frame: Method* and bcp in fixed slots below fp. */
-static int decode_interpreted(ASGST_Iterator *it) {
+ASGST__HOT static int decode_interpreted(ASGST_Iterator *it) {
   const asgst__hs_layout *l = &asgst__hsl;
   uintptr_t fp = it->cur.fp, m, bcp, cm;
   if (fp < it->cur.sp || (fp & 7) || (it->thread.stack_base && fp >= it->thread.stack_base))
@@ -179,7 +179,7 @@ static int decode_interpreted(ASGST_Iterator *it) {
 /* SS. Puts the decoding of the compiled frame at it->cur into the frame cache: at a return
  * address, or (top) at an interrupted pc where the frame is complete. Not for deoptimized
  * frames, whose pc is the deopt handler's. */
-static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level, const ASGST_Frame *out,
+ASGST__HOT static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level, const ASGST_Frame *out,
                      int n, bool top) {
   const asgst__hs_layout *l = &asgst__hsl;
   if (n > ASGST__FC_MAX || asgst__hs_real_pc(s->blob, &it->cur) != it->cur.pc) return;
@@ -214,17 +214,15 @@ static inline void memo(ASGST_Iterator *it, hs_state *s, int at, int n) {
  * sp/fp. They are still in the buffer if they are its last entries (a new batch empties
  * it). Costs a copy instead of a frame cache lookup and its validation; the nmethod cannot
  * go away in between, its previous frame is on this (stopped) stack. True if done. */
-static bool repeat(ASGST_Iterator *it, hs_state *s) {
+ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
   int n = LD(s->memo_n), at = LD(s->memo_at);
   if (n == 0 || it->cur.pc != s->memo_pc || at + n != it->npending || n > asgst__room(it))
     return false;
   ASGST_Frame *src = &it->pending[at], *dst = out_of(it);
   for (int i = 0; i < n; i++) {
-    dst[i].type = src[i].type;
-    dst[i].comp_level = src[i].comp_level;
-    dst[i].bci = src[i].bci;
-    dst[i].method = src[i].method;
-    dst[i].pc = src[i].pc;
+    /* Everything up to sp in two 16-byte moves. The source was written the same way by
+     * the previous repeat (or long enough ago), so the loads forward from the stores. */
+    __builtin_memcpy(&dst[i], &src[i], offsetof(ASGST_Frame, sp));
     dst[i].sp = (void *)it->cur.sp;
     dst[i].fp = (void *)it->cur.fp;
   }
@@ -235,7 +233,7 @@ static bool repeat(ASGST_Iterator *it, hs_state *s) {
 
 /* SS. A compiled frame from the frame cache, at a return address or (top) interrupted where
  * its frame is complete: 0 on a hit, 1 on a miss, ASGST__NO_ROOM if its frames do not fit. */
-static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
+ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
   uintptr_t blob;
   uint32_t fsize;
   int n = asgst__hs_fc_frames(&it->cur, top, out_of(it), asgst__room(it), &blob, &fsize);
@@ -252,7 +250,7 @@ static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
 }
 
 /* SS. A compiled frame: its scopes at pc, innermost first. */
-static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
+ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
   const asgst__hs_layout *l = &asgst__hsl;
   uintptr_t nm = s->blob, method;
   uint64_t level;
@@ -329,7 +327,7 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
 }
 
 /* SS. Sender of a C frame by frame pointer, heading for s->target if set. */
-static int step_c(ASGST_Iterator *it, hs_state *s) {
+ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   asgst__regs *c = &it->cur;
   uintptr_t limit = s->has_target ? s->target.sp : it->thread.stack_base;
   if (c->fp == 0 && !s->has_target) return 0; /* the outermost frame of the thread */
@@ -365,7 +363,7 @@ static int step_c(ASGST_Iterator *it, hs_state *s) {
 
 /* SS. Sender of an entry frame (the call stub, C calling Java): the JavaCallWrapper
  * below its fp holds the anchor of the previous Java segment. */
-static int step_entry(ASGST_Iterator *it, hs_state *s) {
+ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
   const asgst__hs_layout *l = &asgst__hsl;
   uintptr_t fp = it->cur.fp, jcw;
   if (fp <= it->cur.sp || (fp & 7)) return ASGST_BAD_FRAME;
@@ -447,7 +445,7 @@ int asgst__hs_decode(ASGST_Iterator *it) { return decode_frame(it); }
 int asgst__hs_step(ASGST_Iterator *it) { return step_frame(it); }
 
 /* SS. */
-int asgst__hs_fill(ASGST_Iterator *it, int limit) {
+ASGST__HOT int asgst__hs_fill(ASGST_Iterator *it, int limit) {
   return asgst__fill_loop(it, limit, decode_frame, step_frame);
 }
 

@@ -157,7 +157,7 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
 }
 
 /* SS. */
-int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
+ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
                           const asgst__thread *t, asgst__regs *s) {
   const asgst__hs_layout *l = &asgst__hsl;
   uint32_t size, complete;
@@ -205,7 +205,7 @@ int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
 }
 
 /* SS. */
-bool asgst__hs_frame_complete_at(uintptr_t blob, uintptr_t pc) {
+ASGST__HOT bool asgst__hs_frame_complete_at(uintptr_t blob, uintptr_t pc) {
   const asgst__hs_layout *l = &asgst__hsl;
   uint32_t size, complete;
   uintptr_t code;
@@ -219,7 +219,7 @@ bool asgst__hs_frame_complete_at(uintptr_t blob, uintptr_t pc) {
 }
 
 /* SS. */
-uintptr_t asgst__hs_real_pc(uintptr_t nm, const asgst__regs *r) {
+ASGST__HOT uintptr_t asgst__hs_real_pc(uintptr_t nm, const asgst__regs *r) {
   const asgst__hs_layout *l = &asgst__hsl;
   uintptr_t d1, d2;
   if (!asgst__load_ptr(nm + l->cm_deopt_handler, &d1) ||
