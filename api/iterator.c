@@ -85,17 +85,11 @@ ASGST__HOT int asgst__iterator_begin(ASGST_Iterator *it, const asgst__backend *b
   return kind;
 }
 
-/* SS. Field by field: a struct copy compiles to 16-byte loads, which stall on frames the
- * backend has just written with narrower stores (failed store forwarding, measured as a
- * large part of a frame's cost in the walk bench). */
+/* SS. A plain copy (16-byte moves). Frames are read well after the batch wrote them, so
+ * the narrower stores that wrote them have left the store buffer (a frame read right after
+ * its stores would stall on failed store forwarding). */
 static inline void copy_frame(ASGST_Frame *d, const ASGST_Frame *s) {
-  d->type = __atomic_load_n(&s->type, __ATOMIC_RELAXED);
-  d->comp_level = __atomic_load_n(&s->comp_level, __ATOMIC_RELAXED);
-  d->bci = __atomic_load_n(&s->bci, __ATOMIC_RELAXED);
-  d->method = __atomic_load_n(&s->method, __ATOMIC_RELAXED);
-  d->pc = __atomic_load_n(&s->pc, __ATOMIC_RELAXED);
-  d->sp = __atomic_load_n(&s->sp, __ATOMIC_RELAXED);
-  d->fp = __atomic_load_n(&s->fp, __ATOMIC_RELAXED);
+  __builtin_memcpy(d, s, sizeof *d);
 }
 
 /* SS. */
