@@ -75,6 +75,7 @@ struct _ASGST_Iterator {
   int32_t cur_decoded;   /* it->cur's frames are in pending (step before the next decode) */
   int32_t end;           /* what follows the buffered frames: 1 more frames, else end/error */
   int32_t committed;     /* npending after the last complete decode (for the fault path) */
+  int32_t batch_limit;   /* the frames the current batch stops at (decode may stop there too) */
   uint8_t scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
 };
 
@@ -97,7 +98,10 @@ typedef struct asgst__backend {
   /* SS. Decode the physical frame at it->cur, appending its logical frames (innermost
    * first; a C frame gives exactly one ASGST_FRAME_NON_JAVA frame) at
    * it->pending[it->npending], at most asgst__room(it) of them, and advance it->npending.
-   * Returns 0, ASGST__NO_ROOM (nothing appended) or an error. */
+   * Returns 0, ASGST__NO_ROOM (nothing appended) or an error. It may also take the
+   * following physical frames when it can prove them (a recursion), stepping it->cur and
+   * it->depth as the batch loop would and storing it->committed after each; it stops at
+   * it->batch_limit frames. */
   int (*decode)(ASGST_Iterator *it);
 
   /* SS. Move it->cur to the sender of the current frame. Returns 1 if there is one, 0 at

@@ -38,6 +38,7 @@ static inline __attribute__((always_inline)) int asgst__step_checked(
 static inline __attribute__((always_inline)) int asgst__fill_loop(
     ASGST_Iterator *it, int limit, int (*decode)(ASGST_Iterator *), int (*step)(ASGST_Iterator *)) {
   if (it->options & ASGST_END_ON_FIRST_JAVA_FRAME) limit = 1;
+  it->batch_limit = limit;
   const bool drop_c = !(it->options & ASGST_INCLUDE_NON_JAVA_FRAMES);
   for (;;) {
     if (it->cur_decoded) {

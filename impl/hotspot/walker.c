@@ -209,26 +209,55 @@ static inline void memo(ASGST_Iterator *it, hs_state *s, int at, int n) {
   s->memo_n = (uint8_t)n;
 }
 
-/* SS. Recursion: a compiled frame at the same return address as the frame just decoded is
- * the same code at the same call site, so its frames are those just appended, at a new
- * sp/fp. They are still in the buffer if they are its last entries (a new batch empties
- * it). Costs a copy instead of a frame cache lookup and its validation; the nmethod cannot
- * go away in between, its previous frame is on this (stopped) stack. True if done. */
-ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
-  int n = LD(s->memo_n), at = LD(s->memo_at);
-  if (n == 0 || it->cur.pc != s->memo_pc || at + n != it->npending || n > asgst__room(it))
-    return false;
-  ASGST_Frame *src = &it->pending[at], *dst = out_of(it);
+/* SS. Appends a copy of the n frames at `src` for the physical frame it->cur. */
+static inline void copy_frames(ASGST_Iterator *it, const ASGST_Frame *src, int n) {
+  ASGST_Frame *dst = out_of(it);
   for (int i = 0; i < n; i++) {
     /* Everything up to sp in two 16-byte moves. The source was written the same way by
-     * the previous repeat (or long enough ago), so the loads forward from the stores. */
+     * the previous copy (or long enough ago), so the loads forward from the stores. */
     __builtin_memcpy(&dst[i], &src[i], offsetof(ASGST_Frame, sp));
     dst[i].sp = (void *)it->cur.sp;
     dst[i].fp = (void *)it->cur.fp;
   }
-  s->memo_at = (uint16_t)it->npending;
   it->npending += n;
-  return true; /* kind, blob and fsize are still those of the previous frame */
+}
+
+/* SS. Recursion: a compiled frame at the same return address as the frame just decoded is
+ * the same code at the same call site, so its frames are those just appended, at a new
+ * sp/fp. They are still in the buffer if they are its last entries (a new batch empties
+ * it). Costs a copy instead of a frame cache lookup and its validation; the nmethod cannot
+ * go away in between, its previous frame is on this (stopped) stack.
+ *
+ * A recursion rarely stops at one frame, so the senders at the same return address are
+ * taken here too, stepped by the frame size with the checks of asgst__step_checked (sp
+ * grows by the frame size, so only the depth and the stack base are left to check), until
+ * the batch is full. Each is committed as it completes. True if done. */
+static bool repeat(ASGST_Iterator *it, hs_state *s) {
+  int n = LD(s->memo_n), at = LD(s->memo_at);
+  uintptr_t pc = s->memo_pc;
+  if (n == 0 || it->cur.pc != pc || at + n != it->npending || n > asgst__room(it))
+    return false;
+  const ASGST_Frame *src = &it->pending[at];
+  copy_frames(it, src, n);
+  uint32_t fsize = LD(s->fsize);
+  if (LD(s->has_target) || fsize == 0) {
+    s->memo_at = (uint16_t)(it->npending - n);
+    return true; /* kind, blob and fsize are still those of the previous frame */
+  }
+  while (it->npending < it->batch_limit && n <= asgst__room(it) && it->depth < ASGST__MAX_DEPTH) {
+    uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)fsize, npc, nfp;
+    if (it->thread.stack_base && ssp >= it->thread.stack_base) break;
+    if (!asgst__load_ptr(ssp - 8, &npc) || npc != pc || !asgst__load_ptr(ssp - 16, &nfp)) break;
+    /* The step the iterator would have made, without leaving this frame's state. */
+    *(volatile int32_t *)&it->committed = it->npending;
+    it->cur.sp = ssp;
+    it->cur.fp = nfp;
+    it->depth++;
+    src = &it->pending[it->npending - n];
+    copy_frames(it, src, n);
+  }
+  s->memo_at = (uint16_t)(it->npending - n);
+  return true;
 }
 
 /* SS. A compiled frame from the frame cache, at a return address or (top) interrupted where
@@ -453,6 +482,7 @@ ASGST__HOT int asgst__hs_fill(ASGST_Iterator *it, int limit) {
 int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asgst__regs *out) {
   ASGST_Iterator it;
   memset(&it, 0, offsetof(ASGST_Iterator, pending));
+  it.batch_limit = 1;
   it.thread = *t;
   int kind = asgst__hs_begin(&it, top);
   if (kind <= 0) return kind;
