@@ -176,6 +176,12 @@ ASGST__HOT static int decode_interpreted(ASGST_Iterator *it) {
   return 0;
 }
 
+/* SS. True if the frame cache may hold the decoding of a compiled frame read under this
+ * pc mode: at a return address (exact, not top) or interrupted (near, top). */
+static inline bool cacheable(int pcmode, int top) {
+  return top ? pcmode == ASGST__PC_NEAR : pcmode == ASGST__PC_EXACT;
+}
+
 /* SS. Puts the decoding of the compiled frame at it->cur into the frame cache: at a return
  * address, or (top) at an interrupted pc where the frame is complete. Not for deoptimized
  * frames, whose pc is the deopt handler's. */
@@ -309,10 +315,8 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
       n = 1;
     }
   }
-  if (s->kind == ASGST__HK_NMETHOD && s->pcmode == ASGST__PC_EXACT && !s->top)
-    remember(it, s, level, out, n, false);
-  else if (s->kind == ASGST__HK_NMETHOD && s->pcmode == ASGST__PC_NEAR && s->top)
-    remember(it, s, level, out, n, true);
+  if (s->kind == ASGST__HK_NMETHOD && cacheable(s->pcmode, s->top))
+    remember(it, s, level, out, n, s->top);
   if (s->fsize && n <= 0xff) memo(it, s, it->npending, n); /* remember() proved it complete */
   for (int i = 0; i < n; i++) {
     ASGST_Frame *f = &out[i];
@@ -330,13 +334,12 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
   hs_state *s = state_of(it);
   /* Every kind of frame gives at least one logical frame. */
   if (asgst__room(it) < 1) return ASGST__NO_ROOM;
-  int mode = LD(s->pcmode), top = LD(s->top);
-  if (mode == ASGST__PC_EXACT && !top && !asgst__hs_in_interpreter(it->cur.pc)) {
-    if (repeat(it, s)) return 0;
-    int r = decode_cached(it, s, false);
-    if (r <= 0) return r;
-  } else if (mode == ASGST__PC_NEAR && top && !asgst__hs_in_interpreter(it->cur.pc)) {
-    int r = decode_cached(it, s, true);
+  /* The frame cache knows compiled frames at a return address (exact) and complete top
+   * frames (near); see cacheable(). */
+  int top = LD(s->top);
+  if (cacheable(LD(s->pcmode), top) && !asgst__hs_in_interpreter(it->cur.pc)) {
+    if (!top && repeat(it, s)) return 0;
+    int r = decode_cached(it, s, top);
     if (r <= 0) return r;
   }
   s->memo_n = 0;
