@@ -108,12 +108,24 @@ static void walk_asgst(void *uc, int options, wframe *f, int *n, int *rc, uintpt
   *rc = kind <= 0 ? kind : c.rc;
 }
 
-/* SS. One ASGCT walk into s (jmethodIDs turned into Method* later, by resolve_asgct). */
-static void walk_asgct(void *uc, sample *s) {
-  ASGCT_CallTrace t = {tl_env, 0, s->gct};
+/* SS. One ASGCT walk into `frames` (jmethodIDs turned into Method* later, by
+ * resolve_asgct); the frame count goes to s. */
+static void walk_asgct(void *uc, sample *s, ASGCT_CallFrame *frames) {
+  ASGCT_CallTrace t = {tl_env, 0, frames};
   asgct(&t, MAXF, uc);
   s->gct_n = t.num_frames;
 }
+
+/* Where the timed walks of bench=1 write their frames: one buffer per thread, reused for
+ * every sample, as a profiler keeps one. A sample's slot is cold memory (the ring of slots
+ * is megabytes), and writing a trace into it cost more than a fast walk itself, so the
+ * bench timed the slot more than the walker. Both walkers get the same buffer; the frames
+ * are copied into the slot after the timed spans. */
+typedef struct {
+  wframe a[MAXF];
+  ASGCT_CallFrame gct[MAXF];
+} walk_buf;
+static __thread walk_buf *tl_buf __attribute__((tls_model("initial-exec")));
 
 /* SS. The oracle's trick: a jmethodID is a Method** (jmethodIDs are never freed). */
 static void resolve_asgct(sample *s) {
@@ -236,29 +248,36 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   /* Counters are read outside the timed spans (a read() costs more than a walk); the cost
    * of one read, measured here, is taken off the counts. */
   uint64_t i[4] = {0}, c[4] = {0}, t0, t1, t2, t3;
+  walk_buf *b = tl_buf;
+  wframe *out_a = b ? b->a : s->a;
+  ASGCT_CallFrame *out_gct = b ? b->gct : s->gct;
   if (walk_opts.bench) pmc_read(&i[3], &c[3]), pmc_read(&i[0], &c[0]);
   if (s->order == 0) {
     t0 = now_ns();
-    walk_asgst(uc, 0, s->a, &s->a_n, &s->a_rc, s->regs);
+    walk_asgst(uc, 0, out_a, &s->a_n, &s->a_rc, s->regs);
     t1 = now_ns();
     if (walk_opts.bench) pmc_read(&i[1], &c[1]);
     t2 = now_ns();
-    walk_asgct(uc, s);
+    walk_asgct(uc, s, out_gct);
     t3 = now_ns();
     if (walk_opts.bench) pmc_read(&i[2], &c[2]);
     s->t_asgst = t1 - t0;
     s->t_asgct = t3 - t2;
   } else {
     t0 = now_ns();
-    walk_asgct(uc, s);
+    walk_asgct(uc, s, out_gct);
     t1 = now_ns();
     if (walk_opts.bench) pmc_read(&i[1], &c[1]);
     t2 = now_ns();
-    walk_asgst(uc, 0, s->a, &s->a_n, &s->a_rc, s->regs);
+    walk_asgst(uc, 0, out_a, &s->a_n, &s->a_rc, s->regs);
     t3 = now_ns();
     if (walk_opts.bench) pmc_read(&i[2], &c[2]);
     s->t_asgct = t1 - t0;
     s->t_asgst = t3 - t2;
+  }
+  if (b) {
+    memcpy(s->a, b->a, sizeof *s->a * (size_t)(s->a_n > 0 ? s->a_n : 0));
+    memcpy(s->gct, b->gct, sizeof *s->gct * (size_t)(s->gct_n > 0 ? s->gct_n : 0));
   }
   uint64_t i_read = i[0] - i[3], c_read = c[0] - c[3];
   uint64_t i_first = i[1] - i[0] - i_read, c_first = c[1] - c[0] - c_read;
@@ -309,7 +328,10 @@ out:
 /* N. Registers the calling Java thread for sampling. */
 static void add_thread(JNIEnv *env) {
   tl_env = env;
-  if (walk_opts.bench) pmc_open_thread();
+  if (walk_opts.bench) {
+    pmc_open_thread();
+    tl_buf = calloc(1, sizeof *tl_buf);
+  }
   int tid = (int)syscall(SYS_gettid);
   for (int i = 0; i < MAX_THREADS; i++) {
     int expect = 0;
@@ -326,6 +348,10 @@ static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
 /* N. */
 static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j, (void)env, (void)t;
+  walk_buf *b = tl_buf;
+  tl_buf = NULL;
+  atomic_signal_fence(memory_order_seq_cst); /* our own handler never sees it freed */
+  free(b);
   int tid = (int)syscall(SYS_gettid);
   for (int i = 0; i < MAX_THREADS; i++) {
     int expect = tid;
