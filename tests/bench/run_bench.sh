@@ -3,6 +3,9 @@
 # same SIGPROF handler of the same run (the walk test agent with bench=1; the order of the
 # two walks alternates per sample), for stacks of about 10, 50 and 200 frames, compiled and
 # interpreted (-Xint), one JVM per stack depth so that the sampled thread runs alone.
+# Both walkers write their frames to the same kind of buffer: one per thread, reused for
+# every sample, as a profiler keeps it (the agent copies it into its sample ring after the
+# timed spans).
 # Prints medians, their ratio (budget: <= 0.4 at 50 frames), the median time of a walk that
 # stops at the first Java frame (the fixed part) and the median ASGST_GetMethodInfo time
 # (budget: < 200 ns). BENCH_SECONDS sets the length of each run (default 6).
