@@ -17,7 +17,6 @@
  * same() for the placeholder), then EXAMPLE lines: the first differing frame of a few
  * traces that differ from GetStackTrace's.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <jvmti.h>
 #include <pthread.h>
@@ -32,21 +31,12 @@
 #include <unistd.h>
 
 #include "asgst.h"
+#include "common/asgct_oracle.h"
 
 #define MAXF 256
 #define MAX_TARGETS 64
 #define MAX_EXAMPLES 3
 
-typedef struct {
-  jint lineno; /* bci; -3 for a native method */
-  jmethodID method_id;
-} ASGCT_CallFrame;
-typedef struct {
-  JNIEnv *env_id;
-  jint num_frames;
-  ASGCT_CallFrame *frames;
-} ASGCT_CallTrace;
-typedef void (*asgct_fn)(ASGCT_CallTrace *, jint, void *);
 
 /* One frame as all three sides are compared: Method* and bci (-1 for a native method). */
 typedef struct {
@@ -222,19 +212,6 @@ static void JNICALL stopper(jvmtiEnv *j, JNIEnv *env, void *arg) {
   atomic_store(&finished, 1);
 }
 
-/* N. Creates the jmethodIDs of a class (ASGCT needs them). */
-static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
-  (void)env, (void)t;
-  jint n;
-  jmethodID *ids;
-  if ((*j)->GetClassMethods(j, c, &n, &ids) == JVMTI_ERROR_NONE) (*j)->Deallocate(j, (unsigned char *)ids);
-}
-
-/* N. Enabled only because ASGCT refuses to walk (-1) unless some agent wants ClassLoad. */
-static void JNICALL on_class_load(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
-  (void)j, (void)env, (void)t, (void)c;
-}
-
 /* N. Records the workload's threads (the callback runs on the new thread). */
 static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   tl_env = env;
@@ -260,12 +237,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
     printf("STOPPED not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
     return;
   }
-  jint n;
-  jclass *classes;
-  if ((*j)->GetLoadedClasses(j, &n, &classes) == JVMTI_ERROR_NONE) {
-    for (jint i = 0; i < n; i++) on_class_prepare(j, env, NULL, classes[i]);
-    (*j)->Deallocate(j, (unsigned char *)classes);
-  }
+  asgct_oracle_prepare_loaded(j);
   jclass cls = (*env)->FindClass(env, "java/lang/Thread");
   jmethodID init = cls ? (*env)->GetMethodID(env, cls, "<init>", "()V") : NULL;
   jobject thr = init ? (*env)->NewObject(env, cls, init) : NULL;
@@ -295,7 +267,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
   jvm = vm;
   parse_options(options);
-  asgct = (asgct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
+  asgct = asgct_oracle_lookup();
   if (asgct == NULL || (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
     printf("STOPPED not ok - AsyncGetCallTrace or JVMTI missing\n");
     return JNI_ERR;
@@ -312,13 +284,12 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   cb.VMInit = on_vm_init;
   cb.VMDeath = on_vm_death;
   cb.ThreadStart = on_thread_start;
-  cb.ClassPrepare = on_class_prepare;
-  cb.ClassLoad = on_class_load;
+  asgct_oracle_callbacks(&cb);
   (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb);
-  jvmtiEvent ev[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
-                     JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_CLASS_LOAD};
+  jvmtiEvent ev[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START};
   for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, ev[i], NULL);
+  asgct_oracle_enable(jvmti);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_signal;

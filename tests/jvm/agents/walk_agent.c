@@ -19,7 +19,6 @@
  * and the two traces compare as Method* + bci. jmethodIDs are preallocated at ClassPrepare
  * (GetClassMethods), as every ASGCT user must.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <jvmti.h>
 #include <link.h>
@@ -359,19 +358,6 @@ static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   }
 }
 
-/* N. Creates the jmethodIDs of a class (the oracle needs them). */
-static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
-  (void)env, (void)t;
-  jint n;
-  jmethodID *ids;
-  if ((*j)->GetClassMethods(j, c, &n, &ids) == JVMTI_ERROR_NONE) (*j)->Deallocate(j, (unsigned char *)ids);
-}
-
-/* N. Nothing to do: the event only has to be enabled for AsyncGetCallTrace to work. */
-static void JNICALL on_class_load(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
-  (void)j, (void)env, (void)t, (void)c;
-}
-
 /* N. The sampler thread: signals the registered threads round robin and compares. */
 static void *sampler_main(void *arg) {
   (void)arg;
@@ -403,12 +389,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
     return;
   }
   if (walk_opts.nodebug) walk_set_debug_non_safepoints(false);
-  jint n;
-  jclass *classes;
-  if ((*j)->GetLoadedClasses(j, &n, &classes) == JVMTI_ERROR_NONE) {
-    for (jint i = 0; i < n; i++) on_class_prepare(j, env, NULL, classes[i]);
-    (*j)->Deallocate(j, (unsigned char *)classes);
-  }
+  asgct_oracle_prepare_loaded(j);
   add_thread(env);
   atomic_store(&running, 1);
   pthread_create(&sampler, NULL, sampler_main, NULL);
@@ -429,7 +410,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
   jvm = vm;
   walk_parse_options(options);
-  asgct = (asgct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
+  asgct = asgct_oracle_lookup();
   if (asgct == NULL) {
     fprintf(stderr, "WALK not ok - AsyncGetCallTrace not found\n");
     return JNI_ERR;
@@ -442,13 +423,13 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   cb.VMDeath = on_vm_death;
   cb.ThreadStart = on_thread_start;
   cb.ThreadEnd = on_thread_end;
-  cb.ClassPrepare = on_class_prepare;
-  cb.ClassLoad = on_class_load;
+  asgct_oracle_callbacks(&cb);
   (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb);
   jvmtiEvent ev[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
-                     JVMTI_EVENT_THREAD_END, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_CLASS_LOAD};
+                     JVMTI_EVENT_THREAD_END};
   for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, ev[i], NULL);
+  asgct_oracle_enable(jvmti);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_sample;

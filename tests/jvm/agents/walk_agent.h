@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/asgct_oracle.h"
+
 #define MAXF 384        /* frames kept per trace */
 #define NSLOTS 128      /* samples in flight */
 #define MAX_THREADS 4096
@@ -17,16 +19,6 @@
 
 enum { SLOT_FREE = 0, SLOT_WRITING, SLOT_READY };
 
-typedef struct {
-  jint lineno;
-  jmethodID method_id;
-} ASGCT_CallFrame;
-typedef struct {
-  JNIEnv *env_id;
-  jint num_frames;
-  ASGCT_CallFrame *frames;
-} ASGCT_CallTrace;
-typedef void (*asgct_fn)(ASGCT_CallTrace *, jint, void *);
 
 /* One frame as both sides report it: Method* (pc for non-Java frames) and bci (-3 for
  * native methods, as ASGCT reports them). */
