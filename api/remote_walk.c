@@ -116,8 +116,10 @@ static int request(pid_t tid, int32_t timeout_us) {
   atomic_store(&slot.target, tid);
   atomic_store(&slot.phase, REQUESTED);
   if (syscall(SYS_tgkill, getpid(), tid, walk_signal) != 0) {
+    /* EAGAIN: a real-time signal needs a slot of the user's queue quota and none is left. */
+    int e = errno;
     atomic_store(&slot.phase, IDLE);
-    return ASGST_THREAD_NOT_FOUND;
+    return e == EAGAIN ? ASGST_SIGNAL_NOT_DELIVERED : ASGST_THREAD_NOT_FOUND;
   }
   int64_t limit = (timeout_us > 0 ? timeout_us : 100000) * 1000LL;
   if (wait_phase_change(REQUESTED, now_ns() + limit) == PUBLISHED) return 0;

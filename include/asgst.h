@@ -96,11 +96,13 @@ enum ASGST_TraceKind {
  *   ASGST_NOT_INITIALIZED     -20: ASGST_Initialize has not succeeded (no backend active)
  *   ASGST_UNSUPPORTED_VM      -21: the JVM's layout is not supported (see InitializeError)
  *   ASGST_THREAD_NOT_ANSWERING -22: an out-of-thread target did not answer in time
- *   ASGST_THREAD_NOT_FOUND    -23: no such OS thread in this process (or signal failed)
+ *   ASGST_THREAD_NOT_FOUND    -23: no such OS thread in this process
  *   ASGST_INVALID_ARGUMENT    -24: a NULL or out-of-range argument
  *   ASGST_UNSUPPORTED         -25: the function's capability is absent
  *   ASGST_STALE_FRAME         -26: a queue element's frame was no longer on the stack
  *   ASGST_BUSY                -27: another out-of-thread walk or init is in progress
+ *   ASGST_SIGNAL_NOT_DELIVERED -28: the signal to an out-of-thread target could not be
+ *                             queued (the user's queued-signal quota, ulimit -i, is full)
  */
 #define ASGST_ERROR_LIST(X)                 \
   X(ASGST_NO_FRAME, 0)                      \
@@ -121,7 +123,8 @@ enum ASGST_TraceKind {
   X(ASGST_INVALID_ARGUMENT, -24)            \
   X(ASGST_UNSUPPORTED, -25)                 \
   X(ASGST_STALE_FRAME, -26)                 \
-  X(ASGST_BUSY, -27)
+  X(ASGST_BUSY, -27)                        \
+  X(ASGST_SIGNAL_NOT_DELIVERED, -28)
 
 #define ASGST__ERROR_ENUM(name, value) name = value,
 enum ASGST_Error { ASGST_ERROR_LIST(ASGST__ERROR_ENUM) };

@@ -69,13 +69,17 @@ public class DemoApp {
     return c[n - 1][n - 1];
   }
 
-  static void burnCpu(double seconds) {
+  /** Returns how many rounds of work fit in the time: the program's throughput. */
+  static long burnCpu(double seconds) {
     long end = System.nanoTime() + (long) (seconds * 1e9);
+    long rounds = 0;
     while (System.nanoTime() < end) {
       sink += hashLoop(2_000_000);
       sink += primeSieve(300_000);
       sink += (long) matrixMultiply(60);
+      rounds++;
     }
+    return rounds;
   }
 
   public static void main(String[] args) throws Exception {
@@ -86,8 +90,8 @@ public class DemoApp {
     Path sock = openUnixChannel(dir);
     System.out.println("DemoApp: listening on 127.0.0.1:" + port + ", watching " + dir
         + ", unix socket " + sock);
-    burnCpu(seconds);
-    System.out.println("DemoApp: done (" + sink + ")");
+    long rounds = burnCpu(seconds);
+    System.out.println("DemoApp: done, " + rounds + " rounds (" + sink + ")");
     Files.deleteIfExists(sock);
   }
 }

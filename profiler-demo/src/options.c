@@ -5,6 +5,7 @@
  *   filter=<kernel filter expression>  for the tracepoint right before it
  *   interval=<n>[ns|us|ms|s]  for cpu/wall; for a tracepoint: every Nth event
  *   file=<path>.html|.collapsed|.txt   (repeatable)   fds=<path>
+ *   overhead=<percent>  the most of a sampled thread's time samples may take (1-50, 10)
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
  *
  * A filter's value may contain commas that are not followed by a known option name.
@@ -20,6 +21,8 @@
 
 #define DEFAULT_CPU_NS 10000000ull  /* 10 ms */
 #define DEFAULT_WALL_NS 20000000ull /* 20 ms */
+#define MIN_INTERVAL_NS 10000ull     /* the kernel runs cpu-clock no faster than every 10 us */
+#define DEFAULT_OVERHEAD 10          /* percent, see overload.c */
 
 /* N. Formats an error message into err. Always returns -1 (shared with tracepoints.c). */
 int prof_fail(char *err, size_t len, const char *fmt, ...) {
@@ -49,7 +52,7 @@ int64_t prof_parse_duration(const char *s) {
 /* N. True if the text at p starts a known option ("event=", "cstack", ...). */
 static bool starts_option(const char *p) {
   static const char *const keyed[] = {"event=", "filter=", "interval=", "file=", "fds=",
-                                      "reply=", NULL};
+                                      "reply=", "overhead=", NULL};
   static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", NULL};
   for (int i = 0; keyed[i]; i++)
     if (strncmp(p, keyed[i], strlen(keyed[i])) == 0) return true;
@@ -117,6 +120,9 @@ static int set_interval(prof_options *o, const char *v, uint64_t *pending, char 
   if ((ns = prof_parse_duration(v)) < 0)
     return prof_fail(err, len, "interval=%s: bad interval (a positive number with ns, us, ms or s)",
                 v);
+  if ((uint64_t)ns < MIN_INTERVAL_NS)
+    return prof_fail(err, len, "interval=%s: below 10us, which no sampler here can serve (the "
+                     "kernel's cpu-clock fires at most every 10 us)", v);
   if (ev) ev->interval = (uint64_t)ns;
   else *pending = (uint64_t)ns;
   return 0;
@@ -153,6 +159,14 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
     return 0;
   }
   if (strcmp(k, "reply") == 0 && eq) return 0; /* taken before parsing, see below */
+  if (strcmp(k, "overhead") == 0 && eq) {
+    char *end;
+    long pct = strtol(v, &end, 10);
+    if (end == v || (*end && strcmp(end, "%")) || pct < 1 || pct > 50)
+      return prof_fail(err, len, "overhead=%s: a percentage from 1 to 50", v);
+    o->max_overhead = (int)pct;
+    return 0;
+  }
   if (!eq && strcmp(k, "cstack") == 0) return o->cstack = true, 0;
   if (!eq && strcmp(k, "threads") == 0) return o->threads = true, 0;
   if (!eq && strcmp(k, "start") == 0) return o->action = ACT_START, 0;
@@ -176,6 +190,7 @@ static void take_reply(const char *text, prof_options *o) {
 /* N. */
 int prof_parse_options(const char *text, prof_options *o, char *err, size_t errlen) {
   memset(o, 0, sizeof *o);
+  o->max_overhead = DEFAULT_OVERHEAD;
   err[0] = 0;
   if (!text) text = "";
   take_reply(text, o);

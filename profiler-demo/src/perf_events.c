@@ -1,12 +1,12 @@
 /*
  * perf_events.c - per-thread event sources: perf cpu-clock, perf tracepoints and the POSIX
- * CPU timer fallback, each delivering the profiler's real-time signal to its own thread.
+ * CPU timer fallback, each delivering its signal to its own thread (SIGPROF for cpu, the
+ * real-time signal for tracepoints; signal_handler.c says why).
  *
  * Re-arming: the kernel here (6.18) never re-arms an event with PERF_EVENT_IOC_REFRESH, so
  * events are opened without an event limit and simply stay enabled: every overflow (every
- * sample_period events) queues one fasync signal. A real-time signal is used because
- * real-time signals queue (SIGPROF/SIGIO coalesce), and F_SETSIG makes the kernel fill
- * si_fd so the handler knows which event fired.
+ * sample_period events) sends one fasync signal. F_SETSIG makes the kernel fill si_fd so
+ * the handler knows which event fired.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,16 +31,16 @@ int prof_event_of_fd(int fd) {
   return (int)atomic_load_explicit(&fd_event[fd], memory_order_relaxed) - 1;
 }
 
-/* N. Routes the fd's overflow signals to thread tid as prof_signal. */
-static int route_to_thread(int fd, pid_t tid) {
+/* N. Routes the fd's overflow signals to thread tid as sig. */
+static int route_to_thread(int fd, pid_t tid, int sig) {
   struct f_owner_ex owner = {.type = F_OWNER_TID, .pid = tid};
   if (fcntl(fd, F_SETOWN_EX, &owner) != 0) return -1;
-  if (fcntl(fd, F_SETSIG, prof_signal) != 0) return -1;
+  if (fcntl(fd, F_SETSIG, sig) != 0) return -1;
   return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
 }
 
-/* N. Opens one perf event for tid, disabled; -1 with errno on failure. */
-static int open_perf(const prof_event *ev, pid_t tid) {
+/* N. */
+int prof_perf_open(const prof_event *ev, pid_t tid, uint64_t period) {
   struct perf_event_attr a;
   memset(&a, 0, sizeof a);
   a.size = sizeof a;
@@ -51,7 +51,7 @@ static int open_perf(const prof_event *ev, pid_t tid) {
     a.type = PERF_TYPE_TRACEPOINT;
     a.config = (uint64_t)ev->tp_id;
   }
-  a.sample_period = ev->interval;
+  a.sample_period = period;
   a.wakeup_events = 1;
   a.disabled = 1;
   int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -67,15 +67,17 @@ static int open_perf(const prof_event *ev, pid_t tid) {
 
 /* N. Opens, filters, routes and enables a perf event; -1 on failure. */
 static int open_perf_event(int index, const prof_event *ev, pid_t tid) {
-  int fd = open_perf(ev, tid);
+  uint64_t period = ev->kind == EV_CPU && ev->period > ev->interval ? ev->period : ev->interval;
+  int fd = prof_perf_open(ev, tid, period);
   if (fd < 0) return -1;
   if (fd >= PROF_MAX_FD || (ev->filter[0] && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter))
-      || route_to_thread(fd, tid) != 0) {
+      || route_to_thread(fd, tid, ev->kind == EV_CPU ? prof_signal_cpu : prof_signal) != 0) {
     int e = errno;
     close(fd);
     errno = e;
     return -1;
   }
+  if (ev->kind == EV_CPU) prof_load_open(fd, index, ev->interval, period);
   atomic_store(&fd_event[fd], (uint8_t)(index + 1));
   ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
   return fd;
@@ -88,7 +90,7 @@ static void *open_cpu_timer(int index, const prof_event *ev, pid_t tid) {
   struct sigevent sev;
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID;
-  sev.sigev_signo = prof_signal;
+  sev.sigev_signo = prof_signal_cpu;
   sev.sigev_value.sival_int = index;
   sev._sigev_un._tid = tid;
   timer_t t;

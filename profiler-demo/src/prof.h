@@ -44,6 +44,7 @@ typedef struct {
   char name[128];       /* "cpu", "wall", "syscalls:sys_enter_socket" */
   char filter[256];     /* kernel filter expression, "" if none */
   uint64_t interval;    /* ns for cpu/wall, every Nth event for tracepoints */
+  uint64_t period;      /* cpu: the period events start with, >= interval (clock_cost.c) */
   int tp_id;            /* tracepoint id */
   enum prof_fd_call fd_call;
   char syscall[96];     /* "socket" for syscalls:sys_*_socket, "" otherwise */
@@ -60,6 +61,7 @@ typedef struct {
   char reply[512];      /* where to write messages for asgst-attach ("" = stderr) */
   bool cstack;
   bool threads;
+  int max_overhead;     /* percent of a sampled thread's time samples may take (overload.c) */
   enum prof_action action;
 } prof_options;
 
@@ -92,6 +94,14 @@ typedef struct {
   void *timers[PROF_MAX_EVENTS]; /* POSIX timers (timer_t) for EV_CPU_TIMER, else NULL */
 } prof_thread;
 
+/* N. Opens a perf event for ev on tid, disabled, with period (cpu: the kernel-sampling
+ * fallback applied); -1 with errno. */
+int prof_perf_open(const prof_event *ev, pid_t tid, uint64_t period);
+/* N. The smallest cpu-clock period from `requested` up whose timer interrupts alone cost
+ * this machine at most budget_pct percent of a thread's time; note says what was measured
+ * when it is not `requested` (clock_cost.c). */
+uint64_t prof_cpu_clock_floor(const prof_event *ev, uint64_t requested, int budget_pct,
+                              char *note, size_t notelen);
 /* N. Opens every configured per-thread event for tid (events are live immediately). */
 void prof_events_open_thread(prof_thread *t);
 /* N. Closes them, adding their kernel event counts to the totals. */
@@ -114,12 +124,29 @@ void prof_threads_add_existing(bool skip_self);
 void prof_threads_remove_all(void);
 /* N. Copies the name of tid into buf ("tid N" if unknown). */
 void prof_threads_name(pid_t tid, char *buf, size_t len);
-/* N. Sends sig to every registered thread (the wall clock's tick). */
-void prof_threads_signal_all(int sig);
+/* N. Sends sig to every registered thread (the wall clock's tick); returns how many. */
+int prof_threads_signal_all(int sig);
 
 /* N. Starts/stops the wall-clock timer thread. */
 int prof_wall_start(uint64_t interval_ns, int event_index);
 void prof_wall_stop(void);
+
+/* ---- Overload (overload.c) ---------------------------------------------------------- */
+/* SS. Monotonic time in ns. */
+uint64_t prof_now_ns(void);
+/* N. A perf cpu fd was opened with period, for an event asked at requested (before it is
+ * enabled). */
+void prof_load_open(int fd, int event, uint64_t requested, uint64_t period);
+/* SS. After a perf cpu event's handler: counts throttled samples, steers the period. */
+void prof_load_perf_sample(int fd, uint64_t t_in, uint64_t t_out);
+/* SS. After a wall-clock handler that took ns. */
+void prof_load_wall_sample(uint64_t ns);
+/* N. The wall timer's next tick (see overload.c). */
+uint64_t prof_load_wall_interval(int event, uint64_t requested, uint64_t round_ns,
+                                 int nthreads);
+/* N. Starts / stops the thread that reports throttling as it happens. */
+void prof_load_start(void);
+void prof_load_stop(void);
 
 /* ---- Samples (sample_buffer.c) ------------------------------------------------------- */
 typedef struct {
@@ -169,17 +196,24 @@ typedef struct {
   _Atomic uint64_t stored[PROF_MAX_EVENTS];    /* records written */
   _Atomic uint64_t lost_buffer[PROF_MAX_EVENTS]; /* buffer full */
   _Atomic uint64_t no_java[PROF_MAX_EVENTS];   /* walked, but no Java frame */
-  _Atomic uint64_t kernel_count[PROF_MAX_EVENTS]; /* events counted by the kernel */
+  _Atomic uint64_t kernel_count[PROF_MAX_EVENTS]; /* events counted by the kernel (wall:
+                                                     signals the timer thread sent) */
   _Atomic uint64_t walk_results[PROF_WALK_CODES];
+  _Atomic uint64_t throttled[PROF_MAX_EVENTS]; /* samples left out by the overload throttle */
+  _Atomic uint64_t throttle_steps[PROF_MAX_EVENTS]; /* times a period was raised */
+  _Atomic uint64_t max_period[PROF_MAX_EVENTS]; /* the longest period the throttle used, ns */
   _Atomic uint64_t unknown_signal;             /* si_fd not ours (closed fd...) */
   _Atomic uint64_t lost_signals;               /* SIGIO: real-time signal queue full */
+  _Atomic uint64_t via_sigio;                  /* of those, sampled anyway (on_sigio) */
   _Atomic uint64_t seq;
 } prof_counters;
 
 extern prof_counters prof_stats;
 extern prof_options prof_opts;       /* options of the current run */
 extern _Atomic int prof_running;     /* 1 while sampling */
-extern int prof_signal;              /* the real-time signal in use */
+extern int prof_signal;              /* the real-time signal of tracepoint events */
+extern int prof_signal_cpu;          /* SIGPROF: cpu and cputimer events */
+extern int prof_signal_wall;         /* SIGVTALRM: the wall clock's ticks */
 extern char prof_init_error[256];    /* why ASGST_Initialize failed, "" if it did not */
 
 /* ---- Names and aggregation (symbols.c, profile_tree.c) ------------------------------- */

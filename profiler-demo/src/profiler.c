@@ -104,6 +104,19 @@ static int write_outputs(char *err, size_t errlen) {
   return rc;
 }
 
+/* N. Raises each cpu event's starting period to what this machine's timer interrupts
+ * allow, leaving half of the overhead budget to the samples themselves. */
+static void check_cpu_periods(void) {
+  int budget = prof_opts.max_overhead / 2 ? prof_opts.max_overhead / 2 : 1;
+  for (int i = 0; i < prof_opts.nevents; i++) {
+    prof_event *ev = &prof_opts.events[i];
+    if (ev->kind != EV_CPU) continue;
+    char note[400];
+    ev->period = prof_cpu_clock_floor(ev, ev->interval, budget, note, sizeof note);
+    if (note[0]) prof_say("asgst-prof: %s\n", note);
+  }
+}
+
 /* N. */
 int prof_start(bool on_attach, char *err, size_t errlen) {
   if (atomic_load(&prof_running)) {
@@ -118,6 +131,8 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
   prof_buffer_reset();
   prof_sym_reset();
   memset(&prof_stats, 0, sizeof prof_stats);
+  check_cpu_periods();
+  prof_load_start();
   atomic_store(&prof_running, 1);
   prof_threads_add_existing(on_attach);
   for (int i = 0; i < prof_opts.nevents; i++)
@@ -125,8 +140,10 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
       snprintf(err, errlen, "cannot start the wall-clock thread");
       return -1;
     }
-  prof_say("asgst-prof: profiling started (%d event%s, signal %d)\n", prof_opts.nevents,
-           prof_opts.nevents == 1 ? "" : "s", prof_signal);
+  prof_say("asgst-prof: profiling started (%d event%s; signals: cpu %d, wall %d, "
+           "tracepoints %d; samples held under %d%% of a thread's time)\n", prof_opts.nevents,
+           prof_opts.nevents == 1 ? "" : "s", prof_signal_cpu, prof_signal_wall, prof_signal,
+           prof_opts.max_overhead);
   return 0;
 }
 
@@ -137,6 +154,7 @@ int prof_stop(char *err, size_t errlen) {
     return -1;
   }
   prof_wall_stop();
+  prof_load_stop();
   prof_threads_remove_all();
   /* Let handlers that are already running finish their records. */
   struct timespec ts = {0, 20 * 1000 * 1000};

@@ -3,6 +3,17 @@
  * interrupted thread's stack with ASGST_RunWithIterator, note the file descriptors a
  * traced syscall produced, and append one record to the sample buffer. Everything here is
  * async-signal-safe: no allocation, no locks, no stdio.
+ *
+ * Three signals, chosen for what each event needs:
+ *   - cpu and cputimer: SIGPROF. A standard signal is pending at most once per thread, so
+ *     a thread can never pile up samples it has no time to handle, and the kernel delivers
+ *     it (with si_fd) even when the user's queued-signal quota (RLIMIT_SIGPENDING, shared
+ *     by every process of the user) is exhausted.
+ *   - wall: SIGVTALRM, sent with tgkill. Its own number tells the event even when a full
+ *     quota makes the kernel drop the sender's details.
+ *   - tracepoints: a free real-time signal, one queued per event, for exact counts. A
+ *     syscall makes at most one per tracepoint and the thread takes it on its way back to
+ *     user mode, so each thread holds about one at a time.
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,7 +28,10 @@
 
 prof_counters prof_stats;
 int prof_signal;
+int prof_signal_cpu = SIGPROF;
+int prof_signal_wall = SIGVTALRM;
 static int wall_event = -1;
+static int sole_tracepoint = -1; /* see on_sigio */
 
 /* One walk's output, on the handler's stack. */
 typedef struct {
@@ -43,9 +57,9 @@ static void collect(ASGST_Iterator *it, void *arg) {
 }
 
 /* SS. Which event a signal belongs to, -1 if none of ours. */
-static int event_of(const siginfo_t *si) {
+static int event_of(int sig, const siginfo_t *si) {
+  if (sig == prof_signal_wall) return wall_event;
   if (si->si_code == SI_TIMER) return si->si_value.sival_int;
-  if (si->si_code == SI_TKILL) return wall_event;
   if (si->si_code > 0) return prof_event_of_fd(si->si_fd); /* POLL_IN etc. from fasync */
   return -1;
 }
@@ -146,28 +160,59 @@ static void sample(int ev, void *ucontext) {
     atomic_fetch_add_explicit(&prof_stats.lost_buffer[ev], 1, memory_order_relaxed);
 }
 
+/* SS. Tells the overload throttle what this sample cost. */
+static void account(int ev, const siginfo_t *si, uint64_t t_in) {
+  enum prof_event_kind kind = prof_opts.events[ev].kind;
+  if (kind == EV_CPU && si->si_code > 0) prof_load_perf_sample(si->si_fd, t_in, prof_now_ns());
+  else if (kind == EV_WALL) prof_load_wall_sample(prof_now_ns() - t_in);
+}
+
 /* SS. */
 static void on_signal(int sig, siginfo_t *si, void *ucontext) {
-  (void)sig;
   int saved = errno;
-  int ev = event_of(si);
+  int ev = event_of(sig, si);
   if (ev < 0 || ev >= prof_opts.nevents) {
     atomic_fetch_add_explicit(&prof_stats.unknown_signal, 1, memory_order_relaxed);
   } else {
+    uint64_t t_in = prof_now_ns();
     atomic_fetch_add_explicit(&prof_stats.signals[ev], 1, memory_order_relaxed);
     if (atomic_load_explicit(&prof_running, memory_order_acquire)) sample(ev, ucontext);
+    account(ev, si, t_in);
   }
   errno = saved;
 }
 
 /* SS. The kernel falls back to SIGIO when a real-time signal cannot be queued (the
- * per-user queue limit is reached): that event's sample is lost, and counted. */
+ * user's queue quota is used up), and SIGIO does not say which fd fired. With a single
+ * tracepoint event there is no doubt, and the thread takes SIGIO at the same point it
+ * would have taken the real-time signal (on its way out of the syscall), so the sample is
+ * recorded as usual; otherwise it is counted as lost. */
 static void on_sigio(int sig, siginfo_t *si, void *ucontext) {
-  (void)sig, (void)si, (void)ucontext;
+  (void)sig, (void)si;
+  int saved = errno;
   atomic_fetch_add_explicit(&prof_stats.lost_signals, 1, memory_order_relaxed);
+  int ev = sole_tracepoint;
+  if (ev >= 0 && atomic_load_explicit(&prof_running, memory_order_acquire)) {
+    atomic_fetch_add_explicit(&prof_stats.via_sigio, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&prof_stats.signals[ev], 1, memory_order_relaxed);
+    sample(ev, ucontext);
+  }
+  errno = saved;
 }
 
-/* N. Installs fn for sig with the profiler's signal blocked while it runs. */
+/* N. The index of the only tracepoint event, -1 if there are none or several. */
+static int find_sole_tracepoint(void) {
+  int found = -1;
+  for (int i = 0; i < prof_opts.nevents; i++)
+    if (prof_opts.events[i].kind == EV_TRACEPOINT) {
+      if (found >= 0) return -1;
+      found = i;
+    }
+  return found;
+}
+
+/* N. Installs fn for sig with every profiler signal blocked while it runs, so handlers
+ * never nest. */
 static int install(int sig, void (*fn)(int, siginfo_t *, void *)) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -175,28 +220,60 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *)) {
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
   sigaddset(&sa.sa_mask, prof_signal);
+  sigaddset(&sa.sa_mask, prof_signal_cpu);
+  sigaddset(&sa.sa_mask, prof_signal_wall);
   return sigaction(sig, &sa, NULL);
 }
 
-/* N. */
-int prof_signal_install(char *err, size_t errlen) {
-  if (prof_signal) return 0;
-  /* A real-time signal nobody handles yet; from the top, away from the low ones that
-   * threading libraries and the ASGST library's own out-of-thread walking may take. */
-  for (int s = SIGRTMAX - 3; s > SIGRTMIN + 2 && !prof_signal; s--) {
-    struct sigaction old;
-    if (sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_DFL) prof_signal = s;
-  }
-  if (!prof_signal) {
-    snprintf(err, errlen, "no free real-time signal");
-    return -1;
-  }
-  if (install(prof_signal, on_signal) != 0) {
-    snprintf(err, errlen, "sigaction: %s", strerror(errno));
-    return -1;
-  }
+/* N. True if fn already handles sig. */
+static bool is_ours(int sig, void (*fn)(int, siginfo_t *, void *)) {
   struct sigaction old;
-  if (sigaction(SIGIO, NULL, &old) == 0 && old.sa_handler == SIG_DFL) install(SIGIO, on_sigio);
+  return sigaction(sig, NULL, &old) == 0 && (old.sa_flags & SA_SIGINFO) && old.sa_sigaction == fn;
+}
+
+/* N. True if nobody else (the JVM, the application, another agent) handles sig. */
+static bool is_free(int sig) {
+  struct sigaction old;
+  if (sigaction(sig, NULL, &old) != 0) return false;
+  return is_ours(sig, on_signal) || (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL);
+}
+
+/* N. Takes a standard signal for cpu or wall events, unless someone else has it. */
+static int take(int sig, const char *what, char *err, size_t errlen) {
+  if (!is_free(sig)) {
+    snprintf(err, errlen, "%s is already handled by someone else in this process; "
+             "%s sampling needs it", strsignal(sig), what);
+    return -1;
+  }
+  if (install(sig, on_signal) != 0) {
+    snprintf(err, errlen, "sigaction(%s): %s", strsignal(sig), strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* N. Picks a real-time signal nobody handles yet; from the top, away from the low ones
+ * that threading libraries and the ASGST library's own out-of-thread walking may take. */
+static int take_realtime(char *err, size_t errlen) {
+  if (prof_signal) return 0;
+  for (int s = SIGRTMAX - 3; s > SIGRTMIN + 2 && !prof_signal; s--)
+    if (is_free(s) && install(s, on_signal) == 0) prof_signal = s;
+  if (!prof_signal) snprintf(err, errlen, "no free real-time signal");
+  return prof_signal ? 0 : -1;
+}
+
+/* N. Takes the signals the configured events need (again on every start: the events may
+ * differ from the previous run's). */
+int prof_signal_install(char *err, size_t errlen) {
+  if (take_realtime(err, errlen)) return -1;
+  for (int i = 0; i < prof_opts.nevents; i++) {
+    enum prof_event_kind k = prof_opts.events[i].kind;
+    if ((k == EV_CPU || k == EV_CPU_TIMER) && take(prof_signal_cpu, "cpu", err, errlen))
+      return -1;
+    if (k == EV_WALL && take(prof_signal_wall, "wall", err, errlen)) return -1;
+  }
+  sole_tracepoint = find_sole_tracepoint();
+  if (is_free(SIGIO) || is_ours(SIGIO, on_sigio)) install(SIGIO, on_sigio);
   return 0;
 }
 

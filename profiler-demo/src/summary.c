@@ -38,25 +38,55 @@ static const char *result_name(int r) {
   return ASGST_ErrorName(r);
 }
 
-/* N. One line per event. */
+/* N. What the overload throttle left out of event i, and why. */
+static void write_throttle(FILE *out, int i) {
+  const prof_event *ev = &prof_opts.events[i];
+  bool floor = ev->kind == EV_CPU && ev->period > ev->interval;
+  if (!prof_stats.throttle_steps[i] && !floor) return;
+  fprintf(out, "  %-32s throttled %llu samples:", "",
+          (unsigned long long)prof_stats.throttled[i]);
+  if (floor)
+    fprintf(out, " timer interrupts allow no shorter period than %.0f us here;",
+            ev->period / 1e3);
+  if (prof_stats.throttle_steps[i])
+    fprintf(out, " samples cost more than %d%% of the sampled threads' time, period raised "
+            "up to %.0f us;", prof_opts.max_overhead, prof_stats.max_period[i] / 1e3);
+  fprintf(out, " requested %.0f us\n", ev->interval / 1e3);
+}
+
+/* N. Expected against taken, from the kernel's own count of the event. */
+static void write_expected(FILE *out, int i) {
+  const prof_event *ev = &prof_opts.events[i];
+  unsigned long long k = prof_stats.kernel_count[i], got = prof_stats.signals[i];
+  unsigned long long expect = k / ev->interval, thr = prof_stats.throttled[i];
+  if (ev->kind == EV_TRACEPOINT) {
+    fprintf(out, "  %-32s kernel counted %llu events (filter: %s), every %llu sampled: "
+            "expected %llu samples, not attributed %llu\n", "", k,
+            ev->filter[0] ? ev->filter : "none", (unsigned long long)ev->interval, expect,
+            expect > got ? expect - got : 0);
+  } else if (ev->kind == EV_CPU && k) {
+    unsigned long long missed = expect > got + thr ? expect - got - thr : 0;
+    fprintf(out, "  %-32s kernel counted %.3f s of CPU: expected about %llu samples "
+            "(interval %llu ns), %llu neither taken nor throttled\n", "", k / 1e9, expect,
+            (unsigned long long)ev->interval, missed);
+  } else if (ev->kind == EV_WALL) {
+    fprintf(out, "  %-32s interval %llu ns: sent %llu signals, %llu not taken\n", "",
+            (unsigned long long)ev->interval, k, k > got ? k - got : 0);
+  } else {
+    fprintf(out, "  %-32s interval %llu ns\n", "", (unsigned long long)ev->interval);
+  }
+}
+
+/* N. Lines per event. */
 static void write_events(FILE *out) {
   fprintf(out, "events:\n");
   for (int i = 0; i < prof_opts.nevents; i++) {
-    const prof_event *ev = &prof_opts.events[i];
     fprintf(out, "  %-32s samples %llu (signals %llu, lost to full buffer %llu, "
-            "without Java frames %llu)\n", ev->name,
+            "without Java frames %llu)\n", prof_opts.events[i].name,
             (unsigned long long)prof_stats.stored[i], (unsigned long long)prof_stats.signals[i],
             (unsigned long long)prof_stats.lost_buffer[i], (unsigned long long)prof_stats.no_java[i]);
-    unsigned long long k = prof_stats.kernel_count[i];
-    if (ev->kind == EV_TRACEPOINT)
-      fprintf(out, "  %-32s kernel counted %llu events (filter: %s), every %llu sampled: "
-              "expected %llu samples\n", "", k, ev->filter[0] ? ev->filter : "none",
-              (unsigned long long)ev->interval, k / ev->interval);
-    else if (ev->kind == EV_CPU && k)
-      fprintf(out, "  %-32s kernel counted %.3f s of CPU: expected about %llu samples "
-              "(interval %llu ns)\n", "", k / 1e9, k / ev->interval, (unsigned long long)ev->interval);
-    else if (ev->kind != EV_TRACEPOINT)
-      fprintf(out, "  %-32s interval %llu ns\n", "", (unsigned long long)ev->interval);
+    write_expected(out, i);
+    write_throttle(out, i);
   }
 }
 
@@ -78,7 +108,11 @@ void prof_write_summary(FILE *out) {
             t.ns[t.n / 2] / 1e3, t.ns[t.n * 9 / 10] / 1e3, t.ns[t.n - 1] / 1e3, t.n);
   }
   free(t.ns);
-  fprintf(out, "lost: %llu signals (real-time queue full), %llu signals of unknown events\n",
-          (unsigned long long)prof_stats.lost_signals,
+  fprintf(out, "real-time signals the kernel could not queue (the user's queued-signal quota "
+          "was full): %llu, of which sampled through SIGIO %llu\n",
+          (unsigned long long)prof_stats.lost_signals, (unsigned long long)prof_stats.via_sigio);
+  fprintf(out, "lost: %llu signals (the user's queued-signal quota was full), %llu signals of "
+          "unknown events\n",
+          (unsigned long long)(prof_stats.lost_signals - prof_stats.via_sigio),
           (unsigned long long)prof_stats.unknown_signal);
 }

@@ -83,12 +83,14 @@ void prof_threads_name(pid_t tid, char *buf, size_t len) {
 }
 
 /* N. */
-void prof_threads_signal_all(int sig) {
+int prof_threads_signal_all(int sig) {
   pid_t pid = getpid();
+  int n = 0;
   pthread_mutex_lock(&lock);
   for (int i = 0; i < PROF_MAX_THREADS; i++)
-    if (threads[i].used) syscall(SYS_tgkill, pid, threads[i].tid, sig);
+    if (threads[i].used && syscall(SYS_tgkill, pid, threads[i].tid, sig) == 0) n++;
   pthread_mutex_unlock(&lock);
+  return n;
 }
 
 /* N. True for the JVM's own threads, which never run Java code (their names as set by

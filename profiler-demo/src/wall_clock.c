@@ -1,6 +1,8 @@
 /*
- * wall_clock.c - wall-clock sampling: a timer thread sends the profiler's signal to every
- * registered Java thread each interval, running, sleeping or blocked alike.
+ * wall_clock.c - wall-clock sampling: a timer thread sends SIGVTALRM to every registered
+ * Java thread each interval, running, sleeping or blocked alike. The tick stretches when
+ * the samples or the round of signals would cost more than the overload budget
+ * (overload.c).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -12,6 +14,7 @@
 static pthread_t thread;
 static _Atomic int active;
 static uint64_t interval;
+static int event;
 
 /* N. The timer thread: absolute-time sleeps so the period does not drift. */
 static void *tick(void *arg) {
@@ -19,14 +22,19 @@ static void *tick(void *arg) {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);
-  struct timespec next;
-  clock_gettime(CLOCK_MONOTONIC, &next);
+  uint64_t next = prof_now_ns(), tick_ns = interval;
   while (atomic_load(&active)) {
-    uint64_t ns = (uint64_t)next.tv_nsec + interval;
-    next.tv_sec += (time_t)(ns / 1000000000);
-    next.tv_nsec = (long)(ns % 1000000000);
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
-    if (atomic_load(&active)) prof_threads_signal_all(prof_signal);
+    next += tick_ns;
+    struct timespec ts = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    if (!atomic_load(&active)) break;
+    uint64_t t0 = prof_now_ns();
+    int n = prof_threads_signal_all(prof_signal_wall);
+    uint64_t t1 = prof_now_ns();
+    atomic_fetch_add(&prof_stats.kernel_count[event], (uint64_t)n); /* signals sent */
+    tick_ns = prof_load_wall_interval(event, interval, t1 - t0, n);
+    /* More than a tick behind (a busy machine): go on from now instead of a burst. */
+    if (t1 > next + tick_ns) next = t1;
   }
   return NULL;
 }
@@ -35,6 +43,7 @@ static void *tick(void *arg) {
 int prof_wall_start(uint64_t interval_ns, int event_index) {
   if (atomic_load(&active)) return 0;
   interval = interval_ns;
+  event = event_index;
   prof_signal_set_wall_event(event_index);
   atomic_store(&active, 1);
   if (pthread_create(&thread, NULL, tick, NULL) != 0) {

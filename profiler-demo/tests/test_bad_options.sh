@@ -7,6 +7,8 @@ CASES=(
   "event=cpu,frobnicate=1|frobnicate"
   "event=cpu,interval=fast|interval=fast"
   "event=wall,interval=0ms|interval=0ms"
+  "event=cpu,interval=5us|interval=5us"
+  "event=cpu,overhead=90|overhead=90"
   "event=syscalls:sys_enter_nosuchcall|syscalls:sys_enter_nosuchcall"
   "event=nosuchevent|nosuchevent"
   "event=cpu,file=/nonexistent-dir/out.html|/nonexistent-dir/out.html"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -266,12 +267,36 @@ static void bad_targets(void **state) {
   assert_true(t.n >= 1);
 }
 
+/* With the user's queued-signal quota used up, the walk request cannot be sent: the answer
+ * says so instead of claiming the thread does not exist. A limit of 0 makes every queued
+ * real-time signal of this process count as over quota. */
+static void quota_full(void **state) {
+  (void)state;
+  pthread_t th;
+  start_spinner(&th, chain_thread, NULL);
+  struct rlimit old, none;
+  assert_int_equal(getrlimit(RLIMIT_SIGPENDING, &old), 0);
+  none = old;
+  none.rlim_cur = 0;
+  assert_int_equal(setrlimit(RLIMIT_SIGPENDING, &none), 0);
+  trace t = {0};
+  int r = ASGST_RunWithIteratorOnThread(spinner_tid, 0, 100000, collect, &t);
+  setrlimit(RLIMIT_SIGPENDING, &old);
+  assert_int_equal(r, ASGST_SIGNAL_NOT_DELIVERED);
+  assert_string_equal(ASGST_ErrorName(r), "ASGST_SIGNAL_NOT_DELIVERED");
+  assert_int_equal(ASGST_RunWithIteratorOnThread(spinner_tid, ASGST_INCLUDE_NON_JAVA_FRAMES,
+                                                 100000, collect, &t),
+                   ASGST_NON_JAVA_TRACE);
+  stop_spinner(th);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(walks_live_c_chain),
       cmocka_unit_test(survives_corrupted_remote_stacks),
       cmocka_unit_test(target_that_never_answers),
       cmocka_unit_test(bad_targets),
+      cmocka_unit_test(quota_full),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
