@@ -1,8 +1,9 @@
 /*
  * prof.h - shared declarations of the demo profiler (libasgstprof.so, a JVMTI agent).
  *
- * Data flow: event sources (perf_events.c, wall_clock.c) deliver one real-time signal per
- * event to the Java thread that caused it; signal_handler.c walks that thread's stack with
+ * Data flow: event sources (perf_events.c, wall_clock.c) signal the Java thread an event
+ * belongs to (which signal, and why, in signal_handler.c), held under an overhead budget
+ * by overload.c and clock_cost.c; signal_handler.c walks that thread's stack with
  * ASGST_RunWithIterator and appends a record to the lock-free sample buffer
  * (sample_buffer.c). At dump time (profiler.c) the records are resolved to names
  * (symbols.c), aggregated (profile_tree.c) and written (flamegraph.c, collapsed.c,
