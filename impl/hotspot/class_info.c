@@ -5,7 +5,7 @@
 
 #include "../safe_read.h"
 
-#define H asgst__hs
+#define H asgst__vm
 
 /* Class-file flags HotSpot recognises for a class (public, final, super, interface,
  * abstract, synthetic, annotation, enum). */
@@ -17,7 +17,7 @@
  * ACC_SUPER when the class has it. On VMs without Klass::_modifier_flags (JDK 24+), the
  * class file's own flags. */
 static jint class_modifiers(uintptr_t k) {
-  uint32_t acc = (uint32_t)asgst__hs_field(k, H.k_access, H.k_access_size);
+  uint32_t acc = (uint32_t)asgst__hs_field(k, H.k_access, H.k_access_w);
   if (H.k_modifier < 0) return (jint)(acc & RECOGNIZED_CLASS_MODIFIERS);
   uint32_t mod = (uint32_t)asgst__hs_field(k, H.k_modifier, 4);
   return (jint)(mod | (acc & ACC_SUPER));

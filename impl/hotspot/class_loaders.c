@@ -50,12 +50,12 @@ void asgst__hs_loaders_init(JNIEnv *env) {
  * STRONG: it can be unloaded while its loader lives). False when the VM does not export
  * the fields. */
 static bool has_mirror_holder(uintptr_t k) {
-  if (asgst__hs.k_cld < 0 || asgst__hs.cld_mirror_holder < 0) return false;
-  uintptr_t cld = asgst__guarded_ptr(k + (uintptr_t)asgst__hs.k_cld);
+  if (asgst__vm.k_cld < 0 || asgst__vm.cld_mirror_holder < 0) return false;
+  uintptr_t cld = asgst__guarded_ptr(k + (uintptr_t)asgst__vm.k_cld);
   volatile uint64_t holder = 0;
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
-    holder = cld ? asgst__hs_field(cld, asgst__hs.cld_mirror_holder, 1) : 0;
+    holder = cld ? asgst__hs_field(cld, asgst__vm.cld_mirror_holder, 1) : 0;
   ASGST__GUARD_FAULTED(g)
     holder = 0;
   ASGST__GUARD_END(g);

@@ -164,8 +164,8 @@ uintptr_t asgst__hs_klass_of(JNIEnv *env, jclass c) {
   if (pin == NULL) return 0;
   /* A JNI handle points at its oop slot; low bits tag weak/global handles. */
   uintptr_t mirror = asgst__guarded_ptr((uintptr_t)c & ~(uintptr_t)3);
-  uintptr_t k = mirror ? asgst__guarded_ptr(mirror + (uintptr_t)asgst__hs.mirror_klass_offset) : 0;
-  uintptr_t handle = k ? asgst__guarded_ptr(k + (uintptr_t)asgst__hs.k_mirror) : 0;
+  uintptr_t k = mirror ? asgst__guarded_ptr(mirror + (uintptr_t)asgst__vm.mirror_klass_offset) : 0;
+  uintptr_t handle = k ? asgst__guarded_ptr(k + (uintptr_t)asgst__vm.k_mirror) : 0;
   uintptr_t back = handle ? asgst__guarded_ptr(handle) : 0;
   (*env)->ReleasePrimitiveArrayCritical(env, pin_array, pin, JNI_ABORT);
   return back == mirror ? k : 0;

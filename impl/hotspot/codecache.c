@@ -39,7 +39,7 @@ static atomic_uintptr_t name_nmethod, name_native;
 
 /* SS. Reads the heap list once it exists. Idempotent; racing threads store equal data. */
 static bool load_heaps(void) {
-  const asgst__hs_layout *l = &asgst__hsl;
+  const asgst__vm_model *l = &asgst__vm;
   uintptr_t ga;
   if (!asgst__load_ptr(l->codecache_heaps, &ga) || ga == 0) return false;
   uint32_t len;
@@ -65,7 +65,7 @@ static bool load_heaps(void) {
 
 /* SS. The interpreter's code range, from AbstractInterpreter::_code (a StubQueue). */
 static bool load_interp(void) {
-  const asgst__hs_layout *l = &asgst__hsl;
+  const asgst__vm_model *l = &asgst__vm;
   uintptr_t q, buf;
   uint32_t limit;
   if (!asgst__load_ptr(l->interpreter_code, &q) || q == 0) return false;
@@ -90,8 +90,8 @@ ASGST__HOT static uintptr_t find_in_heap(const heap *h, uintptr_t pc) {
   }
   uintptr_t block = h->low + (idx << h->log2_seg);
   uint8_t used;
-  if (!asgst__load_u8(block + asgst__hsl.heapblock_used, &used) || !used) return 0;
-  return block + asgst__hsl.heapblock_size;
+  if (!asgst__load_u8(block + asgst__vm.heapblock_used, &used) || !used) return 0;
+  return block + asgst__vm.heapblock_size;
 }
 
 /* SS. */
@@ -103,7 +103,7 @@ ASGST__HOT uintptr_t asgst__hs_find_blob(uintptr_t pc) {
     uintptr_t blob = find_in_heap(h, pc);
     if (blob == 0) return 0;
     uint32_t size;
-    if (!asgst__load_u32(blob + asgst__hsl.cb_size, &size) || pc >= blob + size) return 0;
+    if (!asgst__vm_blob_size(blob, &size) || pc >= blob + size) return 0;
     return blob;
   }
   return 0;
@@ -122,7 +122,7 @@ static bool vm_string_equals(uintptr_t p, const char *s) {
 /* SS. */
 bool asgst__hs_blob_named(uintptr_t blob, const char *s) {
   uintptr_t name;
-  return asgst__load_ptr(blob + asgst__hsl.cb_name, &name) && vm_string_equals(name, s);
+  return asgst__vm_blob_name(blob, &name) && vm_string_equals(name, s);
 }
 
 /* SS. True if the blob's _name is the (cached) string literal `want`. */
@@ -149,9 +149,9 @@ ASGST__HOT int asgst__hs_classify(uintptr_t pc, uintptr_t *blob) {
   if (b == 0) return ASGST__HK_C;
   *blob = b;
   uintptr_t csr;
-  if (asgst__load_ptr(asgst__hsl.call_stub_return, &csr) && pc == csr) return ASGST__HK_ENTRY;
+  if (asgst__load_ptr(asgst__vm.call_stub_return, &csr) && pc == csr) return ASGST__HK_ENTRY;
   uintptr_t name;
-  if (!asgst__load_ptr(b + asgst__hsl.cb_name, &name)) return ASGST__HK_STUB;
+  if (!asgst__vm_blob_name(b, &name)) return ASGST__HK_STUB;
   if (name_is(name, &name_nmethod, "nmethod")) return ASGST__HK_NMETHOD;
   if (name_is(name, &name_native, "native nmethod")) return ASGST__HK_NATIVE;
   return ASGST__HK_STUB;

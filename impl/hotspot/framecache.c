@@ -69,7 +69,7 @@ ASGST__HOT int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *
   if (n > room) return -1;
   /* Is the nmethod still the one decoded? */
   uint32_t id;
-  if (!asgst__load_u32((uintptr_t)w[1] + asgst__hsl.nm_compile_id, &id) || id != (uint32_t)w[2]) return 0;
+  if (!asgst__vm_nm_compile_id((uintptr_t)w[1], &id) || id != (uint32_t)w[2]) return 0;
   int level = (int)(w[2] >> 48) & 0xff;
   for (int i = 0; i < n; i++) {
     ASGST_Frame *f = &out[i];

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "../backend.h"
-#include "layout.h"
+#include "vm_model.h"
 
 /* The backend table (hotspot_backend.c). */
 extern const asgst__backend asgst__hotspot_backend;

@@ -11,6 +11,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hotspot.h"
@@ -34,7 +35,7 @@ const char *asgst__hs_init_error(void) { return error; }
 
 /* N. Sets a boolean VM flag through the exported JVMFlag table. */
 int asgst__hs_set_bool_flag(const char *name, bool value) {
-  const asgst__hs_layout_t *h = &asgst__hs;
+  const asgst__vm_model *h = &asgst__vm;
   if (h->flags_addr == 0 || h->num_flags_addr == 0 || h->flag_name < 0 || h->flag_addr < 0 ||
       h->flag_sizeof <= 0)
     return -1;
@@ -53,18 +54,13 @@ int asgst__hs_set_bool_flag(const char *name, bool value) {
   return -1;
 }
 
-/* N. Checks the VM: tables, metadata fields, walker fields. */
+/* N. Checks the VM: its tables, and the model of its version built from them. The test
+ * agent's "unsupported" mode hides names through ASGST_TEST_HIDE_FIELD, read here once
+ * per initialization (never on a walk). */
 static int check_vm(void) {
-  char walker_err[512] = "";
   if (asgst__vms_load(error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
-  int rc = asgst__hs_layout_init(error, sizeof error);
-  if (asgst__hs_walker_init(walker_err, sizeof walker_err) == 0) walker_err[0] = '\0';
-  if (walker_err[0]) {
-    size_t used = strlen(error);
-    snprintf(error + used, sizeof error - used, "%s%s", used ? "; walker: " : "", walker_err);
-    rc = -1;
-  }
-  return rc == 0 ? 0 : ASGST_UNSUPPORTED_VM;
+  asgst__vm_hide_for_test(getenv("ASGST_TEST_HIDE_FIELD"));
+  return asgst__vm_model_init(error, sizeof error) == 0 ? 0 : ASGST_UNSUPPORTED_VM;
 }
 
 /* N. Asks for one capability; optional ones may be refused. */
@@ -120,8 +116,8 @@ static int create_env(JavaVM *vm) {
 /* N. The part that needs a live VM and a JNIEnv. Called with init_lock held. */
 static int finish(JNIEnv *env) {
   jvmtiEnv *jvmti = asgst__hs_jvmti;
-  asgst__hs.mirror_klass_offset = *(const int *)asgst__hs.mirror_klass_offset_addr;
-  if (asgst__hs.mirror_klass_offset <= 0) {
+  asgst__vm.mirror_klass_offset = *(const int *)asgst__vm.mirror_klass_offset_addr;
+  if (asgst__vm.mirror_klass_offset <= 0) {
     snprintf(error, sizeof error, "java_lang_Class::_klass_offset is not set");
     return ASGST_UNSUPPORTED_VM;
   }

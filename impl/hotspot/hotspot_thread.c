@@ -22,7 +22,7 @@
 #include "../guard.h"
 #include "../safe_read.h"
 
-#define H asgst__hs
+#define H asgst__vm
 #define MAX_VTABLES 32
 
 static pthread_key_t thread_key;

@@ -9,15 +9,14 @@
  *   0xFF, int, int     escape: signed deltas of bci and line, each a variable-length
  *                      integer (zigzag sign coding)
  *   any other byte b   bci += b >> 3, line += b & 7
- * The variable-length integers are Pack200-style on JDK <= 19 (bytes >= 192 continue,
- * 6 more bits per byte, at most 5 bytes) and UNSIGNED5 from JDK 20 (every byte minus 1,
- * bytes >= 192 continue). Entries come in class-file order, as JVMTI reports them.
+ * The variable-length integers are the VM's compressed stream integers
+ * (asgst__vm_read_uint in vm_model.h). Entries come in class-file order, as JVMTI reports them.
  */
 #include "hotspot.h"
 
 #include "../safe_read.h"
 
-#define H asgst__hs
+#define H asgst__vm
 
 typedef struct {
   uintptr_t pos;
@@ -36,17 +35,11 @@ static uint32_t next_byte(stream *s) {
   return b;
 }
 
-/* SS. One unsigned variable-length integer. */
+/* SS. One unsigned variable-length integer (the model's stream coding). */
 static uint32_t read_uint(stream *s) {
-  uint32_t excess = H.lines_unsigned5 ? 1 : 0;
-  uint32_t sum = 0;
-  for (int i = 0, shift = 0; i < 5; i++, shift += 6) {
-    uint32_t b = next_byte(s);
-    if (b < excess) s->bad = true;
-    sum += (b - excess) << shift;
-    if (b < 192 || s->bad) break;
-  }
-  return sum;
+  uint32_t v = 0;
+  if (s->bad || !asgst__vm_read_uint(&s->pos, s->end, &v)) s->bad = true;
+  return v;
 }
 
 /* SS. */
@@ -61,7 +54,7 @@ int asgst__hs_line_table(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry
   if (((uintptr_t)m & 7) || !asgst__load_ptr((uintptr_t)m + (uintptr_t)H.method_const, &cm) ||
       (cm & 7))
     return 0;
-  uint32_t flags = (uint32_t)asgst__hs_field(cm, H.cm_flags, H.cm_flags_size);
+  uint32_t flags = (uint32_t)asgst__hs_field(cm, H.cm_flags, H.cm_flags_w);
   if ((flags & H.cm_has_lines) == 0) return 0;
   uint32_t code = (uint32_t)asgst__hs_field(cm, H.cm_code_size, 2);
   int32_t words = (int32_t)asgst__hs_field(cm, H.cm_size, 4);

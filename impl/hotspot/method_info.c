@@ -8,7 +8,7 @@
 
 #include "../safe_read.h"
 
-#define H asgst__hs
+#define H asgst__vm
 
 /* Method modifiers JVMTI GetMethodModifiers reports: the class-file flags HotSpot
  * recognises (public ... synthetic, 0x1DFF); the VM's internal bits above are masked. */
@@ -69,7 +69,7 @@ static bool method_parts(ASGST_Method m, parts *p) {
   if (p->cm == 0 || (p->cm & 7) != 0) return false;
   p->cp = ptr_field(p->cm, H.cm_constants);
   if (p->cp == 0 || (p->cp & 7) != 0) return false;
-  p->flags = (uint32_t)asgst__hs_field(p->cm, H.cm_flags, H.cm_flags_size);
+  p->flags = (uint32_t)asgst__hs_field(p->cm, H.cm_flags, H.cm_flags_w);
   return true;
 }
 

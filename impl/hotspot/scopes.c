@@ -6,8 +6,8 @@
  * scope_decode_offset, obj_decode_offset, flags}, starting and ending with sentinels. A
  * scope is a record in the scopes data stream: sender scope offset (0 = outermost),
  * method (1-based index into the nmethod's metadata array), bci + 1, then offsets of
- * locals/expressions/monitors we do not need. Integers are in the VM's compressed form:
- * on JDK 17 a byte b < L is the value; otherwise it adds b * 64^i for up to 5 bytes.
+ * locals/expressions/monitors we do not need. Integers are in the VM's compressed form
+ * (asgst__vm_read_uint: the coding depends on the JDK).
  */
 /* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
  * stores stall on failed store forwarding. */
@@ -15,29 +15,9 @@
 #include "../safe_read.h"
 #include "walker_internal.h"
 
-/* SS. One compressed integer at *p (advanced past it); false on a bad read. */
-ASGST__HOT static bool read_int(uintptr_t *p, uint32_t *out) {
-  const int lg_h = asgst__hsl.scope_int_lg_h;
-  const uint32_t l = (uint32_t)asgst__hsl.scope_int_l;
-  uint8_t b;
-  if (!asgst__load_u8(*p, &b)) return false;
-  (*p)++;
-  uint32_t sum = b;
-  if (b < l) { *out = sum; return true; }
-  int shift = lg_h;
-  for (int i = 1; i <= 4; i++, shift += lg_h) {
-    if (!asgst__load_u8(*p, &b)) return false;
-    (*p)++;
-    sum += (uint32_t)b << shift;
-    if (b < l) break;
-  }
-  *out = sum;
-  return true;
-}
-
 /* SS. Index of the first PcDesc in [lo, hi) whose pc_offset is >= target (hi if none). */
 ASGST__HOT static long lower_bound(uintptr_t base, long lo, long hi, int32_t target) {
-  const long sz = asgst__hsl.pcdesc_size, po = asgst__hsl.pcdesc_pc_offset;
+  const long sz = asgst__vm.pcdesc_size, po = asgst__vm.pcdesc_pc_offset;
   while (lo < hi) {
     long mid = lo + (hi - lo) / 2;
     uint32_t v;
@@ -50,16 +30,11 @@ ASGST__HOT static long lower_bound(uintptr_t base, long lo, long hi, int32_t tar
 /* SS. The scope decode offset of the PcDesc chosen for pc under `mode`; 0 if there is no
  * debug information there, -1 on a bad read. */
 ASGST__HOT static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
-  const asgst__hs_layout *l = &asgst__hsl;
-  uintptr_t code;
-  uint32_t pcs_off, end_off;
-  if (!asgst__load_ptr(nm + l->cb_code_begin, &code) ||
-      !asgst__load_u32(nm + l->nm_scopes_pcs_offset, &pcs_off) ||
-      !asgst__load_u32(nm + l->nm_dependencies_offset, &end_off))
-    return -1;
-  if (pc < code || end_off <= pcs_off) return -1;
-  uintptr_t base = nm + pcs_off;
-  long n = (long)(end_off - pcs_off) / l->pcdesc_size;
+  const asgst__vm_model *l = &asgst__vm;
+  uintptr_t code, base, end;
+  if (!asgst__vm_code_begin(nm, &code) || !asgst__vm_nm_pcs(nm, &base, &end)) return -1;
+  if (pc < code) return -1;
+  long n = (long)(end - base) / l->pcdesc_size;
   if (n < 2 || pc - code > 0x7fffffff) return -1;
   int32_t off = (int32_t)(pc - code);
   /* Entry 0 is the lower sentinel (offset -1); the upper sentinel stays in the range: a
@@ -96,25 +71,21 @@ ASGST__HOT static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
 
 /* SS. */
 ASGST__HOT int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int max) {
-  const asgst__hs_layout *l = &asgst__hsl;
   long scope = find_scope(nm, pc, mode);
   if (scope < 0) return ASGST_BAD_FRAME;
   if (scope == 0) return 0;
-  uintptr_t data, meta_off;
-  uint32_t meta32;
-  if (!asgst__load_ptr(nm + l->cm_scopes_data_begin, &data) ||
-      !asgst__load_u32(nm + l->nm_metadata_offset, &meta32))
-    return ASGST_BAD_FRAME;
-  meta_off = meta32;
-  uintptr_t meta = nm + meta_off;
-  if (data <= meta) return ASGST_BAD_FRAME;
-  uint32_t nmeta = (uint32_t)((data - meta) / 8); /* metadata ends where scopes data begins */
+  uintptr_t data, meta;
+  uint32_t nmeta;
+  if (!asgst__vm_nm_scopes(nm, &data, &meta, &nmeta)) return ASGST_BAD_FRAME;
   int count = 0;
   while (scope != 0) {
     if (count >= max) return max < ASGST__MAX_FRAMES_PER_PHYS ? ASGST__NO_ROOM : ASGST_BAD_FRAME;
     uintptr_t p = data + (uintptr_t)scope;
     uint32_t sender, midx, bci1;
-    if (!read_int(&p, &sender) || !read_int(&p, &midx) || !read_int(&p, &bci1))
+    /* A record is a few bytes; the bound only keeps a torn stream from running on. */
+    uintptr_t end = p + 16;
+    if (!asgst__vm_read_uint(&p, end, &sender) || !asgst__vm_read_uint(&p, end, &midx) ||
+        !asgst__vm_read_uint(&p, end, &bci1))
       return ASGST_BAD_FRAME;
     if (midx == 0 || midx > nmeta) return ASGST_BAD_FRAME;
     uintptr_t method;

@@ -65,7 +65,7 @@ static hs_state *state_of(ASGST_Iterator *it) { return (hs_state *)(void *)it->s
 /* SS. The frame an anchor (JavaThread::_anchor or a JavaCallWrapper's) describes; false
  * if the anchor is empty (no Java frame). */
 ASGST__HOT static bool anchor_frame(uintptr_t anchor, asgst__regs *r) {
-  const asgst__hs_layout *l = &asgst__hsl;
+  const asgst__vm_model *l = &asgst__vm;
   uintptr_t sp, pc, fp;
   if (!asgst__load_ptr(anchor + l->anchor_sp, &sp) || sp == 0) return false;
   if (!asgst__load_ptr(anchor + l->anchor_pc, &pc) || !asgst__load_ptr(anchor + l->anchor_fp, &fp))
@@ -79,18 +79,9 @@ ASGST__HOT static bool anchor_frame(uintptr_t anchor, asgst__regs *r) {
   return true;
 }
 
-/* N. */
-int asgst__hs_walker_init(char *err, size_t errlen) {
-  if (!asgst__vms_loaded()) {
-    snprintf(err, errlen, "HotSpot stack walker: vmStructs tables not loaded");
-    return -1;
-  }
-  return asgst__hs_walker_layout_init(err, errlen);
-}
-
 /* SS. */
 ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
-  const asgst__hs_layout *l = &asgst__hsl;
+  const asgst__vm_model *l = &asgst__vm;
   hs_state *s = state_of(it);
   memset(s, 0, sizeof *s);
   set_regs(&it->cur, top);
@@ -141,12 +132,12 @@ ASGST__HOT static void non_java(ASGST_Iterator *it) {
 /* SS. True if Method* m is a native method. */
 ASGST__HOT static bool method_is_native(uintptr_t m) {
   uint32_t flags;
-  return asgst__load_u32(m + asgst__hsl.method_access_flags, &flags) && (flags & 0x0100);
+  return asgst__load_u32(m + asgst__vm.method_access, &flags) && (flags & 0x0100);
 }
 
 /* SS. An interpreted frame: Method* and bcp in fixed slots below fp. */
 ASGST__HOT static int decode_interpreted(ASGST_Iterator *it) {
-  const asgst__hs_layout *l = &asgst__hsl;
+  const asgst__vm_model *l = &asgst__vm;
   uintptr_t fp = it->cur.fp, m, bcp, cm;
   if (fp < it->cur.sp || (fp & 7) || (it->thread.stack_base && fp >= it->thread.stack_base))
     return ASGST_BAD_FRAME;
@@ -155,8 +146,8 @@ ASGST__HOT static int decode_interpreted(ASGST_Iterator *it) {
       !asgst__load_ptr(m + l->method_const, &cm) || cm == 0 || (cm & 7))
     return ASGST_BAD_FRAME;
   uint16_t code_size;
-  if (!asgst__load_u16(cm + l->constmethod_code_size, &code_size)) return ASGST_BAD_FRAME;
-  uintptr_t codes = cm + (uintptr_t)l->constmethod_size;
+  if (!asgst__load_u16(cm + l->cm_code_size, &code_size)) return ASGST_BAD_FRAME;
+  uintptr_t codes = cm + (uintptr_t)l->cm_sizeof;
   ASGST_Frame *f = out_of(it);
   f->type = ASGST_FRAME_JAVA;
   f->bci = -1;
@@ -187,14 +178,14 @@ static inline bool cacheable(int pcmode, int top) {
  * frames, whose pc is the deopt handler's. */
 ASGST__HOT static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level, const ASGST_Frame *out,
                      int n, bool top) {
-  const asgst__hs_layout *l = &asgst__hsl;
   if (n > ASGST__FC_MAX || asgst__hs_real_pc(s->blob, &it->cur) != it->cur.pc) return;
   if (top && !asgst__hs_frame_complete_at(s->blob, it->cur.pc)) return;
   asgst__hs_fc_entry e;
-  uint32_t fsize;
-  if (!asgst__load_u32(s->blob + l->nm_compile_id, &e.compile_id) ||
-      !asgst__load_u32(s->blob + l->cb_frame_size, &fsize) || (int32_t)fsize <= 0)
+  int32_t size, complete;
+  if (!asgst__vm_nm_compile_id(s->blob, &e.compile_id) ||
+      !asgst__vm_blob_frame(s->blob, &size, &complete) || size <= 0)
     return;
+  uint32_t fsize = (uint32_t)size;
   e.blob = s->blob;
   e.level = (int32_t)level;
   e.frame_size = fsize;
@@ -286,12 +277,10 @@ ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
 
 /* SS. A compiled frame: its scopes at pc, innermost first. */
 ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
-  const asgst__hs_layout *l = &asgst__hsl;
   uintptr_t nm = s->blob, method;
-  uint64_t level;
-  if (!asgst__load_sized(nm + l->nm_comp_level, (size_t)l->nm_comp_level_size, &level) ||
-      !asgst__load_ptr(nm + l->cm_method, &method))
-    return ASGST_BAD_FRAME;
+  int32_t lvl;
+  if (!asgst__vm_nm_level(nm, &lvl) || !asgst__vm_nm_method(nm, &method)) return ASGST_BAD_FRAME;
+  uint64_t level = (uint64_t)lvl;
   int n;
   ASGST_Frame *out = out_of(it);
   if (s->kind == ASGST__HK_NATIVE) {
@@ -396,7 +385,7 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
 /* SS. Sender of an entry frame (the call stub, C calling Java): the JavaCallWrapper
  * below its fp holds the anchor of the previous Java segment. */
 ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
-  const asgst__hs_layout *l = &asgst__hsl;
+  const asgst__vm_model *l = &asgst__vm;
   uintptr_t fp = it->cur.fp, jcw;
   if (fp <= it->cur.sp || (fp & 7)) return ASGST_BAD_FRAME;
   if (!asgst__load_ptr(fp + 8 * l->entry_wrapper_slot, &jcw) || jcw == 0) return ASGST_BAD_FRAME;
@@ -425,7 +414,7 @@ ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
 
 /* SS. backend.h step(), inlined into the batch loop. */
 static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) {
-  const asgst__hs_layout *l = &asgst__hsl;
+  const asgst__vm_model *l = &asgst__vm;
   hs_state *s = state_of(it);
   asgst__regs n;
   int r;

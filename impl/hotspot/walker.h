@@ -1,5 +1,5 @@
 /*
- * walker.h - the HotSpot stack walker (JDK 17 on x86_64): the begin/decode/step/
+ * walker.h - the HotSpot stack walker (x86_64): the begin/decode/step/
  * top_java_frame callbacks of the hotspot backend table (impl/backend.h).
  *
  * The walker knows frames: interpreted, compiled (C1/C2, with inlined scopes), native
@@ -7,8 +7,8 @@
  * between and below Java frames. Method and class metadata belong to the backend
  * (hotspot_backend.c); the walker only reports Method* values.
  *
- * Every version-specific fact it uses lives in walker_layout.[ch]; asgst__hs_walker_init
- * fills that table from the vmStructs tables once.
+ * It knows no JDK version: every field and version-specific fact comes from the HotSpot
+ * model (vm_model.h), built once at ASGST_Initialize.
  */
 #ifndef ASGST_HOTSPOT_WALKER_H
 #define ASGST_HOTSPOT_WALKER_H
@@ -20,11 +20,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* N. Reads every offset and address the walker needs from the vmStructs tables
- * (asgst__vms_load must have succeeded). Returns 0, or -1 with a reason naming the
- * missing pieces in err. Idempotent. */
-int asgst__hs_walker_init(char *err, size_t errlen);
 
 /* SS. backend.h begin(): it->thread.vm_thread is the walked JavaThread* (NULL for a thread
  * the VM does not know). Returns ASGST_JAVA_TRACE, ASGST_NON_JAVA_TRACE or an error. */

@@ -140,7 +140,7 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
                        asgst__regs *s) {
   uintptr_t code;
   uint8_t op = 0;
-  if (!asgst__load_ptr(blob + asgst__hsl.cb_code_begin, &code)) return ASGST_BAD_FRAME;
+  if (!asgst__vm_code_begin(blob, &code)) return ASGST_BAD_FRAME;
   if (top && (r->pc == code || (asgst__load_u8(r->pc, &op) && op == 0xc3))) {
     stack_effect e = {0, -1, false};
     return sender_from_effect(r, &e, s);
@@ -159,14 +159,12 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
 /* SS. */
 ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
                           const asgst__thread *t, asgst__regs *s) {
-  const asgst__hs_layout *l = &asgst__hsl;
-  uint32_t size, complete;
+  int32_t fsize, complete;
   uintptr_t code;
-  if (!asgst__load_u32(blob + l->cb_frame_size, &size) ||
-      !asgst__load_u32(blob + l->cb_frame_complete, &complete) ||
-      !asgst__load_ptr(blob + l->cb_code_begin, &code))
+  if (!asgst__vm_blob_frame(blob, &fsize, &complete) || !asgst__vm_code_begin(blob, &code))
     return ASGST_BAD_FRAME;
-  if ((int32_t)size <= 0) {
+  uint32_t size = (uint32_t)fsize;
+  if (fsize <= 0) {
     /* Method handle intrinsics (linkToStatic, invokeBasic, ...) are native nmethods
      * without a frame: they only jump, so they are only ever the top frame, with the
      * return address at sp. */
@@ -182,13 +180,12 @@ ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool 
    * whole frame, even one the VM calls never safe (safepoint handler, runtime stubs). */
   if (!top) return sender_by_size(r, size, s);
   stack_effect e;
-  if ((int32_t)complete < 0 || r->pc < code + complete) {
+  if (complete < 0 || r->pc < code + (uint32_t)complete) {
     uintptr_t entry = code;
     int kind = asgst__hs_classify(r->pc, &(uintptr_t){0});
     if (kind == ASGST__HK_NMETHOD || kind == ASGST__HK_NATIVE) {
       uintptr_t ep, vep;
-      if (!asgst__load_ptr(blob + l->nm_entry, &ep) || !asgst__load_ptr(blob + l->nm_verified_entry, &vep))
-        return ASGST_BAD_FRAME;
+      if (!asgst__vm_nm_entries(blob, &ep, &vep)) return ASGST_BAD_FRAME;
       /* Before the verified entry is the inline cache check: nothing pushed yet. */
       if (r->pc < vep) {
         if (r->pc < ep) return ASGST_UNSAFE_STATE;
@@ -206,29 +203,23 @@ ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool 
 
 /* SS. */
 ASGST__HOT bool asgst__hs_frame_complete_at(uintptr_t blob, uintptr_t pc) {
-  const asgst__hs_layout *l = &asgst__hsl;
-  uint32_t size, complete;
+  int32_t size, complete;
   uintptr_t code;
   stack_effect e;
-  if (!asgst__load_u32(blob + l->cb_frame_size, &size) ||
-      !asgst__load_u32(blob + l->cb_frame_complete, &complete) ||
-      !asgst__load_ptr(blob + l->cb_code_begin, &code))
+  if (!asgst__vm_blob_frame(blob, &size, &complete) || !asgst__vm_code_begin(blob, &code))
     return false;
-  if ((int32_t)size <= 0 || size > (1u << 20) || (int32_t)complete < 0) return false;
-  return pc >= code + complete && !decode_epilogue(pc, &e);
+  if (size <= 0 || size > (1 << 20) || complete < 0) return false;
+  return pc >= code + (uint32_t)complete && !decode_epilogue(pc, &e);
 }
 
 /* SS. */
 ASGST__HOT uintptr_t asgst__hs_real_pc(uintptr_t nm, const asgst__regs *r) {
-  const asgst__hs_layout *l = &asgst__hsl;
   uintptr_t d1, d2;
-  if (!asgst__load_ptr(nm + l->cm_deopt_handler, &d1) ||
-      !asgst__load_ptr(nm + l->cm_deopt_mh_handler, &d2))
-    return r->pc;
+  if (!asgst__vm_nm_deopt(nm, &d1, &d2)) return r->pc;
   if (r->pc != d1 && r->pc != d2) return r->pc;
   uint32_t off;
   uintptr_t orig;
-  if (!asgst__load_u32(nm + l->nm_orig_pc_offset, &off) || !asgst__load_ptr(r->sp + off, &orig))
+  if (!asgst__vm_nm_orig_pc_offset(nm, &off) || !asgst__load_ptr(r->sp + off, &orig))
     return r->pc;
   return orig;
 }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "../backend.h"
-#include "walker_layout.h"
+#include "vm_model.h"
 
 /* What a physical frame is. */
 enum {

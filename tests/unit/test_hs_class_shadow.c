@@ -15,15 +15,15 @@
 
 /* JDK 17 offsets, as in test_hs_line_table.c. */
 static void set_layout(void) {
-  memset(&asgst__hs, 0, sizeof asgst__hs);
-  asgst__hs_layout_t *h = &asgst__hs;
+  memset(&asgst__vm, 0, sizeof asgst__vm);
+  asgst__vm_model *h = &asgst__vm;
   h->method_const = 8, h->method_access = 40;
-  h->cm_constants = 8, h->cm_size = 24, h->cm_flags = 28, h->cm_flags_size = 2;
+  h->cm_constants = 8, h->cm_size = 24, h->cm_flags = 28, h->cm_flags_w = 2;
   h->cm_code_size = 32, h->cm_name_index = 34, h->cm_sig_index = 36, h->cm_idnum = 38;
   h->cm_sizeof = 48, h->cm_has_lines = 1, h->cm_has_generic = 16;
   h->cp_holder = 24, h->cp_length = 60, h->cp_generic_index = -1, h->cp_sizeof = 72;
   h->sym_length = 4, h->sym_body = 6;
-  h->k_name = 24, h->k_access = 164, h->k_access_size = 4, h->k_modifier = 16;
+  h->k_name = 24, h->k_access = 164, h->k_access_w = 4, h->k_modifier = 16;
   h->ik_constants = 232;
 }
 

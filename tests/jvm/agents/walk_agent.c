@@ -144,13 +144,12 @@ static void describe(sample *s) {
     int kind = asgst__hs_classify(s->regs[0], &blob);
     char name[48] = "";
     uintptr_t np = 0, code = 0;
-    uint32_t fc = 0, fs = 0;
+    int32_t fc = 0, fs = 0;
     if (blob) {
-      asgst__load_ptr(blob + asgst__hsl.cb_name, &np);
+      asgst__vm_blob_name(blob, &np);
       for (int i = 0; np && i < 47; i++) { uint8_t c; asgst__load_u8(np + i, &c); name[i] = (char)c; if (!c) break; }
-      asgst__load_ptr(blob + asgst__hsl.cb_code_begin, &code);
-      asgst__load_u32(blob + asgst__hsl.cb_frame_complete, &fc);
-      asgst__load_u32(blob + asgst__hsl.cb_frame_size, &fs);
+      asgst__vm_code_begin(blob, &code);
+      asgst__vm_blob_frame(blob, &fs, &fc);
     }
     uint8_t b[12] = {0};
     if (kind != ASGST__HK_C) asgst__load_bytes(s->regs[0], b, sizeof b);
@@ -167,15 +166,14 @@ static void describe_pcdescs(sample *s, const ucontext_t *u) {
   ASGST__GUARD_BEGIN(g)
     uintptr_t pc = (uintptr_t)u->uc_mcontext.gregs[REG_RIP], blob = 0, code = 0;
     if (asgst__hs_classify(pc, &blob) != ASGST__HK_NMETHOD) goto done;
-    uint32_t a, b;
-    asgst__load_ptr(blob + asgst__hsl.cb_code_begin, &code);
-    asgst__load_u32(blob + asgst__hsl.nm_scopes_pcs_offset, &a);
-    asgst__load_u32(blob + asgst__hsl.nm_dependencies_offset, &b);
+    uintptr_t a = 0, b = 0;
+    asgst__vm_code_begin(blob, &code);
+    asgst__vm_nm_pcs(blob, &a, &b);
     int len = snprintf(s->diag, sizeof s->diag, "pcoff=%ld:", (long)(pc - code));
-    for (uint32_t o = a; o < b && len < (int)sizeof s->diag - 16; o += 16) {
+    for (uintptr_t o = a; o < b && len < (int)sizeof s->diag - 16; o += 16) {
       uint32_t off, sc;
-      asgst__load_u32(blob + o, &off);
-      asgst__load_u32(blob + o + 4, &sc);
+      asgst__load_u32(o, &off);
+      asgst__load_u32(o + 4, &sc);
       if ((int32_t)off + 40 < (long)(pc - code) || (int32_t)off > (long)(pc - code) + 60) continue;
       len += snprintf(s->diag + len, sizeof s->diag - len, " %d:%u", (int32_t)off, sc);
     }
@@ -219,9 +217,9 @@ static int anchor_kind(void) {
   ASGST__GUARD_BEGIN(g)
     uintptr_t sp = 0, pc = 0, blob = 0;
     if (asgst__hs_current_thread(&t) > 0 && t.vm_thread) {
-      uintptr_t a = (uintptr_t)t.vm_thread + asgst__hsl.jt_anchor;
-      asgst__load_ptr(a + asgst__hsl.anchor_sp, &sp);
-      asgst__load_ptr(a + asgst__hsl.anchor_pc, &pc);
+      uintptr_t a = (uintptr_t)t.vm_thread + asgst__vm.jt_anchor;
+      asgst__load_ptr(a + asgst__vm.anchor_sp, &sp);
+      asgst__load_ptr(a + asgst__vm.anchor_pc, &pc);
       if (sp && !pc) asgst__load_ptr(sp - 8, &pc);
       if (sp) {
         int k = asgst__hs_classify(pc, &blob);

@@ -1,0 +1,293 @@
+/*
+ * vm_model.c - the table of the HotSpot model (vm_model.h) and the facts derived from it.
+ *
+ * One row per vmStructs entry the library reads: where its value goes, its name and an
+ * alternative spelling (a JDK that renamed it), the feature versions it applies to, and
+ * what depends on it (NULL: the library cannot work without it; otherwise the feature it
+ * switches off when missing). Adding a JDK means adding rows or version bounds here and a
+ * line in derive(); nothing else in the backend knows versions.
+ */
+#include "vm_model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "vmstructs.h"
+
+asgst__vm_model asgst__vm;
+
+enum kind { OFFSET, STATIC, SIZE, INT };
+
+typedef struct {
+  enum kind kind;
+  const char *name, *alt;
+  void *dest;          /* long* (OFFSET, SIZE), uintptr_t* (STATIC), int32_t* (INT) */
+  int *width;          /* OFFSET: receives the field's byte width, if not NULL */
+  int from, to;        /* feature versions the row applies to (0: unbounded) */
+  const char *feature; /* NULL: required; else what a missing value switches off */
+} row;
+
+#define V asgst__vm
+#define ANY 0, 0
+#define UPTO21 0, 21  /* the CodeBlob/CompiledMethod pointer layout */
+#define FROM25 25, 0  /* the offset layout */
+#define REQ NULL
+/* Optional features, named as ASGST_InitializeError and the notes report them. */
+#define F_HIDDEN "unload handlers for hidden classes that unload on their own"
+#define F_MONITORS "monitor states of threads"
+#define F_FLAGS "switching DebugNonSafepoints on (non-safepoint pcs of compiled code)"
+#define F_GENERIC "class generic signatures"
+#define F_MODIFIERS "Klass modifier flags (class modifiers come from the access flags)"
+
+static const row rows[] = {
+    {STATIC, "Abstract_VM_Version::_vm_major_version", NULL, &V.jdk_major_addr, NULL, ANY, REQ},
+    /* Code cache */
+    {STATIC, "CodeCache::_heaps", NULL, &V.codecache_heaps, NULL, ANY, REQ},
+    {OFFSET, "GrowableArrayBase::_len", NULL, &V.ga_len, NULL, ANY, REQ},
+    {OFFSET, "GrowableArray<int>::_data", NULL, &V.ga_data, NULL, ANY, REQ},
+    {OFFSET, "CodeHeap::_memory", NULL, &V.heap_memory, NULL, ANY, REQ},
+    {OFFSET, "CodeHeap::_segmap", NULL, &V.heap_segmap, NULL, ANY, REQ},
+    {OFFSET, "CodeHeap::_log2_segment_size", NULL, &V.heap_log2_seg, NULL, ANY, REQ},
+    {OFFSET, "VirtualSpace::_low_boundary", NULL, &V.vs_low_boundary, NULL, ANY, REQ},
+    {OFFSET, "VirtualSpace::_high_boundary", NULL, &V.vs_high_boundary, NULL, ANY, REQ},
+    {OFFSET, "VirtualSpace::_low", NULL, &V.vs_low, NULL, ANY, REQ},
+    {SIZE, "HeapBlock", NULL, &V.heapblock_size, NULL, ANY, REQ},
+    {OFFSET, "HeapBlock::Header::_used", NULL, &V.heapblock_used, NULL, ANY, REQ},
+    /* CodeBlob */
+    {OFFSET, "CodeBlob::_name", NULL, &V.cb_name, NULL, ANY, REQ},
+    {OFFSET, "CodeBlob::_size", NULL, &V.cb_size, NULL, ANY, REQ},
+    {OFFSET, "CodeBlob::_frame_size", NULL, &V.cb_frame_size, NULL, ANY, REQ},
+    {OFFSET, "CodeBlob::_frame_complete_offset", NULL, &V.cb_frame_complete, &V.cb_frame_complete_w, ANY, REQ},
+    {OFFSET, "CodeBlob::_code_begin", NULL, &V.cb_code_begin, NULL, UPTO21, REQ},
+    {OFFSET, "CodeBlob::_code_offset", NULL, &V.cb_code_offset, NULL, FROM25, REQ},
+    {OFFSET, "CodeBlob::_mutable_data", NULL, &V.cb_mutable_data, NULL, FROM25, REQ},
+    {OFFSET, "CodeBlob::_relocation_size", NULL, &V.cb_relocation_size, NULL, FROM25, REQ},
+    /* nmethod */
+    {OFFSET, "CompiledMethod::_method", "nmethod::_method", &V.nm_method, NULL, ANY, REQ},
+    {OFFSET, "nmethod::_comp_level", NULL, &V.nm_comp_level, &V.nm_comp_level_w, ANY, REQ},
+    {OFFSET, "nmethod::_compile_id", NULL, &V.nm_compile_id, NULL, ANY, REQ},
+    {OFFSET, "nmethod::_orig_pc_offset", NULL, &V.nm_orig_pc_offset, NULL, ANY, REQ},
+    {OFFSET, "nmethod::_scopes_pcs_offset", NULL, &V.nm_scopes_pcs_offset, NULL, ANY, REQ},
+    {OFFSET, "nmethod::_dependencies_offset", NULL, &V.nm_dependencies_offset, NULL, UPTO21, REQ},
+    {OFFSET, "nmethod::_metadata_offset", NULL, &V.nm_metadata_offset, NULL, UPTO21, REQ},
+    {OFFSET, "CompiledMethod::_scopes_data_begin", NULL, &V.nm_scopes_data_begin, NULL, UPTO21, REQ},
+    {OFFSET, "CompiledMethod::_deopt_handler_begin", NULL, &V.nm_deopt_handler, NULL, UPTO21, REQ},
+    {OFFSET, "CompiledMethod::_deopt_mh_handler_begin", NULL, &V.nm_deopt_mh_handler, NULL, UPTO21, REQ},
+    {OFFSET, "nmethod::_entry_point", NULL, &V.nm_entry, NULL, UPTO21, REQ},
+    {OFFSET, "nmethod::_verified_entry_point", NULL, &V.nm_verified_entry, NULL, UPTO21, REQ},
+    {OFFSET, "nmethod::_deopt_handler_offset", NULL, &V.nm_deopt_handler, NULL, FROM25, REQ},
+    {OFFSET, "nmethod::_deopt_mh_handler_offset", NULL, &V.nm_deopt_mh_handler, NULL, FROM25, REQ},
+    {OFFSET, "nmethod::_entry_offset", NULL, &V.nm_entry, NULL, FROM25, REQ},
+    {OFFSET, "nmethod::_verified_entry_offset", NULL, &V.nm_verified_entry, NULL, FROM25, REQ},
+    {OFFSET, "nmethod::_scopes_data_offset", NULL, &V.nm_scopes_data_offset, NULL, FROM25, REQ},
+    {OFFSET, "nmethod::_immutable_data", NULL, &V.nm_immutable_data, NULL, FROM25, REQ},
+    {SIZE, "PcDesc", NULL, &V.pcdesc_size, NULL, ANY, REQ},
+    {OFFSET, "PcDesc::_pc_offset", NULL, &V.pcdesc_pc_offset, NULL, ANY, REQ},
+    {OFFSET, "PcDesc::_scope_decode_offset", NULL, &V.pcdesc_scope_offset, NULL, ANY, REQ},
+    /* Interpreter, frames, anchors */
+    {STATIC, "AbstractInterpreter::_code", NULL, &V.interpreter_code, NULL, ANY, REQ},
+    {OFFSET, "StubQueue::_stub_buffer", NULL, &V.sq_stub_buffer, NULL, ANY, REQ},
+    {OFFSET, "StubQueue::_buffer_limit", NULL, &V.sq_buffer_limit, NULL, ANY, REQ},
+    {INT, "frame::interpreter_frame_sender_sp_offset", NULL, &V.interp_sender_sp_slot, NULL, ANY, REQ},
+    {INT, "frame::interpreter_frame_last_sp_offset", NULL, &V.interp_last_sp_slot, NULL, ANY, REQ},
+    {INT, "frame::entry_frame_call_wrapper_offset", NULL, &V.entry_wrapper_slot, NULL, ANY, REQ},
+    {STATIC, "StubRoutines::_call_stub_return_address", NULL, &V.call_stub_return, NULL, ANY, REQ},
+    {OFFSET, "JavaThread::_anchor", NULL, &V.jt_anchor, NULL, ANY, REQ},
+    {OFFSET, "JavaFrameAnchor::_last_Java_sp", NULL, &V.anchor_sp, NULL, ANY, REQ},
+    {OFFSET, "JavaFrameAnchor::_last_Java_pc", NULL, &V.anchor_pc, NULL, ANY, REQ},
+    {OFFSET, "JavaFrameAnchor::_last_Java_fp", NULL, &V.anchor_fp, NULL, ANY, REQ},
+    {OFFSET, "JavaCallWrapper::_anchor", NULL, &V.jcw_anchor, NULL, ANY, REQ},
+    /* Method, ConstMethod, ConstantPool, Symbol */
+    {OFFSET, "Method::_constMethod", NULL, &V.method_const, NULL, ANY, REQ},
+    {OFFSET, "Method::_access_flags", NULL, &V.method_access, NULL, ANY, REQ},
+    {OFFSET, "ConstMethod::_constants", NULL, &V.cm_constants, NULL, ANY, REQ},
+    {OFFSET, "ConstMethod::_constMethod_size", NULL, &V.cm_size, NULL, ANY, REQ},
+    {OFFSET, "ConstMethod::_flags", "ConstMethod::_flags._flags", &V.cm_flags, &V.cm_flags_w, ANY, REQ},
+    {OFFSET, "ConstMethod::_code_size", NULL, &V.cm_code_size, NULL, ANY, REQ},
+    {OFFSET, "ConstMethod::_name_index", NULL, &V.cm_name_index, NULL, ANY, REQ},
+    {OFFSET, "ConstMethod::_signature_index", NULL, &V.cm_sig_index, NULL, ANY, REQ},
+    {OFFSET, "ConstMethod::_method_idnum", NULL, &V.cm_idnum, NULL, ANY, REQ},
+    {SIZE, "ConstMethod", NULL, &V.cm_sizeof, NULL, ANY, REQ},
+    {INT, "ConstMethod::_has_linenumber_table", "ConstMethodFlags::_misc_has_linenumber_table", &V.cm_has_lines, NULL, ANY, REQ},
+    {INT, "ConstMethod::_has_generic_signature", "ConstMethodFlags::_misc_has_generic_signature", &V.cm_has_generic, NULL, ANY, REQ},
+    {INT, "ConstMethod::_has_method_annotations", "ConstMethodFlags::_misc_has_method_annotations", &V.cm_has_method_ann, NULL, ANY, REQ},
+    {INT, "ConstMethod::_has_parameter_annotations", "ConstMethodFlags::_misc_has_parameter_annotations", &V.cm_has_param_ann, NULL, ANY, REQ},
+    {INT, "ConstMethod::_has_type_annotations", "ConstMethodFlags::_misc_has_type_annotations", &V.cm_has_type_ann, NULL, ANY, REQ},
+    {INT, "ConstMethod::_has_default_annotations", "ConstMethodFlags::_misc_has_default_annotations", &V.cm_has_default_ann, NULL, ANY, REQ},
+    {OFFSET, "ConstantPool::_pool_holder", NULL, &V.cp_holder, NULL, ANY, REQ},
+    {OFFSET, "ConstantPool::_length", NULL, &V.cp_length, NULL, ANY, REQ},
+    {OFFSET, "ConstantPool::_generic_signature_index", NULL, &V.cp_generic_index, NULL, ANY, F_GENERIC},
+    {SIZE, "ConstantPool", NULL, &V.cp_sizeof, NULL, ANY, REQ},
+    {OFFSET, "Symbol::_length", NULL, &V.sym_length, NULL, ANY, REQ},
+    {OFFSET, "Symbol::_body", NULL, &V.sym_body, NULL, ANY, REQ},
+    /* Klass */
+    {OFFSET, "Klass::_name", NULL, &V.k_name, NULL, ANY, REQ},
+    {OFFSET, "Klass::_access_flags", NULL, &V.k_access, &V.k_access_w, ANY, REQ},
+    {OFFSET, "Klass::_java_mirror", NULL, &V.k_mirror, NULL, ANY, REQ},
+    {OFFSET, "Klass::_modifier_flags", NULL, &V.k_modifier, NULL, ANY, F_MODIFIERS},
+    {OFFSET, "InstanceKlass::_methods", NULL, &V.ik_methods, NULL, ANY, REQ},
+    {OFFSET, "InstanceKlass::_constants", NULL, &V.ik_constants, NULL, ANY, REQ},
+    {OFFSET, "Array<Klass*>::_length", NULL, &V.array_length, NULL, ANY, REQ},
+    {OFFSET, "Array<Method*>::_data", "Array<Klass*>::_data", &V.array_data, NULL, ANY, REQ},
+    {OFFSET, "Klass::_class_loader_data", NULL, &V.k_cld, NULL, ANY, F_HIDDEN},
+    {OFFSET, "ClassLoaderData::_has_class_mirror_holder", NULL, &V.cld_mirror_holder, NULL, ANY, F_HIDDEN},
+    {STATIC, "java_lang_Class::_klass_offset", NULL, &V.mirror_klass_offset_addr, NULL, ANY, REQ},
+    /* Threads */
+    {OFFSET, "JavaThread::_stack_base", "Thread::_stack_base", &V.t_stack_base, NULL, ANY, REQ},
+    {OFFSET, "JavaThread::_stack_size", "Thread::_stack_size", &V.t_stack_size, NULL, ANY, REQ},
+    {OFFSET, "JavaThread::_thread_state", NULL, &V.jt_state, NULL, ANY, REQ},
+    {OFFSET, "JavaThread::_terminated", NULL, &V.jt_terminated, NULL, ANY, REQ},
+    {OFFSET, "JavaThread::_current_pending_monitor", NULL, &V.jt_pending_monitor, NULL, ANY, F_MONITORS},
+    {OFFSET, "JavaThread::_current_waiting_monitor", NULL, &V.jt_waiting_monitor, NULL, ANY, F_MONITORS},
+    {INT, "JavaThread::_not_terminated", NULL, &V.not_terminated, NULL, ANY, REQ},
+    {INT, "JavaThread::_thread_exiting", NULL, &V.term_exiting, NULL, ANY, REQ},
+    {INT, "_thread_new", NULL, &V.st_new, NULL, ANY, REQ},
+    {INT, "_thread_in_native", NULL, &V.st_in_native, NULL, ANY, REQ},
+    {INT, "_thread_in_native_trans", NULL, &V.st_in_native_trans, NULL, ANY, REQ},
+    {INT, "_thread_in_vm", NULL, &V.st_in_vm, NULL, ANY, REQ},
+    {INT, "_thread_in_vm_trans", NULL, &V.st_in_vm_trans, NULL, ANY, REQ},
+    {INT, "_thread_in_Java", NULL, &V.st_in_java, NULL, ANY, REQ},
+    {INT, "_thread_in_Java_trans", NULL, &V.st_in_java_trans, NULL, ANY, REQ},
+    {INT, "_thread_blocked", NULL, &V.st_blocked, NULL, ANY, REQ},
+    {INT, "_thread_blocked_trans", NULL, &V.st_blocked_trans, NULL, ANY, REQ},
+    {STATIC, "ThreadsSMRSupport::_java_thread_list", NULL, &V.java_thread_list, NULL, ANY, REQ},
+    {OFFSET, "ThreadsList::_length", NULL, &V.tl_length, NULL, ANY, REQ},
+    {OFFSET, "ThreadsList::_threads", NULL, &V.tl_threads, NULL, ANY, REQ},
+    /* JVM flags */
+    {STATIC, "JVMFlag::flags", NULL, &V.flags_addr, NULL, ANY, F_FLAGS},
+    {STATIC, "JVMFlag::numFlags", NULL, &V.num_flags_addr, NULL, ANY, F_FLAGS},
+    {OFFSET, "JVMFlag::_name", NULL, &V.flag_name, NULL, ANY, F_FLAGS},
+    {OFFSET, "JVMFlag::_addr", NULL, &V.flag_addr, NULL, ANY, F_FLAGS},
+    {SIZE, "JVMFlag", NULL, &V.flag_sizeof, NULL, ANY, F_FLAGS},
+};
+
+static char features_off[512];
+static char hidden[256]; /* asgst__vm_hide_for_test */
+
+/* N. */
+void asgst__vm_hide_for_test(const char *names) {
+  snprintf(hidden, sizeof hidden, "%s", names ? names : "");
+}
+
+/* N. True if name is in the comma-separated test list. */
+static bool is_hidden(const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = hidden; *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : "")
+    if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0')) return true;
+  return false;
+}
+
+/* N. Splits "Type::field" at its last "::" (Array<Method*> has none inside it, and a
+ * field such as _flags._flags neither). */
+static bool split(const char *name, char *type, size_t cap, const char **field) {
+  const char *sep = NULL;
+  for (const char *p = strstr(name, "::"); p; p = strstr(p + 2, "::")) sep = p;
+  if (sep == NULL || (size_t)(sep - name) >= cap) return false;
+  memcpy(type, name, (size_t)(sep - name));
+  type[sep - name] = '\0';
+  *field = sep + 2;
+  return true;
+}
+
+/* N. Looks up one spelling of a row; true and the value stored if the VM exports it. */
+static bool lookup(const row *r, const char *name) {
+  char type[128];
+  const char *field = NULL;
+  if (is_hidden(name)) return false;
+  if (r->kind == SIZE) {
+    long s = asgst__vms_type_size(name);
+    return s > 0 && (*(long *)r->dest = s, true);
+  }
+  if (r->kind == INT) return asgst__vms_int(name, (int32_t *)r->dest);
+  if (!split(name, type, sizeof type, &field)) return false;
+  if (r->kind == STATIC) {
+    uintptr_t a = asgst__vms_static(type, field);
+    return a != 0 && (*(uintptr_t *)r->dest = a, true);
+  }
+  long off = asgst__vms_offset(type, field);
+  if (off < 0) return false;
+  *(long *)r->dest = off;
+  if (r->width) *r->width = asgst__vms_field_size(type, field);
+  return true;
+}
+
+/* N. Appends "sep item" to a bounded message. */
+static void append(char *buf, size_t cap, const char *sep, const char *item) {
+  size_t used = strlen(buf);
+  if (used + 1 < cap) snprintf(buf + used, cap - used, "%s%s", used ? sep : "", item);
+}
+
+/* N. Notes that a missing optional row switches its feature off (once per feature). */
+static void switch_off(const row *r) {
+  if (strstr(features_off, r->feature)) return;
+  char item[200];
+  snprintf(item, sizeof item, "%s (no %s)", r->feature, r->name);
+  append(features_off, sizeof features_off, "; ", item);
+}
+
+/* N. The feature version the tables describe; 0 if unreadable. */
+static int read_version(void) {
+  uintptr_t a = asgst__vms_static("Abstract_VM_Version", "_vm_major_version");
+  return a && !is_hidden("Abstract_VM_Version::_vm_major_version") ? *(const int *)a : 0;
+}
+
+/* N. Facts the tables do not export, from the feature version. */
+static int derive(char *err, size_t errlen) {
+  asgst__vm_model *v = &asgst__vm;
+  /* Both code layouts and the two stream codings are checked per version: JDK 21 keeps 17's
+   * CompiledMethod but codes its streams as UNSIGNED5 (since 20, JDK-8298048). */
+  v->code = v->jdk >= 25 ? ASGST__CODE_OFFSETS : ASGST__CODE_POINTERS;
+  v->stream_excess = v->jdk >= 20 ? 1 : 0;
+  /* x86_64 frame::interpreter_frame_method_offset and _bcp_offset, not exported; the same
+   * on 17, 21 and 25. */
+  v->interp_method_slot = -3;
+  v->interp_bcp_slot = -8;
+  if (v->cm_flags_w != 2 && v->cm_flags_w != 4) {
+    snprintf(err, errlen, "unsupported VM: ConstMethod flags of %d bytes", v->cm_flags_w);
+    return -1;
+  }
+  if (v->cb_frame_complete_w != 2 && v->cb_frame_complete_w != 4) {
+    snprintf(err, errlen, "unsupported VM: CodeBlob::_frame_complete_offset of %d bytes",
+             v->cb_frame_complete_w);
+    return -1;
+  }
+  if (v->nm_comp_level_w != 1 && v->nm_comp_level_w != 2 && v->nm_comp_level_w != 4)
+    v->nm_comp_level_w = 4; /* CompLevel is an int enum on 17, exported without a size */
+  return 0;
+}
+
+/* N. True if row r applies to feature version jdk. */
+static bool applies(const row *r, int jdk) {
+  return (r->from == 0 || jdk >= r->from) && (r->to == 0 || jdk <= r->to);
+}
+
+/* N. */
+int asgst__vm_model_init(char *err, size_t errlen) {
+  char missing[1024] = "";
+  memset(&asgst__vm, 0, sizeof asgst__vm);
+  features_off[0] = '\0';
+  int jdk = read_version();
+  if (jdk != 17 && jdk != 21 && jdk != 25) {
+    snprintf(err, errlen, "unsupported VM: JDK %d (supported: 17, 21 and 25)", jdk);
+    return -1;
+  }
+  asgst__vm.jdk = jdk;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    const row *r = &rows[i];
+    if (r->kind == OFFSET || r->kind == SIZE) *(long *)r->dest = -1;
+    if (!applies(r, jdk)) continue;
+    if (lookup(r, r->name) || (r->alt && lookup(r, r->alt))) continue;
+    if (r->feature) switch_off(r);
+    else append(missing, sizeof missing, ", ", r->name);
+  }
+  if (missing[0]) {
+    snprintf(err, errlen, "unsupported VM: JDK %d lacks %s", jdk, missing);
+    return -1;
+  }
+  return derive(err, errlen);
+}
+
+/* N. */
+const char *asgst__vm_features_off(void) {
+  return features_off;
+}
