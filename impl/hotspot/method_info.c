@@ -106,7 +106,7 @@ void asgst__hs_method_info(ASGST_Method m, ASGST_MethodInfo *info) {
   asgst__hs_copy_symbol(asgst__hs_cp_symbol(p.cp, sig), info->signature, &info->signature_length);
   asgst__hs_copy_symbol(gen ? asgst__hs_cp_symbol(p.cp, gen) : 0, info->generic_signature,
                         &info->generic_signature_length);
-  uint32_t acc = (uint32_t)asgst__hs_field((uintptr_t)m, H.method_access, 4);
+  uint32_t acc = (uint32_t)asgst__hs_field((uintptr_t)m, H.method_access, H.method_access_w);
   info->modifiers = (jint)(acc & RECOGNIZED_METHOD_MODIFIERS);
   info->idnum = (jint)asgst__hs_field(p.cm, H.cm_idnum, 2);
   uintptr_t k = ptr_field(p.cp, H.cp_holder);

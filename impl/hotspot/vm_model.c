@@ -62,6 +62,7 @@ static const row rows[] = {
     {OFFSET, "CodeBlob::_code_offset", NULL, &V.cb_code_offset, NULL, FROM25, REQ},
     {OFFSET, "CodeBlob::_mutable_data", NULL, &V.cb_mutable_data, NULL, FROM25, REQ},
     {OFFSET, "CodeBlob::_relocation_size", NULL, &V.cb_relocation_size, NULL, FROM25, REQ},
+    {OFFSET, "CodeBlob::_mutable_data_size", NULL, &V.cb_mutable_data_size, NULL, FROM25, REQ},
     /* nmethod */
     {OFFSET, "CompiledMethod::_method", "nmethod::_method", &V.nm_method, NULL, ANY, REQ},
     {OFFSET, "nmethod::_comp_level", NULL, &V.nm_comp_level, &V.nm_comp_level_w, ANY, REQ},
@@ -99,7 +100,7 @@ static const row rows[] = {
     {OFFSET, "JavaCallWrapper::_anchor", NULL, &V.jcw_anchor, NULL, ANY, REQ},
     /* Method, ConstMethod, ConstantPool, Symbol */
     {OFFSET, "Method::_constMethod", NULL, &V.method_const, NULL, ANY, REQ},
-    {OFFSET, "Method::_access_flags", NULL, &V.method_access, NULL, ANY, REQ},
+    {OFFSET, "Method::_access_flags", NULL, &V.method_access, &V.method_access_w, ANY, REQ},
     {OFFSET, "ConstMethod::_constants", NULL, &V.cm_constants, NULL, ANY, REQ},
     {OFFSET, "ConstMethod::_constMethod_size", NULL, &V.cm_size, NULL, ANY, REQ},
     {OFFSET, "ConstMethod::_flags", "ConstMethod::_flags._flags", &V.cm_flags, &V.cm_flags_w, ANY, REQ},

@@ -59,6 +59,7 @@ typedef struct {
   long cb_code_offset;            /* OFFSETS: int, from the blob */
   long cb_mutable_data;           /* OFFSETS: address of relocations + metadata */
   long cb_relocation_size;        /* OFFSETS: int */
+  long cb_mutable_data_size;      /* OFFSETS: int */
 
   /* ---- nmethod ---- */
   long nm_method;                 /* Method* (CompiledMethod:: on 17/21) */
@@ -83,7 +84,7 @@ typedef struct {
 
   /* ---- Method, ConstMethod, ConstantPool, Symbol ---- */
   long method_const;              /* Method::_constMethod (ConstMethod*) */
-  long method_access;             /* Method::_access_flags */
+  long method_access; int method_access_w; /* Method::_access_flags: 4 bytes, 2 on 25 */
   long cm_constants;              /* ConstantPool* */
   long cm_size;                   /* _constMethod_size, in words */
   long cm_flags; int cm_flags_w;  /* u2 on 17, u4 ConstMethodFlags on 21+ */
@@ -189,24 +190,29 @@ static inline bool asgst__vm_nm_entries(uintptr_t nm, uintptr_t *entry, uintptr_
   return true;
 }
 
-/* SS. An nmethod's two deoptimization handler addresses. */
+/* SS. An nmethod's two deoptimization handler addresses (OFFSETS: from the blob start,
+ * not the code; -1 for a missing MH handler gives an address no pc can have). */
 static inline bool asgst__vm_nm_deopt(uintptr_t nm, uintptr_t *d1, uintptr_t *d2) {
   if (asgst__vm.code == ASGST__CODE_POINTERS)
     return asgst__load_ptr(nm + asgst__vm.nm_deopt_handler, d1) &&
            asgst__load_ptr(nm + asgst__vm.nm_deopt_mh_handler, d2);
   uint32_t o1, o2;
-  uintptr_t code;
-  if (!asgst__vm_code_begin(nm, &code) || !asgst__load_u32(nm + asgst__vm.nm_deopt_handler, &o1) ||
+  if (!asgst__load_u32(nm + asgst__vm.nm_deopt_handler, &o1) ||
       !asgst__load_u32(nm + asgst__vm.nm_deopt_mh_handler, &o2))
     return false;
-  *d1 = code + o1;
-  *d2 = code + o2;
+  *d1 = nm + (uintptr_t)(intptr_t)(int32_t)o1;
+  *d2 = nm + (uintptr_t)(intptr_t)(int32_t)o2;
   return true;
 }
 
 /* SS. Byte offset from sp where a deoptimized frame keeps its original pc. */
 static inline bool asgst__vm_nm_orig_pc_offset(uintptr_t nm, uint32_t *out) {
   return asgst__load_u32(nm + asgst__vm.nm_orig_pc_offset, out);
+}
+
+/* SS. A Method's access flags (JVM_ACC_* bits). */
+static inline bool asgst__vm_method_access(uintptr_t m, int32_t *out) {
+  return asgst__vm_load_int(m + asgst__vm.method_access, asgst__vm.method_access_w, out);
 }
 
 /* SS. The Method* an nmethod was compiled from. */
@@ -254,16 +260,20 @@ static inline bool asgst__vm_nm_scopes(uintptr_t nm, uintptr_t *data, uintptr_t 
     m = nm + off;
     end = *data; /* the metadata ends where the scopes data begins */
   } else {
+    /* Metadata: the mutable data holds relocations, then the metadata array (then JVMCI
+     * data, absent for C1/C2 code; with it the array only looks longer, and an index into
+     * the JVMCI part would still be caught by the Method* checks of the caller). */
     uintptr_t imm, mut;
-    uint32_t sd, rel;
+    uint32_t sd, rel, msize;
     if (!asgst__load_ptr(nm + asgst__vm.nm_immutable_data, &imm) ||
         !asgst__load_u32(nm + asgst__vm.nm_scopes_data_offset, &sd) ||
         !asgst__load_ptr(nm + asgst__vm.cb_mutable_data, &mut) ||
-        !asgst__load_u32(nm + asgst__vm.cb_relocation_size, &rel) || mut == 0)
+        !asgst__load_u32(nm + asgst__vm.cb_relocation_size, &rel) ||
+        !asgst__load_u32(nm + asgst__vm.cb_mutable_data_size, &msize) || mut == 0)
       return false;
     *data = imm + sd;
     m = mut + rel;
-    end = m + 8u * 4096; /* bounded by the index check; the array is read with safe loads */
+    end = mut + msize;
   }
   if (end <= m) return false;
   *meta = m;

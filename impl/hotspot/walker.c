@@ -131,8 +131,8 @@ ASGST__HOT static void non_java(ASGST_Iterator *it) {
 
 /* SS. True if Method* m is a native method. */
 ASGST__HOT static bool method_is_native(uintptr_t m) {
-  uint32_t flags;
-  return asgst__load_u32(m + asgst__vm.method_access, &flags) && (flags & 0x0100);
+  int32_t flags;
+  return asgst__vm_method_access(m, &flags) && (flags & 0x0100);
 }
 
 /* SS. An interpreted frame: Method* and bcp in fixed slots below fp. */
