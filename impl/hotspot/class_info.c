@@ -3,6 +3,9 @@
  */
 #include "hotspot.h"
 
+#include <string.h>
+
+#include "../guard.h"
 #include "../safe_read.h"
 
 #define H asgst__vm
@@ -12,15 +15,74 @@
 #define RECOGNIZED_CLASS_MODIFIERS 0x7631
 #define ACC_SUPER 0x20
 
+/* SS. The class's java.lang.Class mirror object, 0 if unreadable. */
+static uintptr_t mirror_of(uintptr_t k) {
+  uintptr_t handle = 0, mirror = 0;
+  if (!asgst__load_ptr(k + (uintptr_t)H.k_mirror, &handle) || handle == 0 ||
+      !asgst__load_ptr(handle, &mirror))
+    return 0;
+  return mirror;
+}
+
 /* SS. The modifiers JVMTI GetClassModifiers reports: the VM's cached modifier flags
  * (the InnerClasses attribute's flags for a nested class, without ACC_SUPER) plus
- * ACC_SUPER when the class has it. On VMs without Klass::_modifier_flags (JDK 24+), the
- * class file's own flags. */
+ * ACC_SUPER when the class has it. JDK 24+ keeps them in the mirror's `modifiers` field
+ * instead (its offset learned at initialization); failing both, the class file's flags. */
 static jint class_modifiers(uintptr_t k) {
   uint32_t acc = (uint32_t)asgst__hs_field(k, H.k_access, H.k_access_w);
-  if (H.k_modifier < 0) return (jint)(acc & RECOGNIZED_CLASS_MODIFIERS);
-  uint32_t mod = (uint32_t)asgst__hs_field(k, H.k_modifier, 4);
-  return (jint)(mod | (acc & ACC_SUPER));
+  if (H.k_modifier >= 0) {
+    uint32_t mod = (uint32_t)asgst__hs_field(k, H.k_modifier, 4);
+    return (jint)(mod | (acc & ACC_SUPER));
+  }
+  uintptr_t mirror = H.mirror_modifiers > 0 ? mirror_of(k) : 0;
+  if (mirror) return (jint)(asgst__hs_field(mirror, H.mirror_modifiers, 2) | ACC_SUPER);
+  return (jint)(acc & RECOGNIZED_CLASS_MODIFIERS);
+}
+
+/* N. Finds the offset of java.lang.Class's `modifiers` field (JDK 24+, not exported): the
+ * one 2-byte slot of the mirrors of a few classes with different modifiers that holds
+ * what JVMTI reports for each of them (less ACC_SUPER, which JVMTI adds to every class
+ * there). Leaves -1 if no single slot fits; the self-check then compares the fallback. */
+void asgst__hs_learn_mirror_modifiers(jvmtiEnv *jvmti, JNIEnv *env) {
+  static const char *const classes[] = {"java/lang/Thread$State", "java/util/Map$Entry",
+      "java/lang/Object", "java/lang/String", "java/util/AbstractMap$SimpleEntry",
+      "java/lang/Runnable", NULL};
+  enum { SPAN = 256 };
+  bool fits[SPAN / 2];
+  memset(fits, 1, sizeof fits);
+  H.mirror_modifiers = -1;
+  if (H.k_modifier >= 0) return;
+  if (asgst__guard_install() != 0) return;
+  for (int i = 0; classes[i]; i++) {
+    jclass c = (*env)->FindClass(env, classes[i]);
+    jint mods = 0;
+    volatile uintptr_t k = c ? asgst__hs_klass_of(env, c) : 0;
+    static uint16_t bytes[SPAN / 2];
+    volatile bool ok = k && (*jvmti)->GetClassModifiers(jvmti, c, &mods) == JVMTI_ERROR_NONE;
+    asgst__guard g;
+    ASGST__GUARD_BEGIN(g)
+      uintptr_t mirror = ok ? mirror_of(k) : 0;
+      ok = mirror && asgst__load_bytes(mirror, bytes, sizeof bytes);
+    ASGST__GUARD_FAULTED(g)
+      ok = false;
+    ASGST__GUARD_END(g);
+    if (c) (*env)->DeleteLocalRef(env, c);
+    (*env)->ExceptionClear(env);
+    if (!ok) return;
+    /* The mirror holds the modifiers without ACC_SUPER, which JVMTI adds (always, on the
+     * JDKs seen here, interfaces too). */
+    if (!(mods & ACC_SUPER)) return;
+    for (int o = 8; o < SPAN; o += 2)
+      if (bytes[o / 2] != (uint16_t)(mods & ~ACC_SUPER)) fits[o / 2] = false;
+
+  }
+  long found = -1;
+  for (int o = 8; o < SPAN; o += 2)
+    if (fits[o / 2]) {
+      if (found >= 0) return; /* ambiguous: keep the fallback */
+      found = o;
+    }
+  H.mirror_modifiers = found;
 }
 
 /* SS. The class's generic signature from its constant pool, 0 if none. */

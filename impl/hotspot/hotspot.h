@@ -81,6 +81,11 @@ ASGST_Method asgst__hs_from_jmethodid(jmethodID id);
 /* N. Forgets the registry (Shutdown). */
 void asgst__hs_classes_reset(void);
 
+/* N. Learns where class mirrors keep their modifiers when Klass has none (class_info.c). */
+void asgst__hs_learn_mirror_modifiers(jvmtiEnv *jvmti, JNIEnv *env);
+/* N. Reads method and class metadata and the code cache of the live VM with the model and
+ * compares them with JVMTI's answers (self_check.c). 0, or -1 with the reason. */
+int asgst__hs_self_check(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen);
 /* N. Sets the VM flag `name` (a bool flag) through the JVMFlag table. 0, or -1 if the
  * table or the flag is not exported. */
 int asgst__hs_set_bool_flag(const char *name, bool value);

@@ -74,6 +74,7 @@ static void cap_tag(jvmtiCapabilities *c) { c->can_tag_objects = 1; }
 static void cap_free(jvmtiCapabilities *c) { c->can_generate_object_free_events = 1; }
 static void cap_gc(jvmtiCapabilities *c) { c->can_generate_garbage_collection_events = 1; }
 static void cap_retransform(jvmtiCapabilities *c) { c->can_retransform_classes = 1; }
+static void cap_lines(jvmtiCapabilities *c) { c->can_get_line_numbers = 1; }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t);
 
@@ -99,6 +100,8 @@ static int create_env(JavaVM *vm) {
   }
   /* Optional: makes our ClassFileLoadHook see retransformations too. */
   add_capability(jvmti, cap_retransform);
+  /* For the self-check's line number tables (self_check.c); always offered by HotSpot. */
+  add_capability(jvmti, cap_lines);
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);
   cb.VMInit = on_vm_init;
@@ -135,6 +138,8 @@ static int finish(JNIEnv *env) {
    * PcDescs). async-profiler sets the same flag the same way when it starts. Without the
    * exported flag table the walk still works, with coarser bcis in compiled frames. */
   asgst__hs_set_bool_flag("DebugNonSafepoints", true);
+  asgst__hs_learn_mirror_modifiers(jvmti, env);
+  if (asgst__hs_self_check(jvmti, env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
   if (asgst__guard_install() != 0) {
     snprintf(error, sizeof error, "cannot install the crash guard's signal handlers");
     return ASGST_UNSUPPORTED_VM;

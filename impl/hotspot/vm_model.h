@@ -105,6 +105,8 @@ typedef struct {
   long cld_mirror_holder;         /* optional: ClassLoaderData::_has_class_mirror_holder */
   uintptr_t mirror_klass_offset_addr; /* &java_lang_Class::_klass_offset (int) */
   int mirror_klass_offset;        /* read once the VM is live (hotspot_init.c) */
+  long mirror_modifiers;          /* JDK 24+: java.lang.Class.modifiers (u2) in a mirror,
+                                     learned once the VM is live (class_info.c); -1 if not */
 
   /* ---- Threads ---- */
   long t_stack_base, t_stack_size, jt_state, jt_terminated;

@@ -42,13 +42,33 @@ static void JNICALL on_thread_end(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
   prof_threads_remove(my_tid());
 }
 
-/* N. JVMTI VMInit: the VM is fully up; bind the library and start if asked to. */
+/* N. JVMTI VMInit: the VM is fully up; bind the library and start if asked to. A library
+ * that refuses the VM (its self-check runs now) leaves the JVM running unprofiled. */
 static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
   (void)env, (void)jni, (void)thread;
-  prof_bind_asgst(jvm);
   char err[512];
+  if (prof_bind_asgst(jvm) != 0) {
+    if (start_at_init)
+      prof_say("asgst-prof: not profiling: the ASGST library refuses this JVM: %s\n",
+               prof_init_error);
+    return;
+  }
   if (start_at_init && prof_start(false, err, sizeof err) != 0)
     prof_say("asgst-prof: cannot start: %s\n", err);
+}
+
+/* N. At Agent_OnLoad: asks the library whether it knows this JVM's layout (its answer is
+ * final for an unknown version or missing fields; the live self-check follows at VMInit),
+ * then lets go again, so that binding happens at VMInit as before. */
+static int check_early(JavaVM *vm, char *err, size_t errlen) {
+  int r = ASGST_Initialize(vm, 0);
+  if (r != 0) {
+    snprintf(err, errlen, "the ASGST library refuses this JVM: %s: %s", ASGST_ErrorName(r),
+             ASGST_InitializeError());
+    return -1;
+  }
+  ASGST_Shutdown();
+  return 0;
 }
 
 /* N. JVMTI VMDeath: a run still going writes its outputs. */
@@ -103,9 +123,14 @@ static int run(JavaVM *vm, const char *options, bool live) {
   } else {
     prof_opts = o;
     if (live) {
-      if (prof_bind_asgst(vm) != 0) prof_say("asgst-prof: %s\n", prof_init_error);
-      rc = prof_start(true, err, sizeof err);
-    } else {
+      if (prof_bind_asgst(vm) != 0) {
+        snprintf(err, sizeof err, "not profiling: the ASGST library refuses this JVM: %s",
+                 prof_init_error);
+        rc = -1;
+      } else {
+        rc = prof_start(true, err, sizeof err);
+      }
+    } else if ((rc = check_early(vm, err, sizeof err)) == 0) {
       start_at_init = true;
     }
   }

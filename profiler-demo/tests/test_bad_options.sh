@@ -15,7 +15,7 @@ CASES=(
   "event=cpu,file=$WORK/out.pdf|out.pdf"
   "event=syscalls:sys_enter_socket,filter=nosuchfield == 1|nosuchfield == 1"
 )
-echo "1..$((2 * ${#CASES[@]} + 2))"
+echo "1..$((2 * ${#CASES[@]} + 3))"
 compile || { echo "Bail out! javac failed"; exit 1; }
 for c in "${CASES[@]}"; do
   opts=${c%%|*} bad=${c#*|}
@@ -25,6 +25,15 @@ for c in "${CASES[@]}"; do
     bash -c "[ $rc != 0 ] && grep -qF -- '$bad' '$WORK/out' && ! grep -q '^rounds' '$WORK/out'"
   grep asgst-prof "$WORK/out" | head -1 | diag
 done
+
+# A JVM the library refuses (a field hidden through the library's test hook) is like a
+# bad option: the JVM does not start, and the message says why.
+ASGST_TEST_HIDE_FIELD=Method::_constMethod "$JAVA" -agentpath:"$AGENT=event=cpu" -cp "$CLASSES" \
+  LongRunner 0.1 >"$WORK/out" 2>&1
+rc=$?
+check "-agentpath on a JVM the library refuses: JVM does not start (rc $rc), reason given" \
+  bash -c "[ $rc != 0 ] && grep -q 'refuses this JVM.*Method::_constMethod' '$WORK/out' && ! grep -q '^rounds' '$WORK/out'"
+grep asgst-prof "$WORK/out" | head -1 | diag
 
 "$JAVA" -cp "$CLASSES" LongRunner 30 >/dev/null 2>&1 &
 JVM=$!

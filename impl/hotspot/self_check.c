@@ -1,0 +1,166 @@
+/*
+ * self_check.c - proves the HotSpot model on the live VM before the library says yes.
+ *
+ * Fields that exist are no proof that they are read right (JDK 21 kept 17's nmethod
+ * fields and changed its stream coding underneath). So initialization reads things the
+ * VM can also tell through JVMTI, with the library's own code, and compares:
+ *   - names, signatures and modifiers of the methods of a few core classes
+ *     (Method, ConstMethod, ConstantPool, Symbol);
+ *   - their line number tables, whose escaped entries use the compressed stream integers
+ *     that the debug information of compiled code uses too;
+ *   - the class names and modifiers (Klass, or the mirror on JDK 24+);
+ *   - the code cache: the call stub's return address must be found in a code blob of the
+ *     code heaps (segment map, HeapBlock header, CodeBlob size) and be classified as the
+ *     entry point.
+ * Any difference refuses the VM with a reason naming what disagreed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../guard.h"
+#include "hotspot.h"
+#include "vm_model.h"
+#include "walker_internal.h"
+
+#define MAX_LINES 512
+
+typedef struct {
+  jvmtiEnv *jvmti;
+  char *err;
+  size_t errlen;
+  int methods, lines; /* compared so far */
+} check;
+
+/* N. Formats the reason into err; returns -1. */
+static int fail(check *c, const char *what, const char *cls, const char *name) {
+  snprintf(c->err, c->errlen, "the HotSpot model of JDK %d disagrees with JVMTI on %s of "
+           "%s.%s; refusing this VM", asgst__vm.jdk, what, cls, name);
+  return -1;
+}
+
+/* N. Our view of one method, read under the crash guard; false if it faulted. */
+static bool read_method(ASGST_Method m, ASGST_MethodInfo *mi, ASGST_MethodLineNumberEntry *e,
+                        int *nlines) {
+  volatile bool ok = true;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    asgst__hs_method_info(m, mi);
+    *nlines = asgst__hs_line_table(m, 0, e, MAX_LINES);
+  ASGST__GUARD_FAULTED(g)
+    ok = false;
+  ASGST__GUARD_END(g);
+  return ok;
+}
+
+/* N. Compares JVMTI's line table of method id with ours (n entries in e). */
+static bool same_lines(check *c, jmethodID id, const ASGST_MethodLineNumberEntry *e, int n) {
+  jint count = 0;
+  jvmtiLineNumberEntry *t = NULL;
+  jvmtiError r = (*c->jvmti)->GetLineNumberTable(c->jvmti, id, &count, &t);
+  if (r != JVMTI_ERROR_NONE) return n <= 0; /* absent (native, abstract) on both sides */
+  bool same = count == n && count <= MAX_LINES;
+  for (jint i = 0; same && i < count; i++)
+    same = t[i].start_location == e[i].start_bci && t[i].line_number == e[i].line_number;
+  c->lines += count;
+  (*c->jvmti)->Deallocate(c->jvmti, (unsigned char *)t);
+  return same;
+}
+
+/* N. Compares one method; 0 or -1 with the reason. */
+static int check_method(check *c, jmethodID id, const char *cls) {
+  char *name = NULL, *sig = NULL;
+  if ((*c->jvmti)->GetMethodName(c->jvmti, id, &name, &sig, NULL) != JVMTI_ERROR_NONE) return 0;
+  char our_name[256], our_sig[1024];
+  ASGST_MethodInfo mi = {NULL, our_name, sizeof our_name, our_sig, sizeof our_sig, NULL, 0, 0, 0, 0};
+  static ASGST_MethodLineNumberEntry e[MAX_LINES];
+  int nlines = 0;
+  jint mods = 0;
+  (*c->jvmti)->GetMethodModifiers(c->jvmti, id, &mods);
+  int rc = 0;
+  ASGST_Method m = asgst__hs_from_jmethodid(id);
+  if (!read_method(m, &mi, e, &nlines)) rc = fail(c, "reading (a fault)", cls, name);
+  else if (strcmp(our_name, name) != 0) rc = fail(c, "the name", cls, name);
+  else if (strcmp(our_sig, sig) != 0) rc = fail(c, "the signature", cls, name);
+  else if ((mi.modifiers & 0xFFF) != (mods & 0xFFF)) rc = fail(c, "the modifiers", cls, name);
+  else if (!same_lines(c, id, e, nlines)) rc = fail(c, "the line number table", cls, name);
+  c->methods++;
+  (*c->jvmti)->Deallocate(c->jvmti, (unsigned char *)name);
+  (*c->jvmti)->Deallocate(c->jvmti, (unsigned char *)sig);
+  return rc;
+}
+
+/* N. Compares the class name and every method of class `cls` (internal form). */
+static int check_class(check *c, JNIEnv *env, const char *cls) {
+  jclass k = (*env)->FindClass(env, cls);
+  if (k == NULL) {
+    (*env)->ExceptionClear(env);
+    return 0;
+  }
+  char our[256];
+  ASGST_ClassInfo ci = {our, sizeof our, NULL, 0, 0, 0};
+  ASGST_Class klass = (ASGST_Class)asgst__hs_klass_of(env, k);
+  volatile bool ok = klass != NULL;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    if (ok) asgst__hs_class_info(klass, &ci);
+  ASGST__GUARD_FAULTED(g)
+    ok = false;
+  ASGST__GUARD_END(g);
+  jint mods = 0;
+  (*c->jvmti)->GetClassModifiers(c->jvmti, k, &mods);
+  int rc = ok && strcmp(our, cls) == 0 ? 0 : fail(c, "the class name", cls, "<class>");
+  if (rc == 0 && ci.modifiers != mods) rc = fail(c, "the modifiers", cls, "<class>");
+  jint n = 0;
+  jmethodID *ids = NULL;
+  if (rc == 0 && (*c->jvmti)->GetClassMethods(c->jvmti, k, &n, &ids) == JVMTI_ERROR_NONE) {
+    for (jint i = 0; i < n && rc == 0; i++) rc = check_method(c, ids[i], cls);
+    (*c->jvmti)->Deallocate(c->jvmti, (unsigned char *)ids);
+  }
+  (*env)->DeleteLocalRef(env, k);
+  return rc;
+}
+
+/* N. The call stub's return address is an entry in a blob the code cache lookup finds. */
+static int check_code_cache(check *c) {
+  volatile int kind = -1;
+  volatile uintptr_t blob = 0, code = 0, csr = 0;
+  volatile uint32_t size = 0;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    uintptr_t b = 0, cb = 0, r = 0;
+    if (asgst__load_ptr(asgst__vm.call_stub_return, &r) && r) {
+      kind = asgst__hs_classify(r, &b);
+      uint32_t sz = 0;
+      if (b) asgst__vm_code_begin(b, &cb), asgst__vm_blob_size(b, &sz);
+      size = sz;
+    }
+    csr = r, blob = b, code = cb;
+  ASGST__GUARD_FAULTED(g)
+    kind = -1;
+  ASGST__GUARD_END(g);
+  if (kind != ASGST__HK_ENTRY || blob == 0 || code < blob || csr < code || csr >= blob + size) {
+    snprintf(c->err, c->errlen, "the HotSpot model of JDK %d does not find the call stub in "
+             "the code cache (kind %d); refusing this VM", asgst__vm.jdk, kind);
+    return -1;
+  }
+  return 0;
+}
+
+/* N. */
+int asgst__hs_self_check(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen) {
+  static const char *const classes[] = {"java/lang/Object", "java/lang/String",
+                                        "java/lang/Thread", "java/util/HashMap", NULL};
+  check c = {jvmti, err, errlen, 0, 0};
+  if (asgst__guard_install() != 0) {
+    snprintf(err, errlen, "cannot install the crash guard's signal handlers");
+    return -1;
+  }
+  for (int i = 0; classes[i]; i++)
+    if (check_class(&c, env, classes[i]) != 0) return -1;
+  if (c.methods < 50 || c.lines < 200) {
+    snprintf(err, errlen, "self-check compared too little (%d methods, %d line entries)",
+             c.methods, c.lines);
+    return -1;
+  }
+  return check_code_cache(&c);
+}

@@ -1,0 +1,405 @@
+#!/usr/bin/env bash
+# provision.sh [CACHE_DIR] [VERSION ...] - OpenJDKs from Debian's next release (trixie) for
+# the JVM tests on a Debian 12 (bookworm) machine, without installing anything system-wide.
+#
+# Each JDK is downloaded with apt (a private sources list and state, the system's apt state
+# untouched), unpacked with dpkg-deb into CACHE_DIR, and made runnable on bookworm: trixie's
+# binaries need trixie's glibc, so the JDK's executables are replaced by small scripts that
+# run the real ones through trixie's own glibc loader. The result is a directory usable as
+# JAVA_HOME (bin/java, bin/javac, include/jni.h, lib/server/libjvm.so, ...).
+#
+# Prints one line per version on stdout: "jdkNN DIR" or "jdkNN SKIP reason"; progress goes to
+# stderr, tool output to CACHE_DIR/provision.log. Exits 0 unless something unexpected failed.
+# A JDK already provisioned is reused as it is (the cache is never refreshed: delete
+# CACHE_DIR/jdkNN to fetch trixie's current build again). See README.md beside this file.
+set -euo pipefail
+set -E
+
+# Reports where an unexpected failure happened (the ERR trap).
+on_error() {
+  printf 'provision: unexpected failure at line %s: %s\n' "$1" "$2" >&2
+}
+trap 'on_error "$LINENO" "$BASH_COMMAND"' ERR
+
+readonly SUITE=trixie
+readonly ARCH=amd64
+readonly TRIPLET=x86_64-linux-gnu
+readonly LOADER=ld-linux-x86-64.so.2
+readonly DEFAULT_VERSIONS=(21 25)
+readonly SKIP_RC=3
+
+CACHE=""          # the cache directory, absolute
+VERSIONS=()       # the JDK feature versions asked for
+LOG=""            # where tool output goes
+RUN_ID=$$         # tells this run's apt state apart from an earlier run's
+JDK_V=""          # the version being provisioned (for skip's message)
+EXIT_CODE=0
+
+# Progress and diagnostics, on stderr.
+log() {
+  printf 'provision: %s\n' "$*" >&2
+}
+
+# Ends the current provisioning step (a subshell) with "jdkNN SKIP reason" on stdout.
+skip() {
+  printf 'jdk%s SKIP %s\n' "$JDK_V" "$*"
+  exit "$SKIP_RC"
+}
+
+# Runs a command with its output appended to the log; its exit status is the command's.
+quietly() {
+  "$@" >>"$LOG" 2>&1
+}
+
+# Prints the usage text on stderr and exits with status 2.
+usage() {
+  cat >&2 <<'EOF'
+usage: provision.sh [CACHE_DIR] [VERSION ...]
+  CACHE_DIR  where JDKs are kept (default: $HOME/.cache/asgst-jdks)
+  VERSION    JDK feature versions to provide (default: 21 25)
+Prints "jdkNN JAVA_HOME" or "jdkNN SKIP reason" for each version.
+EOF
+  exit 2
+}
+
+# Reads the arguments into CACHE and VERSIONS; a first argument of digits only is a version.
+parse_args() {
+  if [ $# -gt 0 ] && ! [[ $1 =~ ^[0-9]+$ ]]; then
+    case $1 in -h|--help) usage ;; esac
+    CACHE=$1
+    shift
+  fi
+  if [ -z "$CACHE" ]; then
+    [ -n "${HOME:-}" ] || { log "HOME is not set: give CACHE_DIR"; usage; }
+    CACHE=$HOME/.cache/asgst-jdks
+  fi
+  local v
+  for v in "$@"; do
+    [[ $v =~ ^[0-9]+$ ]] || { log "not a JDK version: $v"; usage; }
+    VERSIONS+=("$v")
+  done
+  [ ${#VERSIONS[@]} -gt 0 ] || VERSIONS=("${DEFAULT_VERSIONS[@]}")
+  mkdir -p "$CACHE"
+  CACHE=$(cd "$CACHE" && pwd -P)
+  # The path is written into generated shell scripts between single quotes.
+  case $CACHE in *"'"*) log "CACHE_DIR must not contain a single quote: $CACHE"; exit 2 ;; esac
+  LOG=$CACHE/provision.log
+}
+
+# Prints a reason when this machine cannot run the recipe at all, nothing when it can.
+host_problem() {
+  local arch tool
+  arch=$(dpkg --print-architecture 2>/dev/null || true)
+  if [ "$arch" != "$ARCH" ]; then
+    echo "only $ARCH is supported (this machine: ${arch:-not Debian})"
+    return
+  fi
+  for tool in apt-get apt-cache dpkg-deb flock realpath timeout; do
+    command -v "$tool" >/dev/null || { echo "$tool is missing"; return; }
+  done
+}
+
+# Paths of one JDK in the cache.
+jdk_dir() { echo "$CACHE/jdk$1"; }
+jdk_home() { echo "$CACHE/jdk$1/home"; }
+jdk_stamp() { echo "$CACHE/jdk$1/.provisioned"; }
+libc_dir() { echo "$CACHE/libc/usr/lib/$TRIPLET"; }
+
+# True when JDK $1 was fully provisioned by an earlier run (its stamp is written last).
+jdk_ready() {
+  [ -f "$(jdk_stamp "$1")" ] && [ -x "$(jdk_home "$1")/bin/java" ] &&
+    [ -f "$CACHE/libc/.provisioned" ] && [ -x "$(libc_dir)/$LOADER" ]
+}
+
+# Prints the host's Debian archive source as two lines, its URIs and its keyring file, taken
+# from the first deb822 stanza (or one-line entry) for the host's own release.
+host_source() {
+  local codename
+  # shellcheck source=/dev/null
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    awk -v suite="$codename" '
+      function flush() {
+        if (!done && types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " suite " ") && uris != "") {
+          print uris; print signed; done = 1
+        }
+        types = suites = uris = signed = ""; field = ""
+      }
+      /^[ \t]*$/ { flush(); next }
+      /^#/ { next }
+      /^[ \t]/ { next }   # continuation lines (an inline key) are not used
+      {
+        field = $1; sub(/:$/, "", field); value = $0; sub(/^[^:]*:[ \t]*/, "", value)
+        if (field == "Types") types = value
+        else if (field == "Suites") suites = value
+        else if (field == "URIs") uris = value
+        else if (field == "Signed-By") signed = value
+      }
+      END { flush() }' /etc/apt/sources.list.d/debian.sources
+  elif [ -f /etc/apt/sources.list ]; then
+    awk -v suite="$codename" '
+      $1 == "deb" {
+        signed = ""; i = 2
+        if ($2 ~ /^\[/) {
+          for (; i <= NF; i++) {
+            if ($i ~ /^signed-by=/) { signed = $i; sub(/^signed-by=/, "", signed); sub(/\]$/, "", signed) }
+            if ($i ~ /\]$/) { i++; break }
+          }
+        }
+        if ($(i + 1) == suite) { print $i; print signed; exit }
+      }' /etc/apt/sources.list
+  fi
+}
+
+# Runs apt-get or apt-cache ($1) on the private trixie configuration kept in CACHE/apt: its
+# own sources, lists, package cache and an empty dpkg status, no pinning from the system.
+apt_private() {
+  local tool=$1 apt=$CACHE/apt
+  shift
+  "$tool" -q \
+    -o Dir::Etc::SourceList=/dev/null \
+    -o Dir::Etc::SourceParts="$apt/sources.list.d" \
+    -o Dir::Etc::Preferences=/dev/null \
+    -o Dir::Etc::PreferencesParts="$apt/preferences.d" \
+    -o Dir::State="$apt/state" \
+    -o Dir::State::Lists="$apt/lists" \
+    -o Dir::State::status=/dev/null \
+    -o Dir::Cache="$apt/cache" \
+    -o Acquire::Languages=none \
+    -o APT::Sandbox::User=root \
+    "$@"
+}
+
+# Writes the private sources list for trixie and runs apt-get update, once per run: later
+# steps of the same run find the outcome (ok or a skip reason) in CACHE/apt/run-state.
+prepare_apt() {
+  local apt=$CACHE/apt state line uris keyring
+  state=$apt/run-state
+  if [ -f "$state" ] && read -r line <"$state" && [ "${line%% *}" = "$RUN_ID" ]; then
+    line=${line#* }
+    [ "$line" = ok ] && return 0
+    skip "$line"
+  fi
+  mkdir -p "$apt/sources.list.d" "$apt/preferences.d" "$apt/state" "$apt/lists/partial" \
+    "$apt/cache/archives/partial"
+  { read -r uris && read -r keyring; } < <(host_source; echo; echo) || true
+  if [ -z "$uris" ]; then
+    echo "$RUN_ID no Debian archive found in the system's apt sources" >"$state"
+    skip "no Debian archive found in the system's apt sources"
+  fi
+  # An inline key or no Signed-By at all: Debian's archive keyring (it holds trixie's keys).
+  case $keyring in /*) ;; *) keyring=/usr/share/keyrings/debian-archive-keyring.gpg ;; esac
+  cat >"$apt/sources.list.d/$SUITE.sources" <<EOF
+Types: deb
+URIs: $uris
+Suites: $SUITE
+Components: main
+Architectures: $ARCH
+Signed-By: $keyring
+EOF
+  log "apt-get update for $SUITE (private lists in $apt)"
+  if ! quietly apt_private apt-get update --error-on=any; then
+    echo "$RUN_ID apt-get update for $SUITE failed (see $LOG)" >"$state"
+    skip "apt-get update for $SUITE failed (see $LOG)"
+  fi
+  echo "$RUN_ID ok" >"$state"
+}
+
+# Downloads the named packages from trixie into the new directory $1.
+download() {
+  local dir=$1 pkg
+  shift
+  for pkg in "$@"; do
+    apt_private apt-cache show "$pkg" >/dev/null 2>&1 || skip "$SUITE has no package $pkg"
+  done
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  log "downloading $* from $SUITE"
+  (cd "$dir" && quietly apt_private apt-get download "$@") || skip "downloading $* failed (see $LOG)"
+}
+
+# Makes CACHE/libc: trixie's libc6 unpacked, whose loader runs the JDKs. Kept once for all.
+ensure_libc() {
+  local tmp=$CACHE/libc.tmp debs=$CACHE/libc.debs version
+  [ -f "$CACHE/libc/.provisioned" ] && [ -x "$(libc_dir)/$LOADER" ] && return 0
+  prepare_apt
+  download "$debs" libc6
+  rm -rf "$tmp" "$CACHE/libc"
+  mkdir -p "$tmp"
+  dpkg-deb -x "$debs"/libc6_*.deb "$tmp"
+  version=$(dpkg-deb -f "$debs"/libc6_*.deb Version)
+  [ -x "$tmp/usr/lib/$TRIPLET/$LOADER" ] || skip "libc6 from $SUITE has no $LOADER"
+  echo "libc6 $version" >"$tmp/.provisioned"
+  mv "$tmp" "$CACHE/libc"
+  rm -rf "$debs"
+  log "$SUITE libc6 $version in $CACHE/libc"
+}
+
+# Re-points the absolute symlinks of an unpacked tree $1 (into /etc, ...): to the same file
+# in the tree when the packages ship it, to the system's file when only the system has it
+# (the cacerts that ca-certificates-java generates), and removes those that lead nowhere.
+fix_symlinks() {
+  local root=$1 link target
+  find "$root" -type l -lname '/*' -print0 | while IFS= read -r -d '' link; do
+    target=$(readlink "$link")
+    if [ -e "$root$target" ] || [ -L "$root$target" ]; then
+      ln -sfn "$(realpath -s -m --relative-to="$(dirname "$link")" "$root$target")" "$link"
+    elif [ ! -e "$target" ]; then
+      rm -f "$link"
+    fi
+  done
+}
+
+# True when file $1 is an ELF object.
+is_elf() {
+  [ -f "$1" ] && [ "$(LC_ALL=C head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]
+}
+
+# Writes the script $1 that runs the trixie executable $2 through trixie's loader, with
+# trixie's libc first in the library path (then the caller's LD_LIBRARY_PATH, then the
+# system's libraries: zlib, libstdc++ of bookworm serve the JDK well). --argv0 keeps the
+# script's own path as the program name the JDK sees.
+write_wrapper() {
+  local script=$1 real=$2
+  cat >"$script" <<EOF
+#!/bin/sh
+# Made by tests/jdks/provision.sh: Debian $SUITE's ${real##*/} needs $SUITE's glibc, so it runs
+# through that glibc's own loader (the system's loader and libraries are left as they are).
+libc='$(libc_dir)'
+exec "\$libc/$LOADER" --library-path "\$libc\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" \\
+  --argv0 "\$0" '$real' "\$@"
+EOF
+  chmod 755 "$script"
+}
+
+# Replaces the JDK's executables by wrappers, in place, so that the JDK is consistent with
+# itself (a JVM that starts java.home/bin/java or lib/jspawnhelper gets a wrapper too). The
+# real launchers move to bin.real/, where their RPATH $ORIGIN/../lib still finds lib/libjli.so.
+# The launcher finds its JDK from libjli.so's path (dladdr), not /proc/self/exe (the loader).
+wrap_executables() {
+  local jdk=$1 exe
+  mkdir -p "$jdk/bin.real"
+  for exe in "$jdk"/bin/*; do
+    is_elf "$exe" || continue
+    mv "$exe" "$jdk/bin.real/"
+    write_wrapper "$exe" "$jdk/bin.real/${exe##*/}"
+  done
+  # ProcessBuilder starts children through lib/jspawnhelper, a trixie executable as well.
+  if is_elf "$jdk/lib/jspawnhelper"; then
+    mv "$jdk/lib/jspawnhelper" "$jdk/lib/jspawnhelper.real"
+    write_wrapper "$jdk/lib/jspawnhelper" "$jdk/lib/jspawnhelper.real"
+  fi
+}
+
+# Checks that JAVA_HOME $1 works: the files the tests use, java -version, javac compiling a
+# class, and java running it with diagnostic options and starting a child process.
+smoke_test() {
+  local home=$1 v=$2 tmp out
+  local f
+  for f in bin/java bin/javac include/jni.h lib/server/libjvm.so; do
+    [ -e "$home/$f" ] || skip "the JDK has no $f"
+  done
+  quietly timeout 120 "$home/bin/java" -version || skip "java -version fails (see $LOG)"
+  tmp=$(mktemp -d)
+  cat >"$tmp/Smoke.java" <<'EOF'
+public class Smoke {
+    public static void main(String[] args) throws Exception {
+        int child = new ProcessBuilder("true").start().waitFor();
+        System.out.println("smoke " + Runtime.version().feature() + " child " + child);
+    }
+}
+EOF
+  if ! quietly timeout 300 "$home/bin/javac" -d "$tmp" "$tmp/Smoke.java"; then
+    rm -rf "$tmp"
+    skip "javac fails (see $LOG)"
+  fi
+  out=$(timeout 120 "$home/bin/java" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
+    -cp "$tmp" Smoke 2>>"$LOG" || true)
+  rm -rf "$tmp"
+  [ "$out" = "smoke $v child 0" ] || skip "a compiled class does not run as expected (see $LOG)"
+}
+
+# Provisions JDK $1 into CACHE/jdkNN: downloads and unpacks trixie's openjdk-NN-jre-headless
+# and -jdk-headless, repairs the tree, wraps the executables, tests it, and stamps it.
+provision_jdk() {
+  local v=$1 dir root jdk debs pkgs version
+  JDK_V=$v
+  dir=$(jdk_dir "$v")
+  root=$dir/root
+  debs=$dir/debs
+  jdk=$root/usr/lib/jvm/java-$v-openjdk-$ARCH
+  prepare_apt
+  ensure_libc
+  rm -rf "$dir"
+  pkgs=("openjdk-$v-jre-headless" "openjdk-$v-jdk-headless")
+  download "$debs" "${pkgs[@]}"
+  mkdir -p "$root"
+  local pkg
+  for pkg in "${pkgs[@]}"; do
+    log "unpacking $pkg"
+    dpkg-deb -x "$debs/${pkg}"_*.deb "$root"
+  done
+  version=$(dpkg-deb -f "$debs/${pkgs[1]}"_*.deb Version)
+  [ -x "$jdk/bin/java" ] || skip "${pkgs[1]} has no java-$v-openjdk-$ARCH"
+  fix_symlinks "$root"
+  # jmods (337 MB in 25, not in 21) only serve jlink; the tests do not use them.
+  rm -rf "$jdk/jmods"
+  wrap_executables "$jdk"
+  ln -sfn "${jdk#"$dir"/}" "$dir/home"
+  log "testing jdk$v ($version)"
+  smoke_test "$dir/home" "$v"
+  echo "openjdk-$v $version" >"$(jdk_stamp "$v")"
+  rm -rf "$debs"
+  log "jdk$v: openjdk-$v $version ready"
+  echo "jdk$v $dir/home"
+}
+
+# Runs "$@" in a subshell with errexit in force, and keeps its exit status in STEP_RC
+# (a call inside if/||/&& would switch errexit off within the function; a skip's status
+# must not trip the ERR trap out here).
+run_isolated() {
+  trap - ERR
+  set +e
+  (
+    trap 'on_error "$LINENO" "$BASH_COMMAND"' ERR
+    set -e
+    "$@"
+  )
+  STEP_RC=$?
+  set -e
+  trap 'on_error "$LINENO" "$BASH_COMMAND"' ERR
+}
+
+# Provides each version asked for, reusing what the cache holds, and prints its line.
+main() {
+  parse_args "$@"
+  local v problem
+  problem=$(host_problem)
+  if [ -n "$problem" ]; then
+    for v in "${VERSIONS[@]}"; do echo "jdk$v SKIP $problem"; done
+    return 0
+  fi
+  # One provisioning at a time per cache.
+  exec 9>"$CACHE/.lock"
+  flock 9
+  for v in "${VERSIONS[@]}"; do
+    jdk_ready "$v" || { echo "== provision.sh run $RUN_ID, $(date -u +%FT%TZ)" >"$LOG"; break; }
+  done
+  for v in "${VERSIONS[@]}"; do
+    if jdk_ready "$v"; then
+      echo "jdk$v $(jdk_home "$v")"
+      continue
+    fi
+    run_isolated provision_jdk "$v"
+    case $STEP_RC in
+      0 | "$SKIP_RC") ;;
+      *)
+        echo "jdk$v SKIP unexpected failure (exit $STEP_RC, see $LOG)"
+        EXIT_CODE=1
+        ;;
+    esac
+  done
+  return "$EXIT_CODE"
+}
+
+main "$@"
