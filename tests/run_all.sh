@@ -46,5 +46,23 @@ for t in "$ROOT"/tests/conformance/test_*.sh "$ROOT"/tests/jvm/test_*.sh "$ROOT"
   run "$(basename "$t" .sh)" 900 bash "$t" "$BUILD"
 done
 
+# The other JDKs: the JVM suites and the demo profiler's JVM-dependent tests again on each
+# (shorter walk runs). Which JDKs and why any is missing is printed first.
+EXTRA_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_stopped.sh
+  tests/jvm/test_remote_walk.sh profiler-demo/tests/test_cpu_ratio.sh
+  profiler-demo/tests/test_wall.sh profiler-demo/tests/test_fd_report.sh
+  profiler-demo/tests/test_tracepoint_filter.sh profiler-demo/tests/test_attach.sh)
+echo "# JDK: ${JAVA_HOME:-the default} runs every test"
+while read -r label home; do
+  case "$home" in
+    SKIP*) echo "# JDK: $label skipped: ${home#SKIP }"; continue ;;
+  esac
+  echo "# JDK: $label at $home"
+  for t in "${EXTRA_SUITES[@]}"; do
+    JAVA_HOME=$home WALK_SECONDS=4 WALK_STRESS_SECONDS=20 \
+      run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
+  done
+done < <("$ROOT/tests/jdks/list.sh")
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -37,7 +37,7 @@ typedef struct {
 #define F_MONITORS "monitor states of threads"
 #define F_FLAGS "switching DebugNonSafepoints on (non-safepoint pcs of compiled code)"
 #define F_GENERIC "class generic signatures"
-#define F_MODIFIERS "Klass modifier flags (class modifiers come from the access flags)"
+#define F_MODIFIERS "Klass modifier flags (class modifiers then come from the class mirror)"
 
 static const row rows[] = {
     {STATIC, "Abstract_VM_Version::_vm_major_version", NULL, &V.jdk_major_addr, NULL, ANY, REQ},

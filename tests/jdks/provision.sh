@@ -329,10 +329,10 @@ provision_jdk() {
   debs=$dir/debs
   jdk=$root/usr/lib/jvm/java-$v-openjdk-$ARCH
   prepare_apt
-  ensure_libc
   rm -rf "$dir"
   pkgs=("openjdk-$v-jre-headless" "openjdk-$v-jdk-headless")
   download "$debs" "${pkgs[@]}"
+  ensure_libc
   mkdir -p "$root"
   local pkg
   for pkg in "${pkgs[@]}"; do
@@ -342,7 +342,7 @@ provision_jdk() {
   version=$(dpkg-deb -f "$debs/${pkgs[1]}"_*.deb Version)
   [ -x "$jdk/bin/java" ] || skip "${pkgs[1]} has no java-$v-openjdk-$ARCH"
   fix_symlinks "$root"
-  # jmods (337 MB in 25, not in 21) only serve jlink; the tests do not use them.
+  # jmods (85 MB in 21, 353 MB in 25) only serve jlink, which the tests do not use.
   rm -rf "$jdk/jmods"
   wrap_executables "$jdk"
   ln -sfn "${jdk#"$dir"/}" "$dir/home"

@@ -140,6 +140,22 @@ static void jdk17(void **state) {
   assert_string_equal(asgst__vm_features_off(), "");
 }
 
+/* 21 keeps 17's code layout but codes its streams as UNSIGNED5 and its tier in a byte. */
+static void jdk21(void **state) {
+  (void)state;
+  char err[1024];
+  load_dump("jdk21.0.13-debian.txt", 21);
+  assert_int_equal(build(err, sizeof err), 0);
+  const asgst__vm_model *v = &asgst__vm;
+  assert_int_equal(v->code, ASGST__CODE_POINTERS);
+  assert_int_equal(v->stream_excess, 1);
+  assert_int_equal(v->heapblock_size, 16);
+  assert_int_equal(v->cb_frame_complete_w, 4);
+  assert_int_equal(v->nm_comp_level_w, 1);
+  assert_int_equal(v->cm_flags_w, 4);
+  assert_true(v->cb_code_begin > 0 && v->nm_scopes_data_begin > 0);
+}
+
 static void jdk25(void **state) {
   (void)state;
   char err[1024];
@@ -202,6 +218,7 @@ static void missing_names_and_versions(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(jdk17),
+      cmocka_unit_test(jdk21),
       cmocka_unit_test(jdk25),
       cmocka_unit_test(every_recorded_dump),
       cmocka_unit_test(missing_names_and_versions),

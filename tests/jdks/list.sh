@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# list.sh - the JDKs other than the default one (JAVA_HOME, JDK 17) that the test suite
+# runs its JVM tests on, one per line: "LABEL JAVA_HOME" or "LABEL SKIP reason".
+#   - OpenJDK 21 and 25 from Debian's next release, provisioned by provision.sh into a
+#     cache (labels jdk21, jdk25);
+#   - every other JDK in the system's JVM directory (label jdkNN-<directory>).
+# ASGST_TEST_JDKS=none lists none; ASGST_TEST_JDKS="21 25" limits what is provisioned.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+DEFAULT=$(readlink -f "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}")
+WANT=${ASGST_TEST_JDKS-21 25}
+[ "$WANT" = none ] && exit 0
+
+# The feature version of a JDK directory, from its release file.
+major() {
+  sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null | head -1
+}
+
+# shellcheck disable=SC2086
+bash "$HERE/provision.sh" $WANT 2>/dev/null | while read -r label rest; do
+  echo "$label $rest"
+done
+seen=" $DEFAULT "
+for d in /usr/lib/jvm/*; do
+  [ -x "$d/bin/java" ] && [ -x "$d/bin/javac" ] || continue
+  real=$(readlink -f "$d")
+  case "$seen" in *" $real "*) continue ;; esac
+  seen="$seen$real "
+  v=$(major "$real")
+  echo "jdk${v:-unknown}-$(basename "$d") $real"
+done
