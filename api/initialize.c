@@ -21,3 +21,8 @@ const char *ASGST_InitializeError(void) {
 void ASGST_Shutdown(void) {
   asgst__hs_shutdown();
 }
+
+/* N. */
+const char *ASGST_DisabledFeatures(void) {
+  return asgst__hs_features_off();
+}

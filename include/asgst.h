@@ -280,6 +280,10 @@ ASGST_EXPORT int ASGST_Initialize(JavaVM *vm, int32_t flags);
 ASGST_EXPORT const char *ASGST_InitializeError(void);
 /* N. Unbinds from the JVM; walks afterwards return ASGST_NOT_INITIALIZED. */
 ASGST_EXPORT void ASGST_Shutdown(void);
+/* N. Extension: after a successful ASGST_Initialize, "" or the features switched off
+ * because this VM lacks an optional piece, each with what is missing ("switching
+ * DebugNonSafepoints on (no JVMFlag::flags); ..."). */
+ASGST_EXPORT const char *ASGST_DisabledFeatures(void);
 
 /* N on the walker side. Signals the OS thread `os_thread_id` of this process, holds it in
  * its signal handler while fun(it, arg) walks its stack under the crash guard, then

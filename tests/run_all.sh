@@ -52,13 +52,25 @@ EXTRA_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_stopp
   tests/jvm/test_remote_walk.sh profiler-demo/tests/test_cpu_ratio.sh
   profiler-demo/tests/test_wall.sh profiler-demo/tests/test_fd_report.sh
   profiler-demo/tests/test_tracepoint_filter.sh profiler-demo/tests/test_attach.sh)
+# A second build of a feature version already tested (e.g. Temurin 25 beside Debian's 25)
+# runs the walk and info suites only, to keep the whole run under 30 minutes.
+SAME_VERSION_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh)
 echo "# JDK: ${JAVA_HOME:-the default} runs every test"
+versions=" "
 while read -r label home; do
   case "$home" in
     SKIP*) echo "# JDK: $label skipped: ${home#SKIP }"; continue ;;
   esac
-  echo "# JDK: $label at $home"
-  for t in "${EXTRA_SUITES[@]}"; do
+  v=${label#jdk}
+  v=${v%%-*}
+  suites=("${EXTRA_SUITES[@]}")
+  case "$versions" in
+    *" $v "*) suites=("${SAME_VERSION_SUITES[@]}")
+              echo "# JDK: $label at $home (JDK $v tested already: walk and info only)" ;;
+    *) echo "# JDK: $label at $home" ;;
+  esac
+  versions="$versions$v "
+  for t in "${suites[@]}"; do
     JAVA_HOME=$home WALK_SECONDS=4 WALK_STRESS_SECONDS=20 \
       run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
   done

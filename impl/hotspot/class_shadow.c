@@ -70,7 +70,8 @@ static _Atomic(asgst__hs_shadow *) slots[SLOTS];
 static atomic_int readers;
 static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
 static asgst__hs_shadow *retired;
-static atomic_long n_shadows, n_methods, n_bytes, n_live, n_published, n_unpublished, n_answered;
+static atomic_long n_shadows, n_methods, n_bytes, n_live, n_published, n_unpublished, n_answered,
+    n_discarded;
 
 /* ---- taking a snapshot (N) ---- */
 
@@ -265,6 +266,13 @@ void asgst__hs_shadow_free(asgst__hs_shadow *s) {
   free(s);
 }
 
+/* N. */
+void asgst__hs_shadow_discard(asgst__hs_shadow *s) {
+  if (s == NULL) return;
+  atomic_fetch_add(&n_discarded, 1);
+  asgst__hs_shadow_free(s);
+}
+
 /* ---- publishing and retiring (N) ---- */
 
 /* N. */
@@ -319,7 +327,7 @@ asgst__hs_shadow_stats_t asgst__hs_shadow_stats(void) {
   return (asgst__hs_shadow_stats_t){atomic_load(&n_shadows), atomic_load(&n_methods),
                                     atomic_load(&n_bytes), atomic_load(&n_live),
                                     atomic_load(&n_published), atomic_load(&n_unpublished),
-                                    atomic_load(&n_answered)};
+                                    atomic_load(&n_answered), atomic_load(&n_discarded)};
 }
 
 /* ---- lookups (SS) ---- */

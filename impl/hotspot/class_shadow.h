@@ -60,6 +60,9 @@ bool asgst__hs_shadow_method_idnum(ASGST_Method m, jint *out);
 bool asgst__hs_shadow_line_table(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry *e,
                                  int length, int *total);
 
+/* N. Frees a shadow that was never published (counted as discarded). */
+void asgst__hs_shadow_discard(asgst__hs_shadow *s);
+
 /* Counters for tests and reports. */
 typedef struct {
   long shadows;       /* shadows taken */
@@ -69,6 +72,9 @@ typedef struct {
   long published;     /* times a shadow was published */
   long unpublished;   /* times no slot was free (handler ran without its shadow) */
   long answered;      /* accessor calls answered from a shadow */
+  long discarded;     /* freed without being published: a duplicate registration (the
+                       * class was prepared while the loaded classes were registered) or
+                       * a shadow retaken after redefinition */
 } asgst__hs_shadow_stats_t;
 /* N. */
 asgst__hs_shadow_stats_t asgst__hs_shadow_stats(void);

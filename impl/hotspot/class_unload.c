@@ -212,7 +212,7 @@ static void register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c) {
   pthread_mutex_unlock(&lock);
   if (index < 0) {
     free(methods);
-    asgst__hs_shadow_free(shadow);
+    asgst__hs_shadow_discard(shadow); /* registered meanwhile by the other path */
     if (ref) (*env)->DeleteWeakGlobalRef(env, ref);
     return;
   }
@@ -288,7 +288,7 @@ void JNICALL asgst__hs_on_gc_start(jvmtiEnv *jvmti) {
     entries[i].nmethods = n;
     entries[i].stale = false;
     if (entries[i].shadow != NULL) {
-      asgst__hs_shadow_free(entries[i].shadow);
+      asgst__hs_shadow_discard(entries[i].shadow);
       entries[i].shadow = asgst__hs_shadow_take(entries[i].klass, m, n);
     }
   }

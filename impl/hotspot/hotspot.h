@@ -24,6 +24,8 @@ extern jvmtiEnv *asgst__hs_jvmti;
 /* N. Binds to the JVM (see ASGST_Initialize). 0, or an error < -16. Serialised by the
  * caller. */
 int asgst__hs_initialize(JavaVM *vm, int32_t flags);
+/* N. The HotSpot model's features switched off for missing optional pieces ("" if none). */
+const char *asgst__hs_features_off(void);
 /* N. The reason of the last failure, a note while binding waits for VMInit, else "". */
 const char *asgst__hs_init_error(void);
 /* N. Unbinds: no backend, the library's JVMTI environment disposed. */

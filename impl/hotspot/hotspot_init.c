@@ -33,6 +33,9 @@ static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 /* N. */
 const char *asgst__hs_init_error(void) { return error; }
 
+/* N. */
+const char *asgst__hs_features_off(void) { return state == READY ? asgst__vm_features_off() : ""; }
+
 /* N. Sets a boolean VM flag through the exported JVMFlag table. */
 int asgst__hs_set_bool_flag(const char *name, bool value) {
   const asgst__vm_model *h = &asgst__vm;

@@ -94,6 +94,8 @@ static void write_events(FILE *out) {
 void prof_write_summary(FILE *out) {
   fprintf(out, "=== asgst-prof summary (pid %d) ===\n", (int)getpid());
   if (prof_init_error[0]) fprintf(out, "ASGST_Initialize failed: %s\n", prof_init_error);
+  else if (ASGST_DisabledFeatures()[0])
+    fprintf(out, "ASGST features off on this JVM: %s\n", ASGST_DisabledFeatures());
   write_events(out);
   fprintf(out, "walk results:\n");
   for (int s = 0; s < PROF_WALK_CODES; s++)

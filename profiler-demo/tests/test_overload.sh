@@ -1,7 +1,7 @@
 # test_overload.sh BUILD_DIR - sampling degrades instead of hanging the JVM, and keeps
 # working when the user's queued-signal quota is exhausted by another process.
 #   1. With a busy neighbour (a shell loop on one of the two cores), cpu and wall at 20 us
-#      and 10 us: the JVM finishes, does at least a third of its unprofiled work, queued
+#      and 10 us: the JVM finishes, does at least a sixth of its unprofiled work, queued
 #      signals stay under 1% of the quota, and the summary reports throttled samples.
 #   2. With the quota full: cpu and wall samples keep their expected counts; a single
 #      tracepoint is still attributed (through SIGIO); two tracepoints report plainly how
@@ -64,8 +64,10 @@ for ev in cpu wall; do
     grep -E 'timer interrupts alone|throttled to' "$WORK/stderr" | head -2 | diag
     check "$ev at $iv: the JVM exits 0 within 3x its unprofiled time" \
       [ "$RC" = 0 -a "$MS" -le $((BASE_MS * 3)) ]
-    check "$ev at $iv: it does at least a third of its unprofiled work" \
-      [ "$((${r:-0} * 3))" -ge "${BASE_ROUNDS:-1}" ]
+    # A livelocked JVM does no work at all; the margin is for a loaded 2-core machine, where
+    # either run may get only part of a core.
+    check "$ev at $iv: it does at least a sixth of its unprofiled work" \
+      [ "$((${r:-0} * 6))" -ge "${BASE_ROUNDS:-1}" ]
     check "$ev at $iv: queued signals stay under 1% of the quota" [ $((PEAK * 100)) -le "$LIMIT" ]
     check "$ev at $iv: the summary reports the throttled samples" [ -n "$line" ]
   done

@@ -4,7 +4,8 @@
 #   - OpenJDK 21 and 25 from Debian's next release, provisioned by provision.sh into a
 #     cache (labels jdk21, jdk25);
 #   - every other JDK in the system's JVM directory (label jdkNN-<directory>).
-# ASGST_TEST_JDKS=none lists none; ASGST_TEST_JDKS="21 25" limits what is provisioned.
+# ASGST_TEST_JDKS=none lists none; ASGST_TEST_JDKS="21 25" limits what is provisioned;
+# ASGST_JDK_CACHE sets the cache (default /var/cache/asgst-jdks as root).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 DEFAULT=$(readlink -f "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}")
@@ -16,8 +17,14 @@ major() {
   sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null | head -1
 }
 
+# As root, a cache every user can read (the attach test runs a JVM as another user);
+# otherwise the user's own cache.
+CACHE=${ASGST_JDK_CACHE:-}
+if [ -z "$CACHE" ]; then
+  if [ "$(id -u)" = 0 ]; then CACHE=/var/cache/asgst-jdks; else CACHE=$HOME/.cache/asgst-jdks; fi
+fi
 # shellcheck disable=SC2086
-bash "$HERE/provision.sh" $WANT 2>/dev/null | while read -r label rest; do
+bash "$HERE/provision.sh" "$CACHE" $WANT 2>/dev/null | while read -r label rest; do
   echo "$label $rest"
 done
 seen=" $DEFAULT "

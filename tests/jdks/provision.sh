@@ -26,13 +26,13 @@ readonly ARCH=amd64
 readonly TRIPLET=x86_64-linux-gnu
 readonly LOADER=ld-linux-x86-64.so.2
 readonly DEFAULT_VERSIONS=(21 25)
-readonly SKIP_RC=3
+readonly SKIP_RC=97      # a provisioning step's exit status for "skipped, line printed"
 
-CACHE=""          # the cache directory, absolute
-VERSIONS=()       # the JDK feature versions asked for
-LOG=""            # where tool output goes
-RUN_ID=$$         # tells this run's apt state apart from an earlier run's
-JDK_V=""          # the version being provisioned (for skip's message)
+CACHE=""                 # the cache directory, absolute
+VERSIONS=()              # the JDK feature versions asked for
+LOG=""                   # where tool output goes
+RUN_ID=$$-$(date +%s%N)  # tells this run's apt state apart from an earlier run's
+JDK_V=""                 # the version being provisioned (for skip's message)
 EXIT_CODE=0
 
 # Progress and diagnostics, on stderr.
@@ -255,39 +255,57 @@ is_elf() {
   [ -f "$1" ] && [ "$(LC_ALL=C head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]
 }
 
-# Writes the script $1 that runs the trixie executable $2 through trixie's loader, with
-# trixie's libc first in the library path (then the caller's LD_LIBRARY_PATH, then the
-# system's libraries: zlib, libstdc++ of bookworm serve the JDK well). --argv0 keeps the
-# script's own path as the program name the JDK sees.
+# Writes the script $1 that runs the trixie executable $2 through trixie's loader, called by
+# the symlink $3 (named like the program, so that the process has the program's name in ps
+# and /proc/PID/comm, not the loader's), with trixie's libc first in the library path (then
+# the caller's LD_LIBRARY_PATH, then the system's libraries: zlib, libstdc++ of bookworm
+# serve the JDK well). --argv0 keeps the script's own path as the program name the JDK
+# sees. $4, for a launcher, is its JVM's directory: see launcher_env.
 write_wrapper() {
-  local script=$1 real=$2
+  local script=$1 real=$2 loader=$3 jvm_dir=${4:-}
+  ln -sfn "$(libc_dir)/$LOADER" "$loader"
   cat >"$script" <<EOF
 #!/bin/sh
-# Made by tests/jdks/provision.sh: Debian $SUITE's ${real##*/} needs $SUITE's glibc, so it runs
-# through that glibc's own loader (the system's loader and libraries are left as they are).
+# Made by tests/jdks/provision.sh: Debian $SUITE's ${script##*/} needs $SUITE's glibc, so it runs
+# through that glibc's own loader (the system's loader and libraries are left as they are),
+# called by a link named like the program, which names the process so.
+EOF
+  [ -z "$jvm_dir" ] || launcher_env "$jvm_dir" >>"$script"
+  cat >>"$script" <<EOF
 libc='$(libc_dir)'
-exec "\$libc/$LOADER" --library-path "\$libc\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" \\
+exec '$loader' --library-path "\$libc\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" \\
   --argv0 "\$0" '$real' "\$@"
 EOF
   chmod 755 "$script"
 }
 
-# Replaces the JDK's executables by wrappers, in place, so that the JDK is consistent with
-# itself (a JVM that starts java.home/bin/java or lib/jspawnhelper gets a wrapper too). The
-# real launchers move to bin.real/, where their RPATH $ORIGIN/../lib still finds lib/libjli.so.
-# The launcher finds its JDK from libjli.so's path (dladdr), not /proc/self/exe (the loader).
+# Prints the wrapper's line for a launcher whose JVM is in directory $1. When LD_LIBRARY_PATH
+# names a directory holding a libjvm.so, the launcher re-executes itself with its own JVM's
+# directory put first; through the loader that fails (/proc/self/exe is the loader, which
+# takes the first argument for the program). The wrapper puts the directory first itself,
+# as the re-execution would have, and the launcher then has no reason to re-execute.
+launcher_env() {
+  printf '%s\n' "[ -z \"\${LD_LIBRARY_PATH:-}\" ] || export LD_LIBRARY_PATH='$1':\"\$LD_LIBRARY_PATH\""
+}
+
+# Replaces the executables of JDK $1 by wrappers, in place, so that the JDK is consistent
+# with itself (a JVM that starts java.home/bin/java or lib/jspawnhelper gets a wrapper too);
+# the loader's links go to directory $2. The real launchers move to bin.real/, where their
+# RPATH $ORIGIN/../lib still finds lib/libjli.so. The launcher finds its JDK from
+# libjli.so's path (dladdr), not /proc/self/exe (the loader).
 wrap_executables() {
-  local jdk=$1 exe
-  mkdir -p "$jdk/bin.real"
+  local jdk=$1 loaders=$2 exe name
+  mkdir -p "$jdk/bin.real" "$loaders"
   for exe in "$jdk"/bin/*; do
     is_elf "$exe" || continue
+    name=${exe##*/}
     mv "$exe" "$jdk/bin.real/"
-    write_wrapper "$exe" "$jdk/bin.real/${exe##*/}"
+    write_wrapper "$exe" "$jdk/bin.real/$name" "$loaders/$name" "$jdk/lib/server"
   done
   # ProcessBuilder starts children through lib/jspawnhelper, a trixie executable as well.
   if is_elf "$jdk/lib/jspawnhelper"; then
     mv "$jdk/lib/jspawnhelper" "$jdk/lib/jspawnhelper.real"
-    write_wrapper "$jdk/lib/jspawnhelper" "$jdk/lib/jspawnhelper.real"
+    write_wrapper "$jdk/lib/jspawnhelper" "$jdk/lib/jspawnhelper.real" "$loaders/jspawnhelper"
   fi
 }
 
@@ -344,7 +362,7 @@ provision_jdk() {
   fix_symlinks "$root"
   # jmods (85 MB in 21, 353 MB in 25) only serve jlink, which the tests do not use.
   rm -rf "$jdk/jmods"
-  wrap_executables "$jdk"
+  wrap_executables "$jdk" "$dir/loader"
   ln -sfn "${jdk#"$dir"/}" "$dir/home"
   log "testing jdk$v ($version)"
   smoke_test "$dir/home" "$v"

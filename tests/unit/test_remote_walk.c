@@ -205,16 +205,25 @@ static void survives_corrupted_remote_stacks(void **state) {
   uint64_t faults_before = asgst__guard_faults();
   pthread_t th;
   start_spinner(&th, corrupt_thread, NULL);
-  int errors = 0, ends = 0;
+  int errors = 0, ends = 0, late = 0;
   for (int i = 0; i < 10000; i++) {
     if (i % 10 == 0) scramble(region, hole, prot_none, &seed);
     trace t = {0};
     int kind = ASGST_RunWithIteratorOnThread(spinner_tid, ASGST_INCLUDE_NON_JAVA_FRAMES,
                                              100000, collect, &t);
+    /* On a loaded machine the target may not run within the 100 ms timeout: that answer
+     * is allowed now and then, any other failure is not. */
+    if (kind == ASGST_THREAD_NOT_ANSWERING) {
+      late++;
+      continue;
+    }
+    if (kind <= 0) print_message("# walk %d: %s\n", i, ASGST_ErrorName(kind));
     assert_true(kind > 0);
     if (t.last < 0) errors++;
     else ends++;
   }
+  print_message("# figure: %d walks not answered within 100 ms (a busy machine)\n", late);
+  assert_true(late <= 100);
   stop_spinner(th);
   uint64_t faults = asgst__guard_faults() - faults_before;
   print_message("# figure: 10000 corrupted out-of-thread walks: %d errors, %d ended, "

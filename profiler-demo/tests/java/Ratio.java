@@ -19,5 +19,8 @@ public class Ratio {
       onePart();
     }
     System.out.println(sink);
+    // The main thread's CPU time, for tests that count CPU-time samples on a busy machine.
+    long cpu = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+    System.err.println("ratio_cpu_ms " + cpu / 1_000_000);
   }
 }
