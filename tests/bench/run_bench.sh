@@ -6,7 +6,8 @@
 # Both walkers write their frames to the same kind of buffer: one per thread, reused for
 # every sample, as a profiler keeps it (the agent copies it into its sample ring after the
 # timed spans).
-# Prints medians, their ratio (budget: <= 0.4 at 50 frames), the median time of a walk that
+# On the default JDK and on each other JDK the tests use (tests/jdks/list.sh).
+# Prints medians, their ratio (budget: <= 0.3 at 50 frames), the median time of a walk that
 # stops at the first Java frame (the fixed part) and the median ASGST_GetMethodInfo time
 # (budget: < 200 ns). BENCH_SECONDS sets the length of each run (default 6).
 set -u
@@ -17,22 +18,40 @@ AGENT=$BUILD/tests/jvm/libwalk_agent.so
 SECS=${BENCH_SECONDS:-6}
 WORK=$BUILD/bench
 mkdir -p "$WORK/classes"
-"$JAVA_HOME/bin/javac" -d "$WORK/classes" "$ROOT/tests/jvm/java/walk/Workload.java" || exit 1
-
 # The bucket of stack depths each workload's samples fall in (see walk_report.c).
 declare -A BUCKET=([bench10]="5-20" [bench50]="35-75" [bench200]="150-320")
-for mode in compiled interpreted; do
-  flags=""
-  [ "$mode" = interpreted ] && flags="-Xint"
-  for w in bench10 bench50 bench200; do
-    log=$WORK/bench-$mode-$w.log
-    (cd "$WORK" && "$JAVA_HOME/bin/java" $flags -Xss8m \
-      "-agentpath:$AGENT=label=$mode,bench=1,interval_us=200" \
-      -cp "$WORK/classes" Workload "$w" "$SECS") >"$log" 2>&1
-    line=$(grep -E "^WALK # figure: bench=$mode frames=${BUCKET[$w]} " "$log" | sed 's/^WALK # figure: //')
-    echo "${line:-bench=$mode workload=$w: no samples (log: ${log#$BUILD/})}"
+
+# bench_jdk LABEL JAVA_HOME: the walk benchmark on one JDK.
+bench_jdk() {
+  local label=$1 home=$2 mode w flags log line
+  echo "== walk time on $label ($home)"
+  "$home/bin/javac" -d "$WORK/classes" "$ROOT/tests/jvm/java/walk/Workload.java" || return
+  for mode in compiled interpreted; do
+    flags=""
+    [ "$mode" = interpreted ] && flags="-Xint"
+    for w in bench10 bench50 bench200; do
+      log=$WORK/bench-$label-$mode-$w.log
+      (cd "$WORK" && "$home/bin/java" $flags -Xss8m \
+        "-agentpath:$AGENT=label=$mode,bench=1,interval_us=200" \
+        -cp "$WORK/classes" Workload "$w" "$SECS") >"$log" 2>&1
+      line=$(grep -E "^WALK # figure: bench=$mode frames=${BUCKET[$w]} " "$log" | sed 's/^WALK # figure: //')
+      echo "${line:-bench=$mode workload=$w: no samples (log: ${log#$BUILD/})}"
+    done
   done
-done
+}
+
+# The default JDK, then one build of every other feature version the tests use.
+bench_jdk default "$JAVA_HOME"
+seen=" "
+while read -r label home; do
+  v=${label#jdk}; v=${v%%-*}
+  case "$home" in SKIP*) continue ;; esac
+  case "$seen" in *" $v "*) continue ;; esac
+  seen="$seen$v "
+  echo
+  bench_jdk "$label" "$home"
+done < <(JAVA_HOME=$JAVA_HOME "$ROOT/tests/jdks/list.sh")
+echo
 
 # The other benchmarks of the project: method info accessor cost, demo profiler overhead.
 for extra in "$ROOT/tests/bench/method_info_bench.sh" "$ROOT/profiler-demo/bench/overhead.sh"; do

@@ -21,7 +21,7 @@
 static void set_jdk17_layout(void) {
   memset(&asgst__vm, 0, sizeof asgst__vm);
   asgst__vm_model *h = &asgst__vm;
-  h->method_const = 8, h->method_access = 40;
+  h->method_const = 8, h->method_access = 40, h->method_access_w = 4;
   h->cm_constants = 8, h->cm_size = 24, h->cm_flags = 28, h->cm_flags_w = 2;
   h->cm_code_size = 32, h->cm_name_index = 34, h->cm_sig_index = 36, h->cm_idnum = 38;
   h->cm_sizeof = 48;
