@@ -197,6 +197,27 @@ public class Workload {
     }
   }
 
+  // ---- virtual threads (JDK 21+): mounted on carrier threads while they compute; a short
+  // sleep now and then unmounts and remounts them (continuation freeze and thaw) -------
+  static void vthreads() throws Exception {
+    Runnable body = () -> {
+      int d = 0;
+      while (!stop) {
+        SINK.addAndGet(recurse(d++ % 40, d));
+        if (d % 500 == 0) {
+          try { Thread.sleep(1); } catch (InterruptedException e) { return; }
+        }
+      }
+    };
+    // Through reflection, so that this file still compiles and runs on JDK 17.
+    Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+    java.lang.reflect.Method start = Class.forName("java.lang.Thread$Builder")
+        .getMethod("start", Runnable.class);
+    List<Thread> vs = new ArrayList<>();
+    for (int i = 0; i < 3; i++) vs.add((Thread) start.invoke(builder, body));
+    for (Thread v : vs) v.join();
+  }
+
   // ---- bench: stacks of about 10, 50 and 200 frames ----------------------------------
   static void bench(int depth) {
     int x = 0;
@@ -218,6 +239,7 @@ public class Workload {
           case "threads": threads(); break;
           case "alloc": alloc(); break;
           case "classload": classload(); break;
+          case "vthreads": vthreads(); break;
           case "bench10": bench(4); break;
           case "bench50": bench(44); break;
           case "bench200": bench(194); break;
