@@ -1,28 +1,27 @@
 /*
  * initialize.c - the binding extension: ASGST_Initialize, ASGST_InitializeError,
- * ASGST_Shutdown. A JavaVM* means HotSpot here; the work is done by the hotspot backend
- * (impl/hotspot/hotspot_init.c), which serialises concurrent calls itself.
+ * ASGST_Shutdown, ASGST_DisabledFeatures. The work is done by the backend that binds to a
+ * live JVM, through impl/backend.h (it serialises concurrent calls itself).
  */
 #include "internal.h"
-#include "../impl/hotspot/hotspot.h"
 
 /* N. */
 int ASGST_Initialize(JavaVM *vm, int32_t flags) {
   if (vm == NULL || flags != 0) return ASGST_INVALID_ARGUMENT;
-  return asgst__hs_initialize(vm, flags);
+  return asgst__bind_jvm(vm, flags);
 }
 
 /* N. */
 const char *ASGST_InitializeError(void) {
-  return asgst__hs_init_error();
+  return asgst__bind_error();
 }
 
 /* N. */
 void ASGST_Shutdown(void) {
-  asgst__hs_shutdown();
+  asgst__unbind_jvm();
 }
 
 /* N. */
 const char *ASGST_DisabledFeatures(void) {
-  return asgst__hs_features_off();
+  return asgst__bind_features_off();
 }

@@ -1,5 +1,6 @@
 /*
- * internal.h - what the api/ files share with each other and with impl/.
+ * internal.h - what the api/ files share with each other (backends see only
+ * impl/services.h of it).
  * Internal non-static names start with asgst__ (libuv style); none is exported.
  */
 #ifndef ASGST_API_INTERNAL_H
@@ -7,15 +8,13 @@
 
 #include "asgst.h"
 #include "../impl/backend.h"
+#include "../impl/services.h"
 
 /* SS. Prepares `it` for a walk of thread *t from *top with backend be, and positions it on
  * the first reportable frame. Returns the kind (> 0) or an error (<= 0); either way `it`
  * is usable (ASGST_State tells the outcome). */
 int asgst__iterator_begin(ASGST_Iterator *it, const asgst__backend *be, const asgst__thread *t,
                           const asgst__regs *top, int32_t options);
-
-/* SS. Empties every output field of *info (strings become "", lengths 0). */
-void asgst__clear_method_info(ASGST_MethodInfo *info);
 
 /* SS. Registers of an x86_64 Linux ucontext_t. */
 void asgst__regs_from_ucontext(const void *ucontext, asgst__regs *r);
@@ -25,10 +24,6 @@ void asgst__regs_from_ucontext(const void *ucontext, asgst__regs *r);
 int asgst__run_with_iterator(const asgst__backend *be, const asgst__thread *t,
                              const asgst__regs *top, int32_t options,
                              ASGST_IteratorHandler fun, void *arg);
-
-/* N. Calls every registered class unload handler (backends call this before a class's
- * handles become invalid). */
-void asgst__notify_class_unload(ASGST_Class k, ASGST_Method *methods, int count, bool redefined);
 
 /* N. Out-of-thread walking: prepares the library's walk signal (once). 0 or an error. */
 int asgst__remote_init(void);

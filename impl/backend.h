@@ -142,6 +142,17 @@ typedef struct asgst__backend {
 const asgst__backend *asgst__active_backend(void);                     /* SS */
 void asgst__set_backend(const asgst__backend *be);                    /* N */
 
+/* ---- Binding to a live JVM: implemented by the HotSpot backend (hotspot_init.c), called
+ * by api/initialize.c, so that api/ knows no backend by name. All N. ---- */
+/* Binds to the JVM (see ASGST_Initialize). 0, or an error < -16. */
+int asgst__bind_jvm(JavaVM *vm, int32_t flags);
+/* The reason of the last failure, a note while binding waits for VMInit, else "". */
+const char *asgst__bind_error(void);
+/* Features switched off for missing optional pieces of the bound VM ("" if none). */
+const char *asgst__bind_features_off(void);
+/* Unbinds: no backend, the backend's JVMTI environment disposed. */
+void asgst__unbind_jvm(void);
+
 /* SS. Copy `len` bytes of `src` (not NUL-terminated) into the caller's buffer of capacity
  * *cap, truncating and NUL-terminating; set *cap to len. A NULL dst only reports len. */
 void asgst__copy_string(char *dst, jint *cap, const char *src, size_t len);

@@ -52,7 +52,7 @@
 #include "class_shadow.h"
 #include "hotspot.h"
 
-#include "../../api/internal.h"
+#include "../services.h"
 #include "../guard.h"
 #include "../safe_read.h"
 

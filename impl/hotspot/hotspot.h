@@ -20,16 +20,7 @@ extern const asgst__backend asgst__hotspot_backend;
 extern JavaVM *asgst__hs_vm;
 extern jvmtiEnv *asgst__hs_jvmti;
 
-/* ---- Binding (hotspot_init.c); N ---- */
-/* N. Binds to the JVM (see ASGST_Initialize). 0, or an error < -16. Serialised by the
- * caller. */
-int asgst__hs_initialize(JavaVM *vm, int32_t flags);
-/* N. The HotSpot model's features switched off for missing optional pieces ("" if none). */
-const char *asgst__hs_features_off(void);
-/* N. The reason of the last failure, a note while binding waits for VMInit, else "". */
-const char *asgst__hs_init_error(void);
-/* N. Unbinds: no backend, the library's JVMTI environment disposed. */
-void asgst__hs_shutdown(void);
+/* ---- Binding (hotspot_init.c): asgst__bind_jvm and friends of backend.h ---- */
 
 /* ---- Threads (hotspot_thread.c) ---- */
 /* N. Finds the pthread key under which the VM keeps the current Thread*, by scanning the

@@ -18,7 +18,7 @@
 #include "vmstructs.h"
 #include "walker.h"
 
-#include "../../api/internal.h"
+#include "../services.h"
 #include "../guard.h"
 #include "../safe_read.h"
 
@@ -31,10 +31,10 @@ static char error[1024];
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* N. */
-const char *asgst__hs_init_error(void) { return error; }
+const char *asgst__bind_error(void) { return error; }
 
 /* N. */
-const char *asgst__hs_features_off(void) { return state == READY ? asgst__vm_features_off() : ""; }
+const char *asgst__bind_features_off(void) { return state == READY ? asgst__vm_features_off() : ""; }
 
 /* N. Sets a boolean VM flag through the exported JVMFlag table. */
 int asgst__hs_set_bool_flag(const char *name, bool value) {
@@ -165,7 +165,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
 }
 
 /* N. */
-int asgst__hs_initialize(JavaVM *vm, int32_t flags) {
+int asgst__bind_jvm(JavaVM *vm, int32_t flags) {
   (void)flags;
   pthread_mutex_lock(&init_lock);
   int rc = 0;
@@ -198,7 +198,7 @@ out:
 }
 
 /* N. */
-void asgst__hs_shutdown(void) {
+void asgst__unbind_jvm(void) {
   pthread_mutex_lock(&init_lock);
   asgst__set_backend(NULL);
   if (asgst__hs_jvmti) (*asgst__hs_jvmti)->DisposeEnvironment(asgst__hs_jvmti);

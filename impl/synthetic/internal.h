@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "asgst_synthetic.h"
-#include "../../api/internal.h"
+#include "../services.h"
 
 /* Magic numbers at the start of methods and classes: an accessor given a stale or random
  * handle checks them with a safe load before trusting anything else. */
