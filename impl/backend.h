@@ -142,6 +142,14 @@ typedef struct asgst__backend {
 const asgst__backend *asgst__active_backend(void);                     /* SS */
 void asgst__set_backend(const asgst__backend *be);                    /* N */
 
+/* An option bit no public option uses, for the walk test agent only: the first Java frame
+ * found below a stub frame (e.g. a thread stopped in the safepoint handler) takes
+ * AsyncGetCallTrace's PcDesc (the first one after its pc) instead of the exact PcDesc at
+ * its pc, which is what the VM itself uses there. The agent re-walks with it to prove that
+ * a disagreement comes from that rule alone. Carried in the iterator's options, so the
+ * walk reads no thread-local test switch. */
+#define ASGST__OPT_ASGCT_PCDESC_RULE (1 << 30)
+
 /* ---- Binding to a live JVM: implemented by the HotSpot backend (hotspot_init.c), called
  * by api/initialize.c, so that api/ knows no backend by name. All N. ---- */
 /* Binds to the JVM (see ASGST_Initialize). 0, or an error < -16. */

@@ -38,8 +38,6 @@ typedef struct {
   uint8_t memo_n;     /* its logical frames, 0: no memo */
 } hs_state;
 
-__thread int asgst__hs_asgct_rule __attribute__((tls_model("initial-exec")));
-
 _Static_assert(sizeof(hs_state) <= ASGST__BACKEND_SCRATCH, "scratch too small");
 
 /* Reads a field of the walk state on its own. GCC otherwise merges tests of adjacent
@@ -447,7 +445,8 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
       if (r <= 0) return r;
       break;
   }
-  bool asgct_rule = asgst__hs_asgct_rule && !LD(s->java_seen) && LD(s->kind) == ASGST__HK_STUB;
+  bool asgct_rule = (it->options & ASGST__OPT_ASGCT_PCDESC_RULE) && !LD(s->java_seen) &&
+                    LD(s->kind) == ASGST__HK_STUB;
   set_regs(&it->cur, &n);
   s->top = 0;
   s->pcmode = asgct_rule ? ASGST__PC_NEAR : ASGST__PC_EXACT;

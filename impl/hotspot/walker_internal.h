@@ -89,11 +89,5 @@ void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e);
  * then found by the frame size, as for a frame stopped at a call. */
 bool asgst__hs_frame_complete_at(uintptr_t blob, uintptr_t pc);
 
-/* Test hook, for the walk test agent only: while set on a thread, the first Java frame
- * found below a stub frame (e.g. a thread stopped in the safepoint handler) takes
- * AsyncGetCallTrace's PcDesc (the first one after its pc) instead of the exact PcDesc at
- * its pc, which is what the VM itself uses there. The agent re-walks with it to prove that
- * a disagreement comes from that rule alone. */
-extern __thread int asgst__hs_asgct_rule __attribute__((tls_model("initial-exec")));
 
 #endif

@@ -308,9 +308,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   s->anchor = anchor_kind();
   s->c_n = -1;
   if ((s->anchor == 2 || s->anchor == 3) && s->a_rc == 0 && s->gct_n > 0 && traces_differ(s)) {
-    asgst__hs_asgct_rule = 1;
-    walk_asgst(uc, 0, s->c, &s->c_n, &s->c_rc, NULL);
-    asgst__hs_asgct_rule = 0;
+    walk_asgst(uc, ASGST__OPT_ASGCT_PCDESC_RULE, s->c, &s->c_n, &s->c_rc, NULL);
   }
   if (walk_opts.diag && s->a_rc == 0 && s->a_n > 0 && s->gct_n > 0 && s->a[0].bci != s->g[0].bci)
     describe_pcdescs(s, uc);
