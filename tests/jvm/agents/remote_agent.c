@@ -7,7 +7,8 @@
  * ThreadStart with their OS thread ids. Per pair of walks the agent counts: identical
  * traces (method, bci, type frame by frame), identical method sequences, and differences.
  * With the option "probe" it only prints whether ASGST_Initialize succeeded.
- * Prints "RESULT <kind> pairs=N exact=N methods=N remote_ok=N local_ok=N" at VM death.
+ * Prints "RESULT <kind> pairs=N exact=N methods=N remote_ok=N local_ok=N exiting=N" at VM
+ * death (exiting: pairs left out because the thread began exiting between the two walks).
  */
 #include <jvmti.h>
 #include <pthread.h>
@@ -44,6 +45,7 @@ static atomic_int local_request; /* tid asked to walk itself */
 static atomic_int local_done;
 static trace local_trace;
 static long pairs[2], exact[2], methods[2], remote_ok[2], local_ok[2];
+static long exiting[2]; /* pairs left out: the thread began exiting between the two walks */
 /* Results of failed walks (remote, local), by error code 0..-31, for the report. */
 static long remote_err[2][32], local_err[2][32];
 
@@ -106,8 +108,12 @@ static void compare_once(const target *t) {
     atomic_store(&local_request, 0);
     return;
   }
-  pairs[k]++;
   int rr = kind > 0 ? remote.result : kind, lr = local_trace.result;
+  if ((rr == ASGST_THREAD_EXIT) != (lr == ASGST_THREAD_EXIT)) {
+    exiting[k]++; /* the workload's threads end while we sample: nothing to compare */
+    return;
+  }
+  pairs[k]++;
   if (rr == 0 && remote.n > 0) remote_ok[k]++;
   else if (rr <= 0 && rr > -32) remote_err[k][-rr]++;
   if (lr == 0 && local_trace.n > 0) local_ok[k]++;
@@ -143,8 +149,8 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni) {
   usleep(50000);
   const char *names[2] = {"sleep", "busy"};
   for (int k = 0; k < 2; k++)
-    printf("RESULT %s pairs=%ld exact=%ld methods=%ld remote_ok=%ld local_ok=%ld\n", names[k],
-           pairs[k], exact[k], methods[k], remote_ok[k], local_ok[k]);
+    printf("RESULT %s pairs=%ld exact=%ld methods=%ld remote_ok=%ld local_ok=%ld exiting=%ld\n",
+           names[k], pairs[k], exact[k], methods[k], remote_ok[k], local_ok[k], exiting[k]);
   for (int k = 0; k < 2; k++)
     for (int e = 0; e < 32; e++) {
       if (remote_err[k][e]) printf("FAILED %s remote %s %ld\n", names[k], ASGST_ErrorName(-e), remote_err[k][e]);
