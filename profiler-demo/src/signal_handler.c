@@ -118,22 +118,15 @@ static bool syscall_fds(const prof_event *ev, const ucontext_t *uc, prof_fdinfo 
   return true;
 }
 
-/* SS. Nanoseconds between two monotonic times. */
-static uint32_t elapsed_ns(const struct timespec *a, const struct timespec *b) {
-  int64_t d = (int64_t)(b->tv_sec - a->tv_sec) * 1000000000 + (b->tv_nsec - a->tv_nsec);
-  return d < 0 ? 0 : d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-}
-
-/* SS. Records one sample of event ev. */
-static void sample(int ev, void *ucontext) {
+/* SS. Records one sample of event ev; t0 is the handler's entry time (prof_now_ns), read
+ * once for both the walk time and the overload accounting. */
+static void sample(int ev, void *ucontext, uint64_t t0) {
   walk_buf w;
   w.n = 0;
   w.error = 0;
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
   int opts = prof_opts.cstack ? ASGST_INCLUDE_NON_JAVA_FRAMES : 0;
   int r = ASGST_RunWithIterator(ucontext, opts, collect, &w);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
+  uint64_t walk_ns = prof_now_ns() - t0;
   if (r > 0 && w.error < 0) r = w.error;
   int slot = r + PROF_WALK_CODES / 2;
   if (slot < 0) slot = 0;
@@ -149,7 +142,7 @@ static void sample(int ev, void *ucontext) {
   h.nframes = (uint16_t)w.n;
   h.tid = (int32_t)gettid();
   h.walk_result = r;
-  h.walk_ns = elapsed_ns(&t0, &t1);
+  h.walk_ns = walk_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)walk_ns;
   h.seq = atomic_fetch_add_explicit(&prof_stats.seq, 1, memory_order_relaxed);
   prof_fdinfo fi;
   const prof_event *e = &prof_opts.events[ev];
@@ -176,7 +169,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucontext) {
   } else {
     uint64_t t_in = prof_now_ns();
     atomic_fetch_add_explicit(&prof_stats.signals[ev], 1, memory_order_relaxed);
-    if (atomic_load_explicit(&prof_running, memory_order_acquire)) sample(ev, ucontext);
+    if (atomic_load_explicit(&prof_running, memory_order_acquire)) sample(ev, ucontext, t_in);
     account(ev, si, t_in);
   }
   errno = saved;
@@ -195,7 +188,7 @@ static void on_sigio(int sig, siginfo_t *si, void *ucontext) {
   if (ev >= 0 && atomic_load_explicit(&prof_running, memory_order_acquire)) {
     atomic_fetch_add_explicit(&prof_stats.via_sigio, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&prof_stats.signals[ev], 1, memory_order_relaxed);
-    sample(ev, ucontext);
+    sample(ev, ucontext, prof_now_ns());
   }
   errno = saved;
 }
