@@ -3,7 +3,8 @@
  * environment, that turns class unloading and redefinition into ASGST class unload
  * handler calls, and serves the jclass/jmethodID conversions.
  *
- * Registration: every loaded class (GetLoadedClasses at bind time, then ClassPrepare) is
+ * Registration: every loaded class (those loaded before the binding by a background
+ * thread, class_backlog.c; then each at its ClassPrepare) is
  * tagged with its registry index + 1 and keeps a weak global reference and a copy of its
  * Method* array. A class that can be unloaded (class_loaders.c: not of the boot, platform
  * or system loader, or a hidden class with a ClassLoaderData of its own) also gets a
@@ -186,8 +187,8 @@ static void drain_dead(JNIEnv *env) {
   } while (n == 64);
 }
 
-/* N. Registers one class (no-op for primitive/array classes and tagged ones). */
-static void register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c) {
+/* N. */
+void asgst__hs_register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c) {
   jlong tag = 0;
   jint status = 0;
   if ((*jvmti)->GetTag(jvmti, c, &tag) != JVMTI_ERROR_NONE || tag != 0) return;
@@ -227,25 +228,19 @@ int asgst__hs_classes_init(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errle
     pin_array = a ? (*env)->NewGlobalRef(env, a) : NULL;
     if (a) (*env)->DeleteLocalRef(env, a);
   }
-  jint count = 0;
-  jclass *classes = NULL;
-  if (pin_array == NULL || (*jvmti)->GetLoadedClasses(jvmti, &count, &classes) != JVMTI_ERROR_NONE) {
-    snprintf(err, errlen, "cannot list the loaded classes");
+  if (pin_array == NULL) {
+    snprintf(err, errlen, "cannot allocate the array that holds off the collector");
     return -1;
   }
-  for (jint i = 0; i < count; i++) {
-    register_class(jvmti, env, classes[i]);
-    (*env)->DeleteLocalRef(env, classes[i]);
-  }
-  (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
-  return 0;
+  /* The classes loaded so far are registered by a background thread (class_backlog.c). */
+  return asgst__hs_backlog_start(jvmti, env, err, errlen);
 }
 
 /* N. */
 void JNICALL asgst__hs_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread t, jclass c) {
   (void)t;
   if (ndead) drain_dead(env);
-  register_class(jvmti, env, c);
+  asgst__hs_register_class(jvmti, env, c);
 }
 
 /* N (restricted JVMTI context: ServiceThread, no JNI). */
@@ -327,15 +322,27 @@ static JNIEnv *jni_env(void) {
   return env;
 }
 
-/* N. A local reference to the mirror of a registered class (NULL if unknown or gone). */
+/* N. The weak reference of registered class k, NULL if unknown. */
+static jweak registered_ref(uintptr_t k) {
+  jweak ref = NULL;
+  pthread_mutex_lock(&lock);
+  int s = find_slot(k);
+  if (s >= 0) ref = entries[slots[s] - 1].ref;
+  pthread_mutex_unlock(&lock);
+  return ref;
+}
+
+/* N. A local reference to the mirror of a registered class (NULL if unknown or gone). A
+ * class not found may be one loaded before the binding and not registered yet: the
+ * lookup is retried once the backlog is done. */
 jclass asgst__hs_to_jclass(ASGST_Class k) {
   JNIEnv *env = jni_env();
   if (env == NULL) return NULL;
-  jweak ref = NULL;
-  pthread_mutex_lock(&lock);
-  int s = find_slot((uintptr_t)k);
-  if (s >= 0) ref = entries[slots[s] - 1].ref;
-  pthread_mutex_unlock(&lock);
+  jweak ref = registered_ref((uintptr_t)k);
+  if (ref == NULL) {
+    asgst__hs_backlog_wait();
+    ref = registered_ref((uintptr_t)k);
+  }
   return ref ? (jclass)(*env)->NewLocalRef(env, ref) : NULL;
 }
 

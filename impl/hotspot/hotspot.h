@@ -53,9 +53,18 @@ uint64_t asgst__hs_field(uintptr_t a, long off, int size);
 uintptr_t asgst__hs_class_methods(uintptr_t k, int *n);
 
 /* ---- Class registry, unload and redefinition (class_unload.c); N ---- */
-/* N. Registers the loaded classes and enables ClassPrepare, ObjectFree, ClassFileLoadHook
+/* N. Starts registering the loaded classes (in the background) and enables ClassPrepare, ObjectFree, ClassFileLoadHook
  * and GarbageCollectionStart on the library's environment. 0 or -1 with a reason. */
 int asgst__hs_classes_init(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen);
+/* N. Registers one class (no-op for primitive/array classes and already tagged ones). */
+void asgst__hs_register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c);
+/* N. class_backlog.c: lists and pins the classes loaded before the binding and registers
+ * them on a background thread. 0 or -1 with a reason. */
+int asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen);
+/* N. Waits until the classes loaded before the binding are registered. */
+void asgst__hs_backlog_wait(void);
+/* N. Stops and joins the background registration (unbinding). */
+void asgst__hs_backlog_stop(void);
 /* N. The JVMTI callbacks the registry needs (installed by hotspot_init.c). */
 void JNICALL asgst__hs_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread t, jclass c);
 void JNICALL asgst__hs_on_object_free(jvmtiEnv *jvmti, jlong tag);

@@ -201,6 +201,7 @@ out:
 void asgst__unbind_jvm(void) {
   pthread_mutex_lock(&init_lock);
   asgst__set_backend(NULL);
+  asgst__hs_backlog_stop();
   if (asgst__hs_jvmti) (*asgst__hs_jvmti)->DisposeEnvironment(asgst__hs_jvmti);
   asgst__hs_jvmti = NULL;
   asgst__hs_classes_reset();

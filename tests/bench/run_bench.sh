@@ -9,7 +9,8 @@
 # On the default JDK and on each other JDK the tests use (tests/jdks/list.sh).
 # Prints medians, their ratio (budget: <= 0.3 at 50 frames), the median time of a walk that
 # stops at the first Java frame (the fixed part) and the median ASGST_GetMethodInfo time
-# (budget: < 200 ns). BENCH_SECONDS sets the length of each run (default 6).
+# (budget: < 200 ns), and the ASGST_Initialize time with 1k, 10k and 50k classes loaded
+# (attach_bench.sh; budget < 100 ms at 50k). BENCH_SECONDS sets the length of each run (default 6).
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,6 +39,7 @@ bench_jdk() {
       echo "${line:-bench=$mode workload=$w: no samples (log: ${log#$BUILD/})}"
     done
   done
+  bash "$ROOT/tests/bench/attach_bench.sh" "$BUILD" "$home"
 }
 
 # The default JDK, then one build of every other feature version the tests use.
