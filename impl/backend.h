@@ -130,6 +130,13 @@ typedef struct asgst__backend {
   /* SS. JVMTI thread state bits of the current thread (0 for non-VM threads). */
   int (*thread_state)(void);
 
+  /* SS. The VM layout as text for a recording (impl/replay/format.h), NULL (and
+   * ASGST_RecordWalk answers ASGST_UNSUPPORTED) if the backend's walks cannot be recorded. */
+  const char *(*layout_text)(size_t *len);
+  /* SS. Forgets what walks learned lazily from VM memory (the code heaps, ...), so that a
+   * recording walk reads it again into its log. May be NULL. */
+  void (*forget_learned)(void);
+
   /* N conversions; may be NULL (then the API returns NULL). */
   jmethodID (*to_jmethodid)(ASGST_Method m);
   ASGST_Method (*from_jmethodid)(jmethodID id);
@@ -149,6 +156,9 @@ void asgst__set_backend(const asgst__backend *be);                    /* N */
  * a disagreement comes from that rule alone. Carried in the iterator's options, so the
  * walk reads no thread-local test switch. */
 #define ASGST__OPT_ASGCT_PCDESC_RULE (1 << 30)
+/* An option bit of the recording and replay walks: no frame cache. A cache hit skips the
+ * reads that decode a frame, which a recording must hold and a replay must do. */
+#define ASGST__OPT_NO_FRAME_CACHE (1 << 29)
 
 /* ---- Binding to a live JVM: implemented by the HotSpot backend (hotspot_init.c), called
  * by api/initialize.c, so that api/ knows no backend by name. All N. ---- */

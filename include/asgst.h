@@ -292,6 +292,29 @@ ASGST_EXPORT const char *ASGST_DisabledFeatures(void);
 ASGST_EXPORT int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options,
                                                int32_t timeout_us, ASGST_IteratorHandler fun,
                                                void *arg);
+/* SS. Extension: walks the stack of `ucontext` (not NULL) as ASGST_RunWithIterator would,
+ * and writes a self-contained recording of that walk into buf: the registers, the frames
+ * and their names and line numbers, the VM layout, and every page of memory the walk and
+ * those metadata reads touched (a few KB to a few hundred KB). ASGST_ReplayWalk walks it
+ * again later, in any process, without the JVM; the format is documented in
+ * impl/replay/format.h. Returns the recording's size, or an error: ASGST_INVALID_ARGUMENT
+ * (bad argument, or buf too small), ASGST_BUSY (another recording runs), ASGST_UNSUPPORTED
+ * (the active backend cannot be recorded). Slower than a walk (it copies every page). */
+ASGST_EXPORT int64_t ASGST_RecordWalk(void *ucontext, int32_t options, void *buf, size_t cap);
+
+/* N. Extension: walks a recording made by ASGST_RecordWalk again, with no JVM: maps the
+ * recorded memory back at its addresses, builds the VM layout from it and calls
+ * fun(it, arg) once with an iterator at the recorded registers and options; inside fun
+ * the method and class info accessors answer from the recording. Memory that was not
+ * recorded faults (the walk ends with an error), never crashes. Returns the walk's kind or
+ * an error, ASGST_ReplayError() says why: ASGST_INVALID_ARGUMENT (damaged, truncated or
+ * of another format version), ASGST_BUSY (a JVM is bound in this process, or a recorded
+ * address is already used here), ASGST_UNSUPPORTED_VM (its layout is not supported). */
+ASGST_EXPORT int ASGST_ReplayWalk(const void *recording, size_t len, ASGST_IteratorHandler fun,
+                                  void *arg);
+/* N. Extension: why the last ASGST_ReplayWalk failed ("" if it did not). */
+ASGST_EXPORT const char *ASGST_ReplayError(void);
+
 /* SS. "ASGST_NO_FRAME", ..., "ASGST_UNKNOWN_ERROR" for codes not in the list. */
 ASGST_EXPORT const char *ASGST_ErrorName(int code);
 

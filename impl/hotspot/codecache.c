@@ -77,6 +77,20 @@ static bool load_interp(void) {
   return true;
 }
 
+/* SS. Makes the next walk read the heap list, the interpreter's range and the nmethod
+ * names again (a recording walk must read them into its log; a replay must learn them from
+ * the recorded memory, and a live binding after a replay from the live VM). A walk racing
+ * with this on another thread reads them again too and stores the same values. `values`
+ * also clears the interpreter's range, which the fast test in asgst__hs_in_interpreter
+ * reads without the flag: only with no walk running (a replay's start and end). */
+void asgst__hs_codecache_forget(bool values) {
+  if (values) asgst__hs_interp_low = asgst__hs_interp_high = 0;
+  atomic_store_explicit(&heaps_ready, 0, memory_order_relaxed);
+  atomic_store_explicit(&interp_ready, 0, memory_order_relaxed);
+  atomic_store_explicit(&name_nmethod, 0, memory_order_relaxed);
+  atomic_store_explicit(&name_native, 0, memory_order_relaxed);
+}
+
 /* SS. Block start for pc in heap h, 0 if none. */
 ASGST__HOT static uintptr_t find_in_heap(const heap *h, uintptr_t pc) {
   uintptr_t idx = (pc - h->low) >> h->log2_seg;

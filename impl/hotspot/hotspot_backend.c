@@ -10,6 +10,7 @@
 #include "class_shadow.h"
 #include "hotspot.h"
 #include "walker.h"
+#include "walker_internal.h"
 
 /* SS (all of the following; the caller holds the guard). */
 static void method_info(ASGST_Method m, ASGST_MethodInfo *info) {
@@ -41,6 +42,9 @@ static int line_table(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry *e
   return asgst__hs_line_table(m, offset, e, length);
 }
 
+/* SS. backend.h forget_learned(): a live VM's walks race with it, so values stay. */
+static void forget_learned(void) { asgst__hs_codecache_forget(false); }
+
 const asgst__backend asgst__hotspot_backend = {
     .name = "hotspot",
     .current_thread = asgst__hs_current_thread,
@@ -57,6 +61,8 @@ const asgst__backend asgst__hotspot_backend = {
     .class_idnum = asgst__hs_class_idnum,
     .line_table = line_table,
     .thread_state = asgst__hs_thread_state,
+    .layout_text = asgst__vm_layout_text,
+    .forget_learned = forget_learned,
     .to_jmethodid = asgst__hs_to_jmethodid,
     .from_jmethodid = asgst__hs_from_jmethodid,
     .to_jclass = asgst__hs_to_jclass,

@@ -143,6 +143,8 @@ static int finish(JNIEnv *env) {
   asgst__hs_set_bool_flag("DebugNonSafepoints", true);
   asgst__hs_learn_mirror_modifiers(jvmti, env);
   if (asgst__hs_self_check(jvmti, env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
+  /* For recordings (ASGST_RecordWalk); without it only recording is unavailable. */
+  asgst__vm_model_export();
   if (asgst__guard_install() != 0) {
     snprintf(error, sizeof error, "cannot install the crash guard's signal handlers");
     return ASGST_UNSUPPORTED_VM;

@@ -9,9 +9,11 @@
  */
 #include "vm_model.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "elf_symtab.h"
 #include "vmstructs.h"
 
 asgst__vm_model asgst__vm;
@@ -31,12 +33,14 @@ typedef struct {
 #define ANY 0, 0
 #define UPTO21 0, 21  /* the CodeBlob/CompiledMethod pointer layout */
 #define FROM25 25, 0  /* the offset layout */
+#define FROM21 21, 0  /* continuations (virtual threads) */
 #define REQ NULL
 /* Optional features, named as ASGST_InitializeError and the notes report them. */
 #define F_HIDDEN "unload handlers for hidden classes that unload on their own"
 #define F_MONITORS "monitor states of threads"
 #define F_FLAGS "switching DebugNonSafepoints on (non-safepoint pcs of compiled code)"
 #define F_GENERIC "class generic signatures"
+#define F_VTHREADS "walking from a virtual thread's lazily thawed frames to its carrier (return barrier)"
 #define F_MODIFIERS "Klass modifier flags (class modifiers then come from the class mirror)"
 
 static const row rows[] = {
@@ -138,6 +142,11 @@ static const row rows[] = {
     {OFFSET, "JavaThread::_stack_size", "Thread::_stack_size", &V.t_stack_size, NULL, ANY, REQ},
     {OFFSET, "JavaThread::_thread_state", NULL, &V.jt_state, NULL, ANY, REQ},
     {OFFSET, "JavaThread::_terminated", NULL, &V.jt_terminated, NULL, ANY, REQ},
+    /* Continuations. JDK 21 exports neither: the offset is then taken from the return
+     * barrier's own first instruction (walker_code.c), the pc from libjvm's .symtab
+     * (derive()). */
+    {OFFSET, "JavaThread::_cont_entry", NULL, &V.jt_cont_entry, NULL, FROM25, F_VTHREADS},
+    {STATIC, "ContinuationEntry::_return_pc", NULL, &V.cont_return_pc_addr, NULL, FROM25, F_VTHREADS},
     {OFFSET, "JavaThread::_current_pending_monitor", NULL, &V.jt_pending_monitor, NULL, ANY, F_MONITORS},
     {OFFSET, "JavaThread::_current_waiting_monitor", NULL, &V.jt_waiting_monitor, NULL, ANY, F_MONITORS},
     {INT, "JavaThread::_not_terminated", NULL, &V.not_terminated, NULL, ANY, REQ},
@@ -161,6 +170,13 @@ static const row rows[] = {
     {OFFSET, "JVMFlag::_addr", NULL, &V.flag_addr, NULL, ANY, F_FLAGS},
     {SIZE, "JVMFlag", NULL, &V.flag_sizeof, NULL, ANY, F_FLAGS},
 };
+
+/* The spelling each row resolved to (NULL: not found or not applicable), and the layout
+ * text of a recording (asgst__vm_model_export). */
+static const char *resolved[sizeof rows / sizeof rows[0]];
+static char layout[48 * 1024];
+static size_t layout_len;
+
 
 static char features_off[512];
 static char hidden[256]; /* asgst__vm_hide_for_test */
@@ -232,9 +248,21 @@ static int read_version(void) {
   return a && !is_hidden("Abstract_VM_Version::_vm_major_version") ? *(const int *)a : 0;
 }
 
+/* N. ContinuationEntry::_return_pc where the tables do not export it (JDK 21): the
+ * static's address from libjvm's symbol table. Without it (a stripped libjvm) the walker
+ * does not step over a continuation return barrier (the feature is reported off). */
+static void find_cont_return_pc(asgst__vm_model *v) {
+  if (v->jdk < 21 || v->cont_return_pc_addr) return;
+  v->cont_return_pc_addr = asgst__elf_libjvm_symbol("_ZN17ContinuationEntry10_return_pcE");
+  if (v->cont_return_pc_addr == 0)
+    append(features_off, sizeof features_off, "; ",
+           F_VTHREADS " (no ContinuationEntry::_return_pc in vmStructs or libjvm's .symtab)");
+}
+
 /* N. Facts the tables do not export, from the feature version. */
 static int derive(char *err, size_t errlen) {
   asgst__vm_model *v = &asgst__vm;
+  find_cont_return_pc(v);
   /* Both code layouts and the two stream codings are checked per version: JDK 21 keeps 17's
    * CompiledMethod but codes its streams as UNSIGNED5 (since 20, JDK-8298048). */
   v->code = v->jdk >= 25 ? ASGST__CODE_OFFSETS : ASGST__CODE_POINTERS;
@@ -266,6 +294,8 @@ static bool applies(const row *r, int jdk) {
 int asgst__vm_model_init(char *err, size_t errlen) {
   char missing[1024] = "";
   memset(&asgst__vm, 0, sizeof asgst__vm);
+  memset(resolved, 0, sizeof resolved);
+  layout_len = 0;
   features_off[0] = '\0';
   int jdk = read_version();
   if (jdk != 17 && jdk != 21 && jdk != 25) {
@@ -273,11 +303,15 @@ int asgst__vm_model_init(char *err, size_t errlen) {
     return -1;
   }
   asgst__vm.jdk = jdk;
+  /* Every absent offset reads -1, first for all rows: rows of different versions share a
+   * destination, and a row that does not apply must not undo one that does. */
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    if (rows[i].kind == OFFSET || rows[i].kind == SIZE) *(long *)rows[i].dest = -1;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     const row *r = &rows[i];
-    if (r->kind == OFFSET || r->kind == SIZE) *(long *)r->dest = -1;
     if (!applies(r, jdk)) continue;
-    if (lookup(r, r->name) || (r->alt && lookup(r, r->alt))) continue;
+    resolved[i] = lookup(r, r->name) ? r->name : r->alt && lookup(r, r->alt) ? r->alt : NULL;
+    if (resolved[i]) continue;
     if (r->feature) switch_off(r);
     else append(missing, sizeof missing, ", ", r->name);
   }
@@ -286,6 +320,55 @@ int asgst__vm_model_init(char *err, size_t errlen) {
     return -1;
   }
   return derive(err, errlen);
+}
+
+/* N. Appends one line of the layout text; false when it is full. */
+static bool add_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static bool add_line(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(layout + layout_len, sizeof layout - layout_len, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= sizeof layout - layout_len) return false;
+  layout_len += (size_t)n;
+  return true;
+}
+
+/* N. The line of one resolved row, in the vmStructs dump format. Field widths travel as
+ * types named for their width ("asgst_w2"), declared once at the end. */
+static bool export_row(const row *r, const char *name) {
+  char type[128];
+  const char *field = NULL;
+  if (r->kind == SIZE) return add_line("TYPE %s size=%ld\n", name, *(long *)r->dest);
+  if (r->kind == INT) return add_line("INT %s = %d\n", name, *(int32_t *)r->dest);
+  if (!split(name, type, sizeof type, &field)) return false;
+  if (r->kind == STATIC)
+    return add_line("STRUCT %s static addr=0x%lx type=?\n", name, (unsigned long)*(uintptr_t *)r->dest);
+  int w = asgst__vms_field_size(type, field);
+  if (w > 0) return add_line("STRUCT %s offset=%ld type=asgst_w%d\n", name, *(long *)r->dest, w);
+  return add_line("STRUCT %s offset=%ld type=?\n", name, *(long *)r->dest);
+}
+
+/* N. */
+int asgst__vm_model_export(void) {
+  const asgst__vm_model *v = &asgst__vm;
+  layout_len = 0;
+  bool ok = true;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0] && ok; i++)
+    if (resolved[i]) ok = export_row(&rows[i], resolved[i]);
+  for (int w = 1; w <= 8 && ok; w *= 2) ok = add_line("TYPE asgst_w%d size=%d\n", w, w);
+  ok = ok && add_line("VALUE jdk = %d\n", v->jdk) &&
+       add_line("VALUE mirror_klass_offset = %d\n", v->mirror_klass_offset) &&
+       add_line("VALUE mirror_modifiers = %ld\n", v->mirror_modifiers) &&
+       add_line("VALUE cont_return_pc_addr = %lu\n", (unsigned long)v->cont_return_pc_addr);
+  if (!ok) layout_len = 0;
+  return ok ? 0 : -1;
+}
+
+/* SS. */
+const char *asgst__vm_layout_text(size_t *len) {
+  *len = layout_len;
+  return layout_len ? layout : NULL;
 }
 
 /* N. */

@@ -110,6 +110,9 @@ typedef struct {
 
   /* ---- Threads ---- */
   long t_stack_base, t_stack_size, jt_state, jt_terminated;
+  long jt_cont_entry;             /* optional (25): JavaThread::_cont_entry (ContinuationEntry*) */
+  uintptr_t cont_return_pc_addr;  /* optional (21+): &ContinuationEntry::_return_pc (address);
+                                     from libjvm's .symtab on 21 */
   long jt_pending_monitor, jt_waiting_monitor; /* optional */
   int32_t not_terminated, term_exiting;
   int32_t st_new, st_in_native, st_in_native_trans, st_in_vm, st_in_vm_trans;
@@ -128,6 +131,12 @@ extern asgst__vm_model asgst__vm;
  * names every missing required piece (or the unsupported version). Optional pieces that
  * are missing switch their feature off; asgst__vm_features_off() says which. */
 int asgst__vm_model_init(char *err, size_t errlen);
+/* N. Writes the layout text of recordings (impl/replay/format.h) from the model's
+ * resolved rows and the values learned from the live VM; call once those are known.
+ * 0, or -1 if it does not fit. */
+int asgst__vm_model_export(void);
+/* SS. The text asgst__vm_model_export wrote (*len bytes), NULL if none. */
+const char *asgst__vm_layout_text(size_t *len);
 /* N. "" or a list of features switched off for missing optional pieces, with the names. */
 const char *asgst__vm_features_off(void);
 /* N. Test hook for a unit test: hides a name from the next asgst__vm_model_init as if

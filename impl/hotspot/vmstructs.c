@@ -102,6 +102,33 @@ int asgst__vms_load(char *err, size_t errlen) {
   return 0;
 }
 
+/* N. Points table t at an array of entries of `stride` bytes with fields at `offs`. */
+static void point(table *t, const void *base, uint64_t stride, const uint64_t *offs, int n) {
+  t->base = (uintptr_t)base;
+  t->stride = stride;
+  for (int i = 0; i < n; i++) t->off[i] = offs[i];
+}
+
+/* N. */
+void asgst__vms_use(const asgst__vms_struct *s, const asgst__vms_type *t,
+                    const asgst__vms_int_const *i, const asgst__vms_long_const *l) {
+  static const uint64_t so[] = {offsetof(asgst__vms_struct, type), offsetof(asgst__vms_struct, field),
+                                offsetof(asgst__vms_struct, type_string),
+                                offsetof(asgst__vms_struct, is_static), offsetof(asgst__vms_struct, offset)};
+  static const uint64_t to[] = {offsetof(asgst__vms_type, name), offsetof(asgst__vms_type, size)};
+  static const uint64_t io[] = {offsetof(asgst__vms_int_const, name), offsetof(asgst__vms_int_const, value)};
+  static const uint64_t lo[] = {offsetof(asgst__vms_long_const, name), offsetof(asgst__vms_long_const, value)};
+  point(&structs, s, sizeof *s, so, 5);
+  point(&types, t, sizeof *t, to, 2);
+  point(&ints, i, sizeof *i, io, 2);
+  point(&longs, l, sizeof *l, lo, 2);
+  struct_addr_off = offsetof(asgst__vms_struct, address);
+  loaded = true;
+}
+
+/* N. */
+void asgst__vms_unload(void) { loaded = false; }
+
 /* N. */
 bool asgst__vms_loaded(void) { return loaded; }
 

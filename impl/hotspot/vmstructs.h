@@ -15,6 +15,24 @@
 
 /* N. Finds libjvm's tables in this process. 0 or -1 (with a reason in err). */
 int asgst__vms_load(char *err, size_t errlen);
+/* Tables given by the library itself (a replay, a unit test) in place of libjvm's, in the
+ * same shape as the exported ones; each array ends with an entry whose name is NULL. */
+typedef struct {
+  const char *type, *field, *type_string;
+  int32_t is_static;
+  uint64_t offset;
+  void *address;
+} asgst__vms_struct;
+typedef struct { const char *name; uint64_t size; } asgst__vms_type;
+typedef struct { const char *name; int32_t value; } asgst__vms_int_const;
+typedef struct { const char *name; int64_t value; } asgst__vms_long_const;
+
+/* N. Uses the given tables instead of libjvm's until asgst__vms_unload (they must stay
+ * valid until then). */
+void asgst__vms_use(const asgst__vms_struct *s, const asgst__vms_type *t,
+                    const asgst__vms_int_const *i, const asgst__vms_long_const *l);
+/* N. Forgets the tables: the next asgst__vms_load looks for libjvm's again. */
+void asgst__vms_unload(void);
 /* N. True once asgst__vms_load succeeded. */
 bool asgst__vms_loaded(void);
 

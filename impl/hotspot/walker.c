@@ -193,7 +193,7 @@ ASGST__HOT static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level,
     e.bci[i] = out[i].bci;
   }
   if (!top) s->fsize = fsize; /* proves the frame complete for memo() and step */
-  asgst__hs_fc_put(it->cur.pc, top, &e);
+  if (!(it->options & ASGST__OPT_NO_FRAME_CACHE)) asgst__hs_fc_put(it->cur.pc, top, &e);
 }
 
 /* SS. Notes that the frames just appended at `at` (n of them) decode a complete compiled
@@ -324,7 +324,8 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
   /* The frame cache knows compiled frames at a return address (exact) and complete top
    * frames (near); see cacheable(). */
   int top = LD(s->top);
-  if (cacheable(LD(s->pcmode), top) && !asgst__hs_in_interpreter(it->cur.pc)) {
+  if (cacheable(LD(s->pcmode), top) && !(it->options & ASGST__OPT_NO_FRAME_CACHE) &&
+      !asgst__hs_in_interpreter(it->cur.pc)) {
     if (!top && repeat(it, s)) return 0;
     int r = decode_cached(it, s, top);
     if (r <= 0) return r;
@@ -339,6 +340,17 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
     case ASGST__HK_INTERP: r = decode_interpreted(it); break;
     case ASGST__HK_NMETHOD:
     case ASGST__HK_NATIVE: r = decode_compiled(it, s); break;
+    case ASGST__HK_STUB:
+      r = asgst__hs_barrier_frame(&it->thread, &it->cur, &blob);
+      if (r == 0) { non_java(it); return 0; }
+      if (r < 0) return r;
+      /* Continuation.enterSpecial at its call's return address, which has a whole frame. */
+      s->kind = ASGST__HK_NATIVE;
+      s->blob = blob;
+      s->top = 0;
+      s->pcmode = ASGST__PC_EXACT;
+      r = decode_compiled(it, s);
+      break;
     default: non_java(it); return 0;
   }
   if (r == 0) s->java_seen = 1;

@@ -132,6 +132,62 @@ static int sender_by_size(const asgst__regs *r, uint32_t size, asgst__regs *s) {
   return 1;
 }
 
+/* SS. If pc is a continuation return barrier (StubRoutines' cont_returnBarrier or its
+ * exception twin, JDK 21+), the byte offset of JavaThread::_cont_entry that its first
+ * instruction reads; -1 otherwise. Both barriers begin with mov rsp,[r15+disp32] (r15 is
+ * the current JavaThread in HotSpot's x86_64 code), which puts rsp back at the thread's
+ * ContinuationEntry; no other stub loads rsp from the thread. Where the tables export
+ * the offset (25), the instruction must name that very field. */
+static long return_barrier_at(uintptr_t pc) {
+  const asgst__vm_model *l = &asgst__vm;
+  uint8_t b[7];
+  if (l->cont_return_pc_addr == 0 || !asgst__load_bytes(pc, b, sizeof b)) return -1;
+  if (b[0] != 0x49 || b[1] != 0x8b || b[2] != 0xa7) return -1;
+  long off = (long)(b[3] | b[4] << 8 | b[5] << 16 | (uint32_t)b[6] << 24);
+  if (off <= 0 || off >= 65536 || (off & 7)) return -1;
+  if (l->jt_cont_entry >= 0 && off != l->jt_cont_entry) return -1;
+  return off;
+}
+
+/* SS. The frame of Continuation.enterSpecial that a return barrier stands for. A virtual
+ * thread's frames are thawed lazily when it mounts again; the lowest thawed frame returns
+ * into the barrier, which thaws more. Until then the virtual thread's older frames sit
+ * frozen in a heap stack chunk (not walked, as AsyncGetCallTrace does not walk them) and
+ * the physical caller is enterSpecial, whose frame is [ContinuationEntry][saved rbp]
+ * [return address] from the entry up: its sp is the entry (JavaThread::_cont_entry) and
+ * its pc the one its call to thaw returns to (ContinuationEntry::_return_pc), where the
+ * thawed frames return once no frozen frame is left. Its rbp points at the saved rbp,
+ * two words below the sender's sp (the frame size of the enterSpecial nmethod). */
+static int enter_special_frame(const asgst__regs *r, const asgst__thread *t, long off, asgst__regs *s,
+                               uintptr_t *blob) {
+  uintptr_t entry, pc;
+  int32_t fsize, complete;
+  if (t->vm_thread == NULL) return ASGST_UNSAFE_STATE;
+  if (!asgst__load_ptr((uintptr_t)t->vm_thread + (uintptr_t)off, &entry) ||
+      !asgst__load_ptr(asgst__vm.cont_return_pc_addr, &pc))
+    return ASGST_BAD_FRAME;
+  /* The entry lies at or above the barrier's sp: the thawed frames are below it. */
+  if (pc == 0 || entry < r->sp || (entry & 7) || (t->stack_base && entry >= t->stack_base))
+    return ASGST_UNSAFE_STATE;
+  if (asgst__hs_classify(pc, blob) != ASGST__HK_NATIVE || !asgst__vm_blob_frame(*blob, &fsize, &complete) ||
+      fsize <= 2 || fsize > 4096)
+    return ASGST_UNSAFE_STATE;
+  s->pc = pc;
+  s->sp = entry;
+  s->fp = entry + 8 * (uintptr_t)fsize - 16;
+  return 1;
+}
+
+/* SS. */
+int asgst__hs_barrier_frame(const asgst__thread *t, asgst__regs *r, uintptr_t *blob) {
+  long off = return_barrier_at(r->pc);
+  if (off < 0) return 0;
+  asgst__regs e;
+  int rc = enter_special_frame(r, t, off, &e, blob);
+  if (rc == 1) *r = e;
+  return rc;
+}
+
 /* SS. A stub without a frame size (frame_size 0: StubRoutines and friends). It is either
  * at its first instruction or at a ret (nothing pushed) or has built an rbp frame with
  * enter(); the last is accepted only if rbp points into the stack above sp and the saved

@@ -57,6 +57,18 @@ int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int
 int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
                           const asgst__thread *t, asgst__regs *s);
 
+/* SS. codecache.c: forgets the lazily learned code heaps, interpreter range and names
+ * (values: their values too, only when no walk runs). */
+void asgst__hs_codecache_forget(bool values);
+
+/* SS. A continuation return barrier (JDK 21+) is no frame of its own: the return address
+ * of a virtual thread's lowest thawed frame, or interrupted at its first instruction just
+ * after that frame returned (rsp is still that frame's sender sp; further into the
+ * barrier frames are being thawed, which is not provably walkable). If r.pc is one, moves
+ * r to the frame it stands for, Continuation.enterSpecial's (*blob: its nmethod), and
+ * returns 1; 0 if r.pc is not a barrier; an error if it is but that frame is not sound. */
+int asgst__hs_barrier_frame(const asgst__thread *t, asgst__regs *r, uintptr_t *blob);
+
 /* SS. Original pc of a deoptimized compiled frame whose pc is the nmethod's deopt handler
  * (the VM saved it in the frame); pc itself otherwise. */
 uintptr_t asgst__hs_real_pc(uintptr_t nm, const asgst__regs *r);

@@ -76,12 +76,13 @@ run exceptions-deopt "" "" exc+deopt "$SECS"
 run threads-churn  "" "" threads "$SECS"
 run alloc-classload "" "-Xmx256m" alloc+classload "$SECS"
 run stress-100us   "interval_us=100,nonjava=1" "" all "$STRESS"
-# Virtual threads (JDK 21+): the carriers are sampled while a virtual thread is mounted.
-# Not in the default run yet: on 21 the agreement is 85.6% (mostly executor frames of the
-# carrier that the ASGCT oracle names differently) and ASGST walks 1% fewer samples than
-# ASGCT; WALK_VTHREADS=1 runs it while that is being worked on.
+# Virtual threads (JDK 21+): the carriers are sampled while a virtual thread is mounted,
+# lazily thawed frames return through the continuation return barrier, and the agent
+# prints the agreement by thread kind (mounted, carrier in scheduler code, other) and
+# whether mounted walks go on past Continuation.enterSpecial into the carrier's frames.
+# WALK_VTHREADS=0 leaves it out.
 jdk=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null)
-if [ "${WALK_VTHREADS:-0}" = 1 ] && [ "${jdk:-0}" -ge 21 ]; then
+if [ "${WALK_VTHREADS:-1}" = 1 ] && [ "${jdk:-0}" -ge 21 ]; then
   run virtual-threads "nonjava=1" "" vthreads "$SECS"
 fi
 

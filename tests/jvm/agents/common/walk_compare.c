@@ -137,6 +137,20 @@ static bool same_trace(const wframe *a, int na, const wframe *b, int nb) {
   return true;
 }
 
+/* N. True if the traces differ only in Java frames that ASGCT reports without a method
+ * (NULL jmethodID) and ASGST with one, at the same bci. */
+static bool only_null_ids_differ(const sample *s, int n) {
+  int nulls = 0;
+  if (s->a_n != n) return false;
+  for (int i = 0; i < n; i++) {
+    if (s->a[i].method == s->g[i].method && s->a[i].bci == s->g[i].bci) continue;
+    if (s->gct[i].method_id != NULL || s->a[i].type == ASGST_FRAME_NON_JAVA || s->a[i].bci != s->g[i].bci)
+      return false;
+    nulls++;
+  }
+  return nulls > 0;
+}
+
 /* N. */
 static void compare(const sample *s) {
   int n = s->gct_n < MAXF ? s->gct_n : MAXF;
@@ -149,6 +163,19 @@ static void compare(const sample *s) {
   if (s->c_n >= 0 && s->c_rc == 0 && same_trace(s->c, s->c_n, s->g, n)) {
     ws.explained_safepoint++;
     disagree(s->anchor == 2 ? "asgct_pcdesc_after_safepoint_poll" : "asgct_pcdesc_after_stub_call", s);
+    return;
+  }
+  /* Explained class 3: ASGCT reports a Java frame with a NULL method (its method has no
+   * jmethodID) where ASGST has a method with the same bci, and every other frame agrees.
+   * The agent creates jmethodIDs at ClassPrepare, but HotSpot posts no ClassPrepare for a
+   * class prepared inside a virtual thread's temporary switch to its carrier (JDK 21's
+   * VirtualThread.scheduleUnpark loads the unparker's executor classes there:
+   * ThreadPoolExecutor$Worker.run, FutureTask.run, ... on the "VirtualThread-unparker"
+   * thread), with or without can_support_virtual_threads (tried). ASGCT is wrong there,
+   * not ASGST: proven per sample by the rest of the trace. */
+  if (only_null_ids_differ(s, n)) {
+    ws.explained_null_id++;
+    disagree("asgct_frame_without_jmethodid", s);
     return;
   }
   /* Explained class 2: no debug information covers an interrupted pc: ASGCT reports the
@@ -239,8 +266,47 @@ static void record_stats(const sample *s) {
   }
 }
 
+/* N. Index of the first frame of f[0..n) named `name` ("Class.method"), -1 if none. */
+static int find_frame(const wframe *f, int n, const char *name) {
+  for (int i = 0; i < n && i < MAXF; i++) {
+    if (f[i].type == ASGST_FRAME_NON_JAVA || f[i].method == 0) continue;
+    const mstat *st = stat_of(f[i].method);
+    if (st && strcmp(st->name, name) == 0) return i;
+  }
+  return -1;
+}
+
+/* N. What the sampled thread was doing, from either trace: a carrier with a mounted
+ * virtual thread has Continuation.enterSpecial between the virtual thread's frames and
+ * its own; a carrier in scheduler code has ForkJoinWorkerThread.run without it. */
+static int thread_kind(const sample *s) {
+  int gn = s->gct_n > 0 ? s->gct_n : 0;
+  if (find_frame(s->a, s->a_n, "Continuation.enterSpecial") >= 0 ||
+      find_frame(s->g, gn, "Continuation.enterSpecial") >= 0)
+    return TK_MOUNTED;
+  if (find_frame(s->a, s->a_n, "ForkJoinWorkerThread.run") >= 0 ||
+      find_frame(s->g, gn, "ForkJoinWorkerThread.run") >= 0)
+    return TK_CARRIER;
+  return TK_OTHER;
+}
+
+/* N. The figures by thread kind; `agree` and `explained` are what compare() added. */
+static void count_kind(const sample *s, bool a_ok, bool g_ok, long agree, long explained) {
+  kind_stats *k = &ws.kinds[thread_kind(s)];
+  k->samples++;
+  k->asgst_ok += a_ok;
+  k->asgct_ok += g_ok;
+  k->both += a_ok && g_ok;
+  k->agree += agree;
+  k->explained += explained;
+  k->shorter += a_ok && g_ok && s->a_n < (s->gct_n < MAXF ? s->gct_n : MAXF);
+  int e = a_ok && k == &ws.kinds[TK_MOUNTED] ? find_frame(s->a, s->a_n, "Continuation.enterSpecial") : -1;
+  k->into_carrier += e >= 0 && e + 1 < s->a_n;
+}
+
 /* N. */
 static void process(const sample *s) {
+  long agree0 = ws.agree, explained0 = ws.explained_safepoint + ws.explained_null_id;
   ws.samples++;
   bool a_ok = s->a_rc == 0 && s->a_n > 0, g_ok = s->gct_n > 0;
   if (s->a_rc < 0) {
@@ -263,6 +329,7 @@ static void process(const sample *s) {
     ws.both++;
     compare(s);
   }
+  count_kind(s, a_ok, g_ok, ws.agree - agree0, ws.explained_safepoint + ws.explained_null_id - explained0);
   if (walk_opts.nonjava) check_nonjava(s);
   if (walk_opts.bench && a_ok && g_ok && s->a_n == (s->gct_n < MAXF ? s->gct_n : MAXF)) {
     if (ws.t_a == NULL) {

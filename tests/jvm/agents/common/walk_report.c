@@ -102,16 +102,40 @@ static void report_expectations(const walk_stats *st) {
   (void)st;
 }
 
+/* N. The virtual-thread figures and the check of the boundary, when a carrier was
+ * sampled with a virtual thread mounted. */
+static void report_vthreads(const walk_stats *st) {
+  static const char *names[TK_N] = {"mounted", "carrier_scheduler", "other_threads"};
+  const kind_stats *m = &st->kinds[TK_MOUNTED];
+  if (m->samples == 0) return;
+  for (int i = 0; i < TK_N; i++) {
+    const kind_stats *k = &st->kinds[i];
+    long comparable = k->both - k->explained;
+    fprintf(stderr, "WALK # figure: vthreads=%s kind=%s samples=%ld asgst_ok=%ld asgct_ok=%ld both=%ld "
+            "agree=%ld (%.3f%% of %ld compared; %ld set apart as proven ASGCT errors) asgst_shorter=%ld\n",
+            walk_opts.label, names[i], k->samples, k->asgst_ok, k->asgct_ok, k->both, k->agree,
+            comparable ? 100.0 * (double)k->agree / (double)comparable : 0.0, comparable, k->explained,
+            k->shorter);
+  }
+  fprintf(stderr, "WALK # figure: vthreads=%s boundary: %ld of %ld mounted ASGST walks go on past "
+          "Continuation.enterSpecial into the carrier's frames\n", walk_opts.label, m->into_carrier, m->asgst_ok);
+  char msg[200];
+  snprintf(msg, sizeof msg, "a mounted virtual thread walks at least as far as AsyncGetCallTrace "
+           "(ok %ld vs %ld, %ld shorter)", m->asgst_ok, m->asgct_ok, m->shorter);
+  check(m->asgst_ok >= m->asgct_ok && m->shorter == 0, msg);
+}
+
 /* N. */
 void walk_report(long signals, long dropped) {
   const walk_stats *st = walk_get_stats();
   double pct = st->both ? 100.0 * (double)st->agree / (double)st->both : 0;
-  long comparable = st->both - st->explained_safepoint;
+  long comparable = st->both - st->explained_safepoint - st->explained_null_id;
   double adj = comparable ? 100.0 * (double)st->agree / (double)comparable : 0;
   fprintf(stderr, "WALK # figure: workload=%s samples=%ld asgst_ok=%ld asgct_ok=%ld both=%ld agree=%ld (%.3f%%; "
-          "%.3f%% without the %ld proven ASGCT PcDesc misreads at safepoint polls/stub calls; %ld agreeing with ASGCT's placeholder bci 0) disagreements:",
+          "%.3f%% without the %ld proven ASGCT PcDesc misreads at safepoint polls/stub calls and the %ld "
+          "proven ASGCT frames without jmethodID; %ld agreeing with ASGCT's placeholder bci 0) disagreements:",
           walk_opts.label, st->samples, st->asgst_ok, st->asgct_ok, st->both, st->agree, pct, adj,
-          st->explained_safepoint, st->unknown_bci);
+          st->explained_safepoint, st->explained_null_id, st->unknown_bci);
   for (int i = 0; i < st->nclasses; i++) fprintf(stderr, " %s=%ld", st->classes[i].name, st->classes[i].count);
   fprintf(stderr, "%s\n", st->nclasses ? "" : " none");
   fprintf(stderr, "WALK # signals=%ld dropped=%ld asgst errors:", signals, dropped);
@@ -127,7 +151,8 @@ void walk_report(long signals, long dropped) {
   }
   check(st->samples >= 100, "enough samples taken");
   check(comparable <= 0 || adj >= 99.5, "ASGST agrees with AsyncGetCallTrace on >= 99.5% of samples both walked "
-        "(proven ASGCT PcDesc misreads set apart)");
+        "(proven ASGCT PcDesc misreads and frames without jmethodID set apart)");
+  report_vthreads(st);
   check(st->asgst_ok >= st->asgct_ok, "ASGST succeeds on at least as many samples as AsyncGetCallTrace");
   report_expectations(st);
   char m2[160];

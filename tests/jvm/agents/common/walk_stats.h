@@ -7,6 +7,15 @@
 #include "../walk_agent.h"
 
 #define MAXCLASS 32
+
+/* What a sampled thread was doing, from its frames (virtual-thread figures). Unmounted
+ * virtual threads are never sampled: a signal reaches OS threads, i.e. carriers. */
+enum { TK_MOUNTED, TK_CARRIER, TK_OTHER, TK_N };
+typedef struct {
+  long samples, asgst_ok, asgct_ok, both, agree, explained;
+  long shorter;      /* both walked, ASGST gave fewer frames than ASGCT */
+  long into_carrier; /* mounted: the ASGST walk went on past enterSpecial */
+} kind_stats;
 typedef struct {
   char name[48];
   long count;
@@ -16,6 +25,8 @@ typedef struct {
 typedef struct {
   long samples, asgst_ok, asgct_ok, both, agree;
   long explained_safepoint, unknown_bci;
+  long explained_null_id; /* ASGCT frames without a method (no jmethodID), set apart */
+  kind_stats kinds[TK_N];
   long nonjava_in_java_walk, self_walks, self_bad, tjf_checked, tjf_same;
   long asgst_err[64], asgct_err[16];
   dclass classes[MAXCLASS];

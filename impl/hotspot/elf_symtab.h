@@ -1,0 +1,16 @@
+/*
+ * elf_symtab.h - addresses of libjvm's local symbols, read from the .symtab section of
+ * the libjvm.so file. For the few VM facts the vmStructs tables of some JDK do not
+ * export (JDK 21: ContinuationEntry::_return_pc); a stripped libjvm has no .symtab and
+ * the lookup fails, which switches the dependent feature off.
+ */
+#ifndef ASGST_HOTSPOT_ELF_SYMTAB_H
+#define ASGST_HOTSPOT_ELF_SYMTAB_H
+
+#include <stdint.h>
+
+/* N. Run-time address of the (mangled) symbol `name` of the loaded libjvm.so, 0 if the
+ * file has no .symtab or no such symbol. Reads the file: call at initialization only. */
+uintptr_t asgst__elf_libjvm_symbol(const char *name);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * record.h - recording one walk of a live VM (record.c) and replaying it without one
+ * (replay.c). The API entry points (api/record.c) drive these.
+ */
+#ifndef ASGST_REPLAY_RECORD_H
+#define ASGST_REPLAY_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backend.h"
+#include "format.h"
+
+/* What the API layer collected during a recording walk, for the writer. */
+typedef struct {
+  int32_t options, kind, end;
+  asgst__regs top;
+  asgst__thread thread;
+  const char *layout;           /* the backend's layout text */
+  size_t layout_len;
+  const asgst__rec_frame *frames;
+  size_t nframes;
+  const char *strings;
+  size_t strings_len;
+} asgst__record_walk;
+
+/* SS. Starts logging the pages that guarded loads read. False if another recording runs. */
+bool asgst__record_begin(void);
+/* SS. Stops logging and writes the recording into buf (format.h). Returns its size, or
+ * ASGST_INVALID_ARGUMENT when it does not fit in cap or the walk read more pages than a
+ * recording holds. */
+int64_t asgst__record_end(const asgst__record_walk *r, void *buf, size_t cap);
+
+/* A recording opened for replay: the backend to walk it with and where the walk starts. */
+typedef struct {
+  const asgst__backend *be;
+  asgst__thread thread;
+  asgst__regs top;
+  int32_t options;
+  const asgst__rec_header *header;
+  const asgst__rec_frame *frames; /* the live walk's frames */
+  const char *strings;
+} asgst__replay;
+
+/* N. Checks a recording, binds the HotSpot model from its layout and maps its pages at
+ * their recorded addresses, making the replay backend the active one (the metadata
+ * accessors then answer from the recorded memory). Returns 0, or ASGST_INVALID_ARGUMENT
+ * for a damaged recording, ASGST_BUSY when a backend is active (a live VM is bound),
+ * ASGST_UNSUPPORTED_VM when its layout does not build a model; asgst__replay_error()
+ * says why. */
+int asgst__replay_open(const void *rec, size_t len, asgst__replay *out);
+/* N. Unmaps the pages and unbinds the replay backend. */
+void asgst__replay_close(void);
+/* N. Why the last asgst__replay_open failed ("" if it did not). */
+const char *asgst__replay_error(void);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * asgst_replay.c - build/bin/asgst-replay: walks recordings (ASGST_RecordWalk) again with
+ * no JVM and prints their frames, or (--check) compares each replay with the frames the
+ * live walk produced, frame by frame: type, tier, bci, method, pc/sp/fp, name and line,
+ * and the code the walk ended with.
+ *   asgst-replay FILE            prints the replayed frames
+ *   asgst-replay --check FILE... one line per file, then "replayed N: I identical, D differ,
+ *                                F failed"; exit status 0 only if every file is identical
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asgst.h"
+#include "impl/replay/format.h"
+
+#define MAX_FRAMES 2048
+
+typedef struct {
+  asgst__rec_frame frames[MAX_FRAMES];
+  char names[MAX_FRAMES][600];
+  int n, end;
+} replayed;
+
+/* N. Reads a whole file; NULL (and a message) on failure. */
+static void *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return perror(path), NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void *buf = n > 0 ? malloc((size_t)n) : NULL;
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) free(buf), buf = NULL;
+  fclose(f);
+  if (buf == NULL) fprintf(stderr, "%s: cannot read\n", path);
+  *len = (size_t)n;
+  return buf;
+}
+
+/* N. "Lpkg/Class; name (signature)" of method m, from the replayed memory. */
+static void name_of(ASGST_Method m, char *out, size_t cap) {
+  char cls[256] = "", name[256] = "", sig[512] = "";
+  ASGST_MethodInfo mi = {0};
+  mi.method_name = name, mi.method_name_length = sizeof name;
+  mi.signature = sig, mi.signature_length = sizeof sig;
+  ASGST_GetMethodInfo(m, &mi);
+  ASGST_ClassInfo ci = {0};
+  ci.class_name = cls, ci.class_name_length = sizeof cls;
+  if (mi.klass) ASGST_GetClassInfo(mi.klass, &ci);
+  snprintf(out, cap, "L%s; %s %s", cls, name, sig);
+}
+
+/* N. The iterator handler: every frame with its name and line. */
+static void collect(ASGST_Iterator *it, void *arg) {
+  replayed *r = arg;
+  ASGST_Frame f;
+  int rc = 0;
+  r->n = 0;
+  while (r->n < MAX_FRAMES && (rc = ASGST_NextFrame(it, &f)) == 1) {
+    asgst__rec_frame *o = &r->frames[r->n];
+    memset(o, 0, sizeof *o);
+    o->type = f.type, o->comp_level = f.comp_level, o->bci = f.bci, o->line = -1;
+    o->method = (uintptr_t)f.method, o->pc = (uintptr_t)f.pc, o->sp = (uintptr_t)f.sp, o->fp = (uintptr_t)f.fp;
+    r->names[r->n][0] = '\0';
+    if (f.method) {
+      name_of(f.method, r->names[r->n], sizeof r->names[0]);
+      if (f.bci >= 0) o->line = ASGST_GetMethodLineNumber(f.method, f.bci);
+    }
+    r->n++;
+  }
+  r->end = r->n == MAX_FRAMES ? ASGST_State(it) : rc;
+}
+
+/* N. First difference between the live frames and the replay, or NULL. */
+static const char *differs(const asgst__rec_header *h, const asgst__rec_frame *live, const char *strings,
+                           const replayed *r, char *why, size_t cap) {
+  if ((int)h->nframes != r->n) return snprintf(why, cap, "%u live frames, %d replayed", h->nframes, r->n), why;
+  for (int i = 0; i < r->n; i++) {
+    const asgst__rec_frame *a = &live[i], *b = &r->frames[i];
+    char name[600];
+    snprintf(name, sizeof name, "%.*s", (int)a->name_len, strings + a->name_off);
+    if (a->type != b->type || a->comp_level != b->comp_level || a->bci != b->bci || a->method != b->method ||
+        a->pc != b->pc || a->sp != b->sp || a->fp != b->fp || a->line != b->line || strcmp(name, r->names[i]))
+      return snprintf(why, cap, "frame %d: live %s@%d line %d type %d, replay %s@%d line %d type %d", i, name,
+                      a->bci, a->line, a->type, r->names[i], b->bci, b->line, b->type), why;
+  }
+  if (h->end != r->end) return snprintf(why, cap, "live walk ended with %s, replay with %s", ASGST_ErrorName(h->end),
+                                        ASGST_ErrorName(r->end)), why;
+  return NULL;
+}
+
+/* N. Replays one file; 0 identical (or printed), 1 differs, 2 failed. */
+static int replay_file(const char *path, bool check, replayed *r) {
+  size_t len;
+  uint8_t *rec = read_file(path, &len);
+  if (rec == NULL) return 2;
+  int kind = ASGST_ReplayWalk(rec, len, collect, r);
+  int rc = 0;
+  const asgst__rec_header *h = (const asgst__rec_header *)(const void *)rec;
+  if (kind <= 0 && h->kind > 0) {
+    printf("FAILED %s: %s %s\n", path, ASGST_ErrorName(kind), ASGST_ReplayError());
+    rc = 2;
+  } else if (check) {
+    const uint8_t *p = rec + asgst__rec_pad8(sizeof *h) + asgst__rec_pad8(h->layout_len);
+    const asgst__rec_frame *live = (const asgst__rec_frame *)(const void *)p;
+    const char *strings = (const char *)(p + asgst__rec_pad8((uint64_t)h->nframes * sizeof *live));
+    char why[1500];
+    if (kind <= 0) r->n = 0, r->end = kind;
+    const char *d = kind == h->kind ? differs(h, live, strings, r, why, sizeof why) : "different trace kind";
+    printf("%s %s (%u frames, %u pages)%s%s\n", d ? "DIFFERS" : "ok", path, h->nframes, h->npages,
+           d ? ": " : "", d ? d : "");
+    rc = d ? 1 : 0;
+  } else {
+    for (int i = 0; i < r->n; i++)
+      printf("%3d %s bci=%d line=%d tier=%d type=%d\n", i, r->names[i], r->frames[i].bci, r->frames[i].line,
+             r->frames[i].comp_level, r->frames[i].type);
+    printf("end: %s\n", ASGST_ErrorName(r->end));
+  }
+  free(rec);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  bool check = argc > 1 && strcmp(argv[1], "--check") == 0;
+  if (argc < 2 + check) {
+    fprintf(stderr, "usage: asgst-replay [--check] RECORDING...\n");
+    return 2;
+  }
+  static replayed r;
+  int counts[3] = {0};
+  for (int i = 1 + check; i < argc; i++) counts[replay_file(argv[i], check, &r)]++;
+  if (check)
+    printf("replayed %d: %d identical, %d differ, %d failed\n", argc - 1 - check, counts[0], counts[1], counts[2]);
+  return counts[1] || counts[2] ? 1 : 0;
+}
