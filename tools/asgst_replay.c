@@ -74,7 +74,9 @@ static void collect(ASGST_Iterator *it, void *arg) {
 /* N. First difference between the live frames and the replay, or NULL. */
 static const char *differs(const asgst__rec_header *h, const asgst__rec_frame *live, const char *strings,
                            const replayed *r, char *why, size_t cap) {
-  if ((int)h->nframes != r->n) return snprintf(why, cap, "%u live frames, %d replayed", h->nframes, r->n), why;
+  if ((int)h->nframes != r->n)
+    return snprintf(why, cap, "%u live frames ending with %s, %d replayed ending with %s", h->nframes,
+                    ASGST_ErrorName(h->end), r->n, ASGST_ErrorName(r->end)), why;
   for (int i = 0; i < r->n; i++) {
     const asgst__rec_frame *a = &live[i], *b = &r->frames[i];
     char name[600];
