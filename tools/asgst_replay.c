@@ -4,7 +4,8 @@
  * live walk produced, frame by frame: type, tier, bci, method, pc/sp/fp, name and line,
  * and the code the walk ended with.
  *   asgst-replay FILE            prints the replayed frames
- *   asgst-replay --check FILE... one line per file, then "replayed N: I identical, D differ,
+ * A file may hold several recordings one after the other (the demo profiler's record=).
+ *   asgst-replay --check FILE... one line per recording, then "replayed N: I identical, D differ,
  *                                F failed"; exit status 0 only if every file is identical
  */
 #include <stdio.h>
@@ -91,35 +92,55 @@ static const char *differs(const asgst__rec_header *h, const asgst__rec_frame *l
   return NULL;
 }
 
-/* N. Replays one file; 0 identical (or printed), 1 differs, 2 failed. */
-static int replay_file(const char *path, bool check, replayed *r) {
-  size_t len;
-  uint8_t *rec = read_file(path, &len);
-  if (rec == NULL) return 2;
+/* N. Replays one recording; 0 identical (or printed), 1 differs, 2 failed. */
+static int replay_one(const uint8_t *rec, size_t len, const char *label, bool check, replayed *r) {
   int kind = ASGST_ReplayWalk(rec, len, collect, r);
-  int rc = 0;
   const asgst__rec_header *h = (const asgst__rec_header *)(const void *)rec;
-  if (kind <= 0 && h->kind > 0) {
-    printf("FAILED %s: %s %s\n", path, ASGST_ErrorName(kind), ASGST_ReplayError());
-    rc = 2;
-  } else if (check) {
+  if (kind <= 0 && (len < sizeof *h || h->kind > 0)) {
+    printf("FAILED %s: %s %s\n", label, ASGST_ErrorName(kind), ASGST_ReplayError());
+    return 2;
+  }
+  if (check) {
     const uint8_t *p = rec + asgst__rec_pad8(sizeof *h) + asgst__rec_pad8(h->layout_len);
     const asgst__rec_frame *live = (const asgst__rec_frame *)(const void *)p;
     const char *strings = (const char *)(p + asgst__rec_pad8((uint64_t)h->nframes * sizeof *live));
     char why[1500];
     if (kind <= 0) r->n = 0, r->end = kind;
     const char *d = kind == h->kind ? differs(h, live, strings, r, why, sizeof why) : "different trace kind";
-    printf("%s %s (%u frames, %u pages)%s%s\n", d ? "DIFFERS" : "ok", path, h->nframes, h->npages,
+    printf("%s %s (%u frames, %u pages)%s%s\n", d ? "DIFFERS" : "ok", label, h->nframes, h->npages,
            d ? ": " : "", d ? d : "");
-    rc = d ? 1 : 0;
-  } else {
-    for (int i = 0; i < r->n; i++)
-      printf("%3d %s bci=%d line=%d tier=%d type=%d\n", i, r->names[i], r->frames[i].bci, r->frames[i].line,
-             r->frames[i].comp_level, r->frames[i].type);
-    printf("end: %s\n", ASGST_ErrorName(r->end));
+    return d ? 1 : 0;
+  }
+  printf("%s:\n", label);
+  for (int i = 0; i < r->n; i++)
+    printf("%3d %s bci=%d line=%d tier=%d type=%d\n", i, r->names[i], r->frames[i].bci, r->frames[i].line,
+           r->frames[i].comp_level, r->frames[i].type);
+  printf("end: %s\n", ASGST_ErrorName(r->end));
+  return 0;
+}
+
+/* N. Replays every recording of a file (the demo profiler's record= file holds several,
+ * one after the other); adds the outcomes to counts. */
+static void replay_file(const char *path, bool check, replayed *r, int counts[3]) {
+  size_t len;
+  uint8_t *rec = read_file(path, &len);
+  if (rec == NULL) {
+    counts[2]++;
+    return;
+  }
+  size_t off = 0;
+  for (int k = 0; off < len; k++) {
+    const asgst__rec_header *h = (const asgst__rec_header *)(const void *)(rec + off);
+    size_t left = len - off, one = left;
+    /* A well-formed size splits the file; anything else goes whole to the replay's checks. */
+    if (left >= sizeof *h && h->total_size >= sizeof *h && h->total_size <= left) one = (size_t)h->total_size;
+    char label[1200];
+    if (off == 0 && one == len) snprintf(label, sizeof label, "%s", path);
+    else snprintf(label, sizeof label, "%s#%d", path, k);
+    counts[replay_one(rec + off, one, label, check, r)]++;
+    off += one;
   }
   free(rec);
-  return rc;
 }
 
 int main(int argc, char **argv) {
@@ -130,8 +151,9 @@ int main(int argc, char **argv) {
   }
   static replayed r;
   int counts[3] = {0};
-  for (int i = 1 + check; i < argc; i++) counts[replay_file(argv[i], check, &r)]++;
+  for (int i = 1 + check; i < argc; i++) replay_file(argv[i], check, &r, counts);
   if (check)
-    printf("replayed %d: %d identical, %d differ, %d failed\n", argc - 1 - check, counts[0], counts[1], counts[2]);
+    printf("replayed %d: %d identical, %d differ, %d failed\n", counts[0] + counts[1] + counts[2], counts[0],
+           counts[1], counts[2]);
   return counts[1] || counts[2] ? 1 : 0;
 }

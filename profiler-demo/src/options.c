@@ -6,6 +6,7 @@
  *   interval=<n>[ns|us|ms|s]  for cpu/wall; for a tracepoint: every Nth event
  *   file=<path>.html|.collapsed|.txt   (repeatable)   fds=<path>
  *   overhead=<percent>  the most of a sampled thread's time samples may take (1-50, 10)
+ *   record=<path>  record_n=<n>  record_walks=errors|all   walks recorded for a replay
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
  *
  * A filter's value may contain commas that are not followed by a known option name.
@@ -52,7 +53,8 @@ int64_t prof_parse_duration(const char *s) {
 /* N. True if the text at p starts a known option ("event=", "cstack", ...). */
 static bool starts_option(const char *p) {
   static const char *const keyed[] = {"event=", "filter=", "interval=", "file=", "fds=",
-                                      "reply=", "overhead=", NULL};
+                                      "reply=", "overhead=", "record=", "record_n=",
+                                      "record_walks=", NULL};
   static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", NULL};
   for (int i = 0; keyed[i]; i++)
     if (strncmp(p, keyed[i], strlen(keyed[i])) == 0) return true;
@@ -167,6 +169,25 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
     o->max_overhead = (int)pct;
     return 0;
   }
+  if (strcmp(k, "record") == 0 && eq) {
+    if (check_writable("record", v, err, len)) return -1;
+    snprintf(o->record, sizeof o->record, "%s", v);
+    return 0;
+  }
+  if (strcmp(k, "record_n") == 0 && eq) {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end || n < 1 || n > 10000)
+      return prof_fail(err, len, "record_n=%s: a number of walks from 1 to 10000", v);
+    o->record_n = (int)n;
+    return 0;
+  }
+  if (strcmp(k, "record_walks") == 0 && eq) {
+    if (strcmp(v, "all") && strcmp(v, "errors"))
+      return prof_fail(err, len, "record_walks=%s: all or errors", v);
+    o->record_all = strcmp(v, "all") == 0;
+    return 0;
+  }
   if (!eq && strcmp(k, "cstack") == 0) return o->cstack = true, 0;
   if (!eq && strcmp(k, "threads") == 0) return o->threads = true, 0;
   if (!eq && strcmp(k, "start") == 0) return o->action = ACT_START, 0;
@@ -191,6 +212,7 @@ static void take_reply(const char *text, prof_options *o) {
 int prof_parse_options(const char *text, prof_options *o, char *err, size_t errlen) {
   memset(o, 0, sizeof *o);
   o->max_overhead = DEFAULT_OVERHEAD;
+  o->record_n = 20;
   err[0] = 0;
   if (!text) text = "";
   take_reply(text, o);

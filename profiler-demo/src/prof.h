@@ -63,6 +63,9 @@ typedef struct {
   bool cstack;
   bool threads;
   int max_overhead;     /* percent of a sampled thread's time samples may take (overload.c) */
+  char record[512];     /* record=: where recorded walks go ("" = none; walk_recorder.c) */
+  int record_n;         /* record_n=: how many walks to record (20) */
+  bool record_all;      /* record_walks=all: any walk, not only those that end in an error */
   enum prof_action action;
 } prof_options;
 
@@ -271,5 +274,13 @@ void prof_set_reply(const char *path);
 int prof_bind_asgst(JavaVM *vm);
 /* N. Messages for the user: stderr, and the reply file for asgst-attach when set. */
 void prof_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- Recorded walks (walk_recorder.c) ---- */
+/* SS. Records this walk if record= asks for it (walk_result: what the walk returned). */
+void prof_recorder_walk(void *ucontext, int options, int walk_result);
+/* N. Starts the writer of record= (nothing without the option). 0 or -1 with a message. */
+int prof_recorder_start(char *err, size_t errlen);
+/* N. Writes what is left and says how many walks were recorded. */
+void prof_recorder_stop(void);
 
 #endif /* ASGSTPROF_PROF_H */

@@ -132,6 +132,7 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
   prof_sym_reset();
   memset(&prof_stats, 0, sizeof prof_stats);
   check_cpu_periods();
+  if (prof_recorder_start(err, errlen) != 0) return -1;
   prof_load_start();
   atomic_store(&prof_running, 1);
   prof_threads_add_existing(on_attach);
@@ -159,6 +160,7 @@ int prof_stop(char *err, size_t errlen) {
   /* Let handlers that are already running finish their records. */
   struct timespec ts = {0, 20 * 1000 * 1000};
   nanosleep(&ts, NULL);
+  prof_recorder_stop();
   prof_say("asgst-prof: profiling stopped\n");
   return write_outputs(err, errlen);
 }

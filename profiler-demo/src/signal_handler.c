@@ -128,6 +128,7 @@ static void sample(int ev, void *ucontext, uint64_t t0) {
   int r = ASGST_RunWithIterator(ucontext, opts, collect, &w);
   uint64_t walk_ns = prof_now_ns() - t0;
   if (r > 0 && w.error < 0) r = w.error;
+  prof_recorder_walk(ucontext, opts, r);
   int slot = r + PROF_WALK_CODES / 2;
   if (slot < 0) slot = 0;
   if (slot >= PROF_WALK_CODES) slot = PROF_WALK_CODES - 1;
