@@ -17,6 +17,7 @@
 #include "hotspot.h"
 #include "vmstructs.h"
 #include "walker.h"
+#include "walker_internal.h"
 
 #include "../services.h"
 #include "../guard.h"
@@ -128,6 +129,7 @@ static int finish(JNIEnv *env) {
     return ASGST_UNSUPPORTED_VM;
   }
   if (asgst__hs_threads_init(env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
+  asgst__hs_fc_prefault();
   static const jvmtiEvent events[] = {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_CLASS_PREPARE,
                                       JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_GARBAGE_COLLECTION_START,
                                       JVMTI_EVENT_CLASS_FILE_LOAD_HOOK};

@@ -99,6 +99,13 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   uintptr_t blob;
   int kind = asgst__hs_classify(top->pc, &blob);
   bool java_top = kind == ASGST__HK_INTERP || kind == ASGST__HK_NMETHOD || kind == ASGST__HK_NATIVE;
+  /* A Java frame older than the anchor's: a caller's frame, from an earlier walk, given to
+   * ASGST_RunWithIteratorFromFrame (an interrupted sp is never above the anchor). It is
+   * stopped at a call, so the walk starts there as at any return address. */
+  if (java_top && top->sp > a.sp) {
+    s->pcmode = ASGST__PC_EXACT;
+    return ASGST_JAVA_TRACE;
+  }
   if ((it->options & ASGST_INCLUDE_NON_JAVA_FRAMES) && !java_top && top->sp < a.sp) {
     s->has_target = 1;
     set_regs(&s->target, &a);
@@ -459,9 +466,13 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
   }
   bool asgct_rule = (it->options & ASGST__OPT_ASGCT_PCDESC_RULE) && !LD(s->java_seen) &&
                     LD(s->kind) == ASGST__HK_STUB;
+  /* A stub called from compiled code before any Java frame (the top of the Java stack)
+   * may have been called without debug information: a leaf call, such as C1's GC barrier
+   * stubs, records no PcDesc at its return address. Exact if there is one, else near. */
+  bool leaf_callee = !LD(s->java_seen) && LD(s->kind) == ASGST__HK_STUB;
   set_regs(&it->cur, &n);
   s->top = 0;
-  s->pcmode = asgct_rule ? ASGST__PC_NEAR : ASGST__PC_EXACT;
+  s->pcmode = asgct_rule ? ASGST__PC_NEAR : leaf_callee ? ASGST__PC_ANCHOR : ASGST__PC_EXACT;
   if (LD(s->has_target) && n.sp >= s->target.sp) {
     set_regs(&it->cur, &s->target);
     s->has_target = 0;

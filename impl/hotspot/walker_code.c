@@ -197,7 +197,11 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
   uintptr_t code;
   uint8_t op = 0;
   if (!asgst__vm_code_begin(blob, &code)) return ASGST_BAD_FRAME;
-  if (top && (r->pc == code || (asgst__load_u8(r->pc, &op) && op == 0xc3))) {
+  /* Vtable and itable stubs ("vtable chunks") and inline cache stubs ("InlineCacheBuffer")
+   * never push anything: they load a register and jump, so the return address into the
+   * calling compiled code is at sp at every pc of theirs. */
+  if (top && (r->pc == code || (asgst__load_u8(r->pc, &op) && op == 0xc3) ||
+              asgst__hs_blob_named(blob, "vtable chunks") || asgst__hs_blob_named(blob, "InlineCacheBuffer"))) {
     stack_effect e = {0, -1, false};
     return sender_from_effect(r, &e, s);
   }

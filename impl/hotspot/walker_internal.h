@@ -96,6 +96,10 @@ int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *out, int ro
  * address, or with `top` of a complete top frame at an interrupted pc. */
 void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e);
 
+/* N. Maps every page of the frame cache (at initialization, so that no walk takes the
+ * page faults of its first touches). */
+void asgst__hs_fc_prefault(void);
+
 /* SS. True if a frame of the compiled blob interrupted at pc has its whole frame: it has a
  * frame size, pc is past the prologue and not at the start of an epilogue. Its sender is
  * then found by the frame size, as for a frame stopped at a call. */

@@ -7,6 +7,8 @@
 # every sample, as a profiler keeps it (the agent copies it into its sample ring after the
 # timed spans).
 # On the default JDK and on each other JDK the tests use (tests/jdks/list.sh).
+# After each JDK's stack-depth runs: the javac workload (javac_bench.sh: error shares, walk
+# time median/p90/p99/max of both walkers on cold, deep, mixed-tier code).
 # Prints medians, their ratio (budget: <= 0.3 at 50 frames), the median time of a walk that
 # stops at the first Java frame (the fixed part) and the median ASGST_GetMethodInfo time
 # (budget: < 200 ns), and the ASGST_Initialize time with 1k, 10k and 50k classes loaded
@@ -42,8 +44,16 @@ bench_jdk() {
   bash "$ROOT/tests/bench/attach_bench.sh" "$BUILD" "$home"
 }
 
+# The javac workload (cold, deep, mixed tiers) on one JDK: error shares and walk time
+# percentiles of both walkers (tests/bench/javac_bench.sh).
+javac_jdk() {
+  echo
+  bash "$ROOT/tests/bench/javac_bench.sh" "$BUILD" "$1"
+}
+
 # The default JDK, then one build of every other feature version the tests use.
 bench_jdk default "$JAVA_HOME"
+javac_jdk "$JAVA_HOME"
 seen=" "
 while read -r label home; do
   v=${label#jdk}; v=${v%%-*}
@@ -52,6 +62,7 @@ while read -r label home; do
   seen="$seen$v "
   echo
   bench_jdk "$label" "$home"
+  javac_jdk "$home"
 done < <(JAVA_HOME=$JAVA_HOME "$ROOT/tests/jdks/list.sh")
 echo
 

@@ -135,6 +135,12 @@ static void jdk17(void **state) {
   assert_int_equal(v->cm_flags_w, 2);
   assert_int_equal(v->cb_code_begin, 32);
   assert_int_equal(v->nm_method, 112);             /* CompiledMethod::_method */
+  /* Rows of 17/21 and of 25 share these destinations; a row of the other version must
+   * not reset what an earlier row found (it did: prologue and deopt frames failed). */
+  assert_int_equal(v->nm_entry, 216);              /* nmethod::_entry_point */
+  assert_int_equal(v->nm_verified_entry, 224);     /* nmethod::_verified_entry_point */
+  assert_int_equal(v->nm_deopt_handler, 128);      /* CompiledMethod::_deopt_handler_begin */
+  assert_int_equal(v->nm_deopt_mh_handler, 136);
   assert_int_equal(v->interp_sender_sp_slot, -1);
   assert_int_equal(v->entry_wrapper_slot, -6);
   assert_string_equal(asgst__vm_features_off(), "");
@@ -154,6 +160,7 @@ static void jdk21(void **state) {
   assert_int_equal(v->nm_comp_level_w, 1);
   assert_int_equal(v->cm_flags_w, 4);
   assert_true(v->cb_code_begin > 0 && v->nm_scopes_data_begin > 0);
+  assert_true(v->nm_entry > 0 && v->nm_verified_entry > 0 && v->nm_deopt_handler > 0 && v->nm_deopt_mh_handler > 0);
 }
 
 static void jdk25(void **state) {
@@ -172,6 +179,7 @@ static void jdk25(void **state) {
   assert_int_equal(v->nm_immutable_data, 96);
   assert_int_equal(v->nm_method, 80);             /* nmethod::_method */
   assert_int_equal(v->cb_code_begin, -1);         /* not looked up on 25 */
+  assert_true(v->nm_entry > 0 && v->nm_verified_entry > 0 && v->nm_deopt_handler > 0);
   print_message("# features off on 25: %s\n", asgst__vm_features_off());
 }
 

@@ -11,8 +11,11 @@
  * compilation levels Java frames may have), lvl=Class.method:L (every frame of the method
  * has level L), noinl=Class.method (never inlined), inl=Class.method (seen inlined),
  * jni=1 (expect the C frame of libwalk_jni between Java frames in the nonjava walk),
- * bench=1 (time both walks, print medians by stack depth), label=NAME, profile_reps=N (N more
- * ASGST walks per sample, so that a profiler sees the walker).
+ * bench=1 (time both walks, print medians by stack depth, and median/p90/p99/max and the
+ * error shares of both over every sample), label=NAME, profile_reps=N (N more ASGST walks
+ * per sample, so that a profiler sees the walker), diag=1 (for each failed walk, the thread
+ * state and the physical frames up to the failing decode or step), slow=1 (ASGST walks
+ * first; thread CPU time, page faults and a second walk's time of every walk over 20 us).
  *
  * The oracle's trick, for this test only: a jmethodID in HotSpot is a Method**, so the
  * handler turns ASGCT's jmethodIDs into Method* with one load (jmethodIDs are never freed)
@@ -28,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +56,13 @@ static __thread JNIEnv *tl_env __attribute__((tls_model("initial-exec")));
 static atomic_int running;
 static pthread_t sampler;
 static atomic_long dropped, signals_sent;
+
+/* SS. CPU time of the calling thread (a system call). */
+static uint64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* SS. Monotonic nanoseconds (vDSO). */
 static inline uint64_t now_ns(void) {
@@ -109,10 +120,10 @@ static void walk_asgst(void *uc, int options, wframe *f, int *n, int *rc, uintpt
 
 /* SS. One ASGCT walk into `frames` (jmethodIDs turned into Method* later, by
  * resolve_asgct); the frame count goes to s. */
-static void walk_asgct(void *uc, sample *s, ASGCT_CallFrame *frames) {
+static int walk_asgct(void *uc, ASGCT_CallFrame *frames) {
   ASGCT_CallTrace t = {tl_env, 0, frames};
   asgct(&t, MAXF, uc);
-  s->gct_n = t.num_frames;
+  return t.num_frames;
 }
 
 /* Where the timed walks of bench=1 write their frames: one buffer per thread, reused for
@@ -135,30 +146,6 @@ static void resolve_asgct(sample *s) {
   }
 }
 
-/* SS. With diag=1: describes the top pc of a failed walk (blob name, offsets, bytes). */
-static void describe(sample *s) {
-  asgst__guard g;
-  s->diag[0] = 0;
-  ASGST__GUARD_BEGIN(g)
-    uintptr_t blob = 0;
-    int kind = asgst__hs_classify(s->regs[0], &blob);
-    char name[48] = "";
-    uintptr_t np = 0, code = 0;
-    int32_t fc = 0, fs = 0;
-    if (blob) {
-      asgst__vm_blob_name(blob, &np);
-      for (int i = 0; np && i < 47; i++) { uint8_t c; asgst__load_u8(np + i, &c); name[i] = (char)c; if (!c) break; }
-      asgst__vm_code_begin(blob, &code);
-      asgst__vm_blob_frame(blob, &fs, &fc);
-    }
-    uint8_t b[12] = {0};
-    if (kind != ASGST__HK_C) asgst__load_bytes(s->regs[0], b, sizeof b);
-    snprintf(s->diag, sizeof s->diag, "kind=%d blob='%s' off=%ld complete=%d fsize=%d bytes=%02x %02x %02x %02x %02x %02x %02x %02x",
-             kind, name, (long)(s->regs[0] - code), (int)fc, (int)fs, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
-  ASGST__GUARD_FAULTED(g)
-  ASGST__GUARD_END(g);
-}
-
 /* SS. With diag=1 and a top-frame bci mismatch in a compiled frame: the PcDescs around
  * the pc (offset:scope), to see which one each side chose. */
 static void describe_pcdescs(sample *s, const ucontext_t *u) {
@@ -178,6 +165,68 @@ static void describe_pcdescs(sample *s, const ucontext_t *u) {
       len += snprintf(s->diag + len, sizeof s->diag - len, " %d:%u", (int32_t)off, sc);
     }
   done:;
+  ASGST__GUARD_FAULTED(g)
+  ASGST__GUARD_END(g);
+}
+
+/* SS. With diag=1, for a failed walk: re-walks the ucontext frame by frame with the
+ * backend's begin/decode/step and writes the thread state, the anchor use and the last
+ * physical frames (kind/top/pcmode, code offset) with the failing call into s->diag. */
+static __thread ASGST_Iterator *tl_diag_it __attribute__((tls_model("initial-exec")));
+static void trace_failure(sample *s, const ucontext_t *u) {
+  static const char kc[] = "CIMNSE";
+  asgst__guard g;
+  s->diag[0] = 0;
+  ASGST__GUARD_BEGIN(g)
+    if (tl_diag_it == NULL) goto done;
+    ASGST_Iterator it_, *itp = tl_diag_it;
+    (void)it_;
+#define it (*itp)
+    memset(&it, 0, offsetof(ASGST_Iterator, pending));
+    asgst__regs top = {(uintptr_t)u->uc_mcontext.gregs[REG_RIP], (uintptr_t)u->uc_mcontext.gregs[REG_RSP],
+                       (uintptr_t)u->uc_mcontext.gregs[REG_RBP]};
+    if (asgst__hs_current_thread(&it.thread) <= 0) goto done;
+    int32_t st = 0;
+    asgst__load_u32((uintptr_t)it.thread.vm_thread + asgst__vm.jt_state, (uint32_t *)&st);
+    int len = snprintf(s->diag, sizeof s->diag, "st=%d top=%c", st, kc[asgst__hs_classify(top.pc, &(uintptr_t){0})]);
+    it.batch_limit = 1;
+    int r = asgst__hs_begin(&it, &top);
+    len += snprintf(s->diag + len, sizeof s->diag - len, "%s:", it.cur.sp != top.sp ? " anchor" : "");
+    for (int d = 0; d < 4096 && r > 0; d++) {
+      it.npending = 0;
+      uint8_t *hs = (uint8_t *)it.scratch;
+      r = asgst__hs_decode(&it);
+      uintptr_t blob = 0, code = 0;
+      int k = asgst__hs_classify(it.cur.pc, &blob);
+      if (blob) asgst__vm_code_begin(blob, &code);
+      if (d < 3 || r < 0 || len > (int)sizeof s->diag - 40) {
+        if (len > (int)sizeof s->diag - 40) len = 40;
+        len += snprintf(s->diag + len, sizeof s->diag - len, " %c%s%d@%ld", kc[k], hs[2] ? "t" : "", hs[1],
+                        blob ? (long)(it.cur.pc - code) : 0L);
+      }
+      if (r < 0) { snprintf(s->diag + len, sizeof s->diag - len, " decode=%d", r); break; }
+      uintptr_t old = it.cur.sp;
+      r = asgst__hs_step(&it);
+      if (r < 0 || (d == 0 && k == ASGST__HK_STUB)) {
+        /* A stub: its name, what [sp] and [fp+8] are (kinds), fp - sp. */
+        uintptr_t np = 0, a = 0, b = 0;
+        char name[24] = "";
+        if (blob) asgst__vm_blob_name(blob, &np);
+        for (int q = 0; np && q < 23; q++) { uint8_t c; asgst__load_u8(np + q, &c); name[q] = (char)c; if (!c) break; }
+        asgst__load_ptr(old, &a);
+        if (top.fp >= old) asgst__load_ptr(top.fp + 8, &b);
+        len += snprintf(s->diag + len, sizeof s->diag - len, " [%s sp0=%c fp1=%c fp-sp=%ld]", name,
+                        kc[asgst__hs_classify(a, &(uintptr_t){0})], kc[asgst__hs_classify(b, &(uintptr_t){0})], (long)(top.fp - old));
+      }
+      if (r < 0) { snprintf(s->diag + len, sizeof s->diag - len, " step=%d", r); break; }
+      if (r > 0 && it.cur.sp <= old) { snprintf(s->diag + len, sizeof s->diag - len, " loop"); break; }
+      if (r > 0 && it.thread.stack_base && it.cur.sp >= it.thread.stack_base) {
+        snprintf(s->diag + len, sizeof s->diag - len, " base(%c)", kc[asgst__hs_classify(it.cur.pc, &(uintptr_t){0})]);
+        break;
+      }
+    }
+  done:;
+#undef it
   ASGST__GUARD_FAULTED(g)
   ASGST__GUARD_END(g);
 }
@@ -249,29 +298,53 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   wframe *out_a = b ? b->a : s->a;
   ASGCT_CallFrame *out_gct = b ? b->gct : s->gct;
   if (walk_opts.bench) pmc_read(&i[3], &c[3]), pmc_read(&i[0], &c[0]);
+  /* The timed walks write to the stack and to the thread's buffer, never to the slot, whose
+   * pages are first touched at some sample (a page fault costs 10-20 us here). */
+  int a_n = 0, a_rc = 0, g_n = 0;
+  uintptr_t a_fail[3] = {0, 0, 0};
+  struct rusage ru0, ru1;
+  uint64_t cpu0 = 0;
+  if (walk_opts.slow) {
+    /* The first walk of this sample is the one measured (cold state); not signal safe in
+     * general, getrusage and the thread CPU clock are plain system calls. */
+    s->order = 0;
+    getrusage(RUSAGE_THREAD, &ru0);
+    cpu0 = thread_cpu_ns();
+  }
   if (s->order == 0) {
     t0 = now_ns();
-    walk_asgst(uc, 0, out_a, &s->a_n, &s->a_rc, s->regs);
+    walk_asgst(uc, 0, out_a, &a_n, &a_rc, a_fail);
     t1 = now_ns();
+    if (walk_opts.slow) {
+      s->t_cpu = thread_cpu_ns() - cpu0;
+      getrusage(RUSAGE_THREAD, &ru1);
+      s->faults = (ru1.ru_minflt - ru0.ru_minflt) + (ru1.ru_majflt - ru0.ru_majflt);
+      int n2, rc2;
+      uint64_t r0 = now_ns();
+      walk_asgst(uc, 0, out_a, &n2, &rc2, NULL);
+      s->t_rewalk = now_ns() - r0;
+    }
     if (walk_opts.bench) pmc_read(&i[1], &c[1]);
     t2 = now_ns();
-    walk_asgct(uc, s, out_gct);
+    g_n = walk_asgct(uc, out_gct);
     t3 = now_ns();
     if (walk_opts.bench) pmc_read(&i[2], &c[2]);
     s->t_asgst = t1 - t0;
     s->t_asgct = t3 - t2;
   } else {
     t0 = now_ns();
-    walk_asgct(uc, s, out_gct);
+    g_n = walk_asgct(uc, out_gct);
     t1 = now_ns();
     if (walk_opts.bench) pmc_read(&i[1], &c[1]);
     t2 = now_ns();
-    walk_asgst(uc, 0, out_a, &s->a_n, &s->a_rc, s->regs);
+    walk_asgst(uc, 0, out_a, &a_n, &a_rc, a_fail);
     t3 = now_ns();
     if (walk_opts.bench) pmc_read(&i[2], &c[2]);
     s->t_asgct = t1 - t0;
     s->t_asgst = t3 - t2;
   }
+  s->a_n = a_n, s->a_rc = a_rc, s->gct_n = g_n;
+  memcpy(s->regs, a_fail, sizeof a_fail);
   if (b) {
     memcpy(s->a, b->a, sizeof *s->a * (size_t)(s->a_n > 0 ? s->a_n : 0));
     memcpy(s->gct, b->gct, sizeof *s->gct * (size_t)(s->gct_n > 0 ? s->gct_n : 0));
@@ -302,7 +375,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
     t3 = now_ns();
     s->t_first = t3 - t2;
   }
-  if (walk_opts.diag && s->a_rc < 0) describe(s);
+  if (walk_opts.diag && s->a_rc < 0) trace_failure(s, uc);
   s->first_java_pc = tl_first_java_pc;
   check_top_java_frame(s, uc);
   s->anchor = anchor_kind();
@@ -326,7 +399,10 @@ static void add_thread(JNIEnv *env) {
   if (walk_opts.bench) {
     pmc_open_thread();
     tl_buf = calloc(1, sizeof *tl_buf);
+    /* Maps its pages now: the timed walks write here and must not take page faults. */
+    for (size_t o = 0; tl_buf && o < sizeof *tl_buf; o += 4096) ((volatile char *)tl_buf)[o] = 0;
   }
+  if (walk_opts.diag) tl_diag_it = calloc(1, sizeof *tl_diag_it);
   int tid = (int)syscall(SYS_gettid);
   for (int i = 0; i < MAX_THREADS; i++) {
     int expect = 0;

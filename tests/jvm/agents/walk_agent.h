@@ -36,9 +36,11 @@ typedef struct {
   int gct_n;           /* ASGCT num_frames */
   int n_rc, n_n;       /* ASGST with non-Java frames */
   uint64_t t_asgst, t_asgct, t_info, t_first;
+  uint64_t t_cpu, t_rewalk; /* slow=1: thread CPU time of the ASGST walk, time of an immediate second walk */
+  long faults;              /* slow=1: minor + major page faults during the ASGST walk */
   uint64_t i_asgst, i_asgct, c_asgst, c_asgct; /* user-mode instructions and cycles (bench) */
   uintptr_t regs[3];   /* pc, sp, fp of the ucontext */
-  char diag[160];
+  char diag[240];
   uintptr_t first_java_pc; /* pc of the first Java frame of the ASGST walk */
   uintptr_t tjf_pc;        /* asgst__hs_top_java_frame's pc for the same ucontext */
   int tjf_rc;
@@ -53,7 +55,7 @@ typedef struct {
 
 typedef struct {
   int interval_us;
-  int nonjava, nodebug, jni, bench, diag;
+  int nonjava, nodebug, jni, bench, diag, slow;
   int profile_reps; /* extra ASGST walks per sample, for profiling the walker with perf */
   unsigned levels_mask; /* allowed levels (bit L), 0 = any */
   char label[64];
@@ -74,6 +76,8 @@ void walk_parse_options(const char *s);
 void walk_drain(sample *slots);
 /* N. Prints the figures and the checks ("WALK ok|not ok - ...", "WALK # figure: ..."). */
 void walk_report(long signals, long dropped);
+/* N. slow=1: prints what the slow walks had in common. */
+void walk_report_slow(void);
 /* N. Walks the calling (non-Java) thread: expects a non-Java trace of C frames. */
 void walk_check_self(void);
 /* N. Sets DebugNonSafepoints through the library's flag writer. */

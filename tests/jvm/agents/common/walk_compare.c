@@ -31,6 +31,7 @@ void walk_parse_options(const char *s) {
     else if (!strcmp(t, "jni")) walk_opts.jni = atoi(v);
     else if (!strcmp(t, "bench")) walk_opts.bench = atoi(v);
     else if (!strcmp(t, "diag")) walk_opts.diag = atoi(v);
+    else if (!strcmp(t, "slow")) walk_opts.slow = atoi(v);
     else if (!strcmp(t, "profile_reps")) walk_opts.profile_reps = atoi(v);
     else if (!strcmp(t, "label")) snprintf(walk_opts.label, sizeof walk_opts.label, "%s", v);
     else if (!strcmp(t, "levels")) {
@@ -304,14 +305,50 @@ static void count_kind(const sample *s, bool a_ok, bool g_ok, long agree, long e
   k->into_carrier += e >= 0 && e + 1 < s->a_n;
 }
 
+/* N. Keeps the walk times of every sample, failed walks included (bench=1). */
+static void record_all_times(const sample *s) {
+  if (ws.all_a == NULL) ws.all_a = calloc(MAXT, 4), ws.all_g = calloc(MAXT, 4);
+  if (ws.all_a == NULL || ws.all_g == NULL || ws.nall >= MAXT) return;
+  ws.all_a[ws.nall] = (uint32_t)s->t_asgst;
+  ws.all_g[ws.nall++] = (uint32_t)s->t_asgct;
+}
+
+/* slow=1: what the walks over 20 us had in common. */
+static long slow_n, slow_fault, slow_preempt, slow_rewalk_fast, slow_deep, all_fault;
+static uint64_t slow_fault_ns;
+
+/* N. Classifies a slow walk (over 20 us): page faults in it, descheduled (thread CPU time
+ * well under the wall time), a second walk right after it fast (cold state the first
+ * walk warmed), deep. */
+static void record_slow(const sample *s) {
+  all_fault += s->faults > 0;
+  if (s->t_asgst <= 20000) return;
+  slow_n++;
+  if (s->faults > 0) slow_fault++, slow_fault_ns += s->t_asgst;
+  if (s->t_cpu * 2 < s->t_asgst) slow_preempt++;
+  if (s->t_rewalk * 4 < s->t_asgst) slow_rewalk_fast++;
+  if (s->a_n > 100) slow_deep++;
+  static int shown;
+  if (shown++ < 30)
+    fprintf(stderr, "WALK # slow walk %lu ns cpu %lu ns faults %ld rewalk %lu ns frames %d rc %d\n",
+            (unsigned long)s->t_asgst, (unsigned long)s->t_cpu, s->faults, (unsigned long)s->t_rewalk, s->a_n, s->a_rc);
+}
+
+/* N. */
+void walk_report_slow(void) {
+  fprintf(stderr, "WALK # figure: slow=%s walks_over_20us=%ld with_faults=%ld descheduled=%ld rewalk_4x_faster=%ld over_100_frames=%ld "
+          "(walks with faults overall: %ld)\n", walk_opts.label, slow_n, slow_fault, slow_preempt, slow_rewalk_fast, slow_deep, all_fault);
+}
+
 /* N. */
 static void process(const sample *s) {
+  if (walk_opts.slow) record_slow(s);
   long agree0 = ws.agree, explained0 = ws.explained_safepoint + ws.explained_null_id;
   ws.samples++;
   bool a_ok = s->a_rc == 0 && s->a_n > 0, g_ok = s->gct_n > 0;
   if (s->a_rc < 0) {
     static int shown;
-    if (walk_opts.diag && shown++ < 40)
+    if (walk_opts.diag && shown++ < 200)
       fprintf(stderr, "WALK # diag %s pc=%lx sp=%lx fp=%lx asgct=%d %s\n", ASGST_ErrorName(s->a_rc),
               (unsigned long)s->regs[0], (unsigned long)s->regs[1], (unsigned long)s->regs[2], s->gct_n, s->diag);
     ws.asgst_err[-s->a_rc < 64 ? -s->a_rc : 63]++;
@@ -331,6 +368,9 @@ static void process(const sample *s) {
   }
   count_kind(s, a_ok, g_ok, ws.agree - agree0, ws.explained_safepoint + ws.explained_null_id - explained0);
   if (walk_opts.nonjava) check_nonjava(s);
+  /* A sample of a thread with Java frames: either walker found some or failed. */
+  ws.java_samples += s->a_rc < 0 || s->a_n > 0 || s->gct_n > 0 || (s->gct_n < 0 && s->gct_n != -3);
+  if (walk_opts.bench) record_all_times(s);
   if (walk_opts.bench && a_ok && g_ok && s->a_n == (s->gct_n < MAXF ? s->gct_n : MAXF)) {
     if (ws.t_a == NULL) {
       ws.t_a = calloc(MAXT, 4), ws.t_g = calloc(MAXT, 4), ws.t_i = calloc(MAXT, 4), ws.t_f = calloc(MAXT, 4);

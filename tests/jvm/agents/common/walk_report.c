@@ -66,6 +66,36 @@ static void report_bench(const walk_stats *st) {
   }
 }
 
+/* N. Prints median/p90/p99/max of n walk times (sorts v). */
+static void print_percentiles(const char *side, uint32_t *v, long n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_u32);
+  fprintf(stderr, " %s_median_ns=%u %s_p90_ns=%u %s_p99_ns=%u %s_max_ns=%u", side, v[n / 2], side,
+          v[n * 90 / 100], side, v[n * 99 / 100], side, v[n - 1]);
+}
+
+/* N. Walk time percentiles over every sample (failed walks included) and the error shares
+ * of both walkers, over all samples and over those of threads with Java frames. */
+static void report_all(const walk_stats *st) {
+  if (st->nall > 0) {
+    fprintf(stderr, "WALK # figure: times=%s samples=%ld", walk_opts.label, st->nall);
+    print_percentiles("asgst", st->all_a, st->nall);
+    print_percentiles("asgct", st->all_g, st->nall);
+    fprintf(stderr, "\n");
+  }
+  double all = st->samples ? (double)st->samples : 1, java = st->java_samples ? (double)st->java_samples : 1;
+  long ea = 0, eg = 0;
+  for (int i = 1; i < 64; i++) ea += st->asgst_err[i];
+  for (int i = 1; i < 16; i++) eg += i == 3 ? 0 : st->asgct_err[i];
+  fprintf(stderr, "WALK # figure: errors=%s samples=%ld java_samples=%ld asgst_errors=%ld (%.2f%% of java samples)",
+          walk_opts.label, st->samples, st->java_samples, ea, 100.0 * (double)ea / java);
+  for (int i = 1; i < 64; i++)
+    if (st->asgst_err[i]) fprintf(stderr, " %s=%.2f%%", ASGST_ErrorName(-i), 100.0 * (double)st->asgst_err[i] / java);
+  fprintf(stderr, " asgct_errors=%ld (%.2f%%, -3 not_Java left out)", eg, 100.0 * (double)eg / java);
+  for (int i = 1; i < 16; i++)
+    if (st->asgct_err[i]) fprintf(stderr, " %d=%.2f%%", -i, 100.0 * (double)st->asgct_err[i] / (i == 3 ? all : java));
+  fprintf(stderr, "\n");
+}
+
 /* N. One TAP-ish check line; the script numbers them. */
 static void check(bool ok, const char *what) {
   fprintf(stderr, "WALK %s - %s: %s\n", ok ? "ok" : "not ok", walk_opts.label, what);
@@ -179,5 +209,6 @@ void walk_report(long signals, long dropped) {
     snprintf(msg, sizeof msg, "JNI C frame between callback and nativeCall in %ld of %ld chains", st->jni_c_found, st->jni_pairs);
     check(st->jni_pairs > 0 && st->jni_c_found * 100 >= st->jni_pairs * 99, msg);
   }
-  if (walk_opts.bench) report_bench(st);
+  if (walk_opts.bench) report_bench(st), report_all(st);
+  if (walk_opts.slow) walk_report_slow();
 }
