@@ -12,11 +12,10 @@ BUILD=$(cd "${1:?build dir}" && pwd)
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 RUNNER=$BUILD/bin/asgst-conformance
 SHIM=$BUILD/lib/libasgst_asgct_shim.so
-# Findings of issue 13 on our library (README.md, "Known findings"):
-#   I08 RunWithIteratorFromFrame given an interpreted frame's own (sp, fp, pc) on a thread
-#       in native starts at the native method's frame above it;
+# Findings of the suite on our library (README.md, "Known findings"), expected to fail
+# until fixed (a fixed one makes this test fail, so the entry is removed):
 #   Q03 queues are never processed at a JVM safe point (only ASGST_ProcessQueues does it).
-OURS_KNOWN="I08 Q03"
+OURS_KNOWN="Q03"
 # What the shim cannot do: C frames (I04, I11), a walk from a given frame (I08),
 # compilation tiers and inlined frames (T01-T04), class unload events (U01).
 SHIM_FAILS="I04 I08 I11 T01 T02 T03 T04 U01"
