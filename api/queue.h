@@ -36,6 +36,7 @@ typedef struct {
 
 typedef struct {
   int capacity;
+  uintptr_t *ident;             /* per slot: the backend's frame identity (stale checks) */
   ASGST_QueueElement elems[];
 } asgst__ring;
 
@@ -44,6 +45,8 @@ struct _ASGST_Queue {
   pthread_t owner;              /* the thread whose safe points process this queue */
   pid_t owner_tid;              /* its kernel thread id */
   uintptr_t stack_lo, stack_hi; /* the owner's OS stack [lo, hi), 0/0 if unknown */
+  void *vm_owner;               /* the backend's handle of the owner (queue_bind), or NULL */
+  const asgst__backend *bound;  /* the backend that gave vm_owner */
   int options;                  /* iterator options for the element handlers */
   ASGST_Handler fun;
   void *arg;
@@ -63,12 +66,24 @@ struct _ASGST_Queue {
   atomic_int requested;         /* an element was added since processing last started */
 };
 
-/* Where processing happens: the backend, the processing thread and its position. */
+#define ASGST__STABLE_MAX 512
+
+/* A physical frame of the stopped stack, for stale checks. */
+typedef struct {
+  uintptr_t sp, ident;
+} asgst__stable_frame;
+
+/* Where processing happens: the backend, the processed thread and its position. */
 typedef struct {
   const asgst__backend *be; /* NULL if no backend is active */
   asgst__thread thread;     /* valid if thread_kind > 0 */
   int thread_kind;          /* current_thread()'s answer, or an error */
-  asgst__regs here;         /* the safe point: the frame that asked for processing */
+  asgst__regs here;         /* the safe point: the frame that asked for processing, or
+                               the last Java frame of the stopped owner */
+  /* The frames from `here` down, with their identities (see asgst__queue_scan); -1: no
+   * identity check (the backend has no frame_identity). */
+  int nstable;
+  asgst__stable_frame stable[ASGST__STABLE_MAX];
 } asgst__queue_point;
 
 /* Registers of the caller of the (noinline) function this is used in, the way
@@ -81,15 +96,13 @@ typedef struct {
     (r).sp = (uintptr_t)(frame_ + 2);                              \
   } while (0)
 
-/* SS. Called (if set) after an element was added, to wake whatever processes the queue.
- * Unset (NULL) means the owner thread processes its queues itself (ASGST_ProcessQueues);
- * the HotSpot processing thread sets it. */
-typedef void (*asgst__queue_request_fn)(ASGST_Queue *q);
-extern _Atomic(asgst__queue_request_fn) asgst__queue_request_hook;
 
-/* SS. Fills *e (arg NULL) with the top Java frame of the current thread seen from *top.
- * Returns the trace kind or an error. (queue_ring.c) */
-int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e);
+/* SS. Fills *e (arg NULL) with the top Java frame of the current thread seen from *top,
+ * and *ident (if not NULL) with the backend's identity of that frame. Returns the trace
+ * kind or an error. (queue_ring.c) */
+int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, uintptr_t *ident);
+/* N. A ring of `size` slots with their identity slots, NULL without memory. (queue_ring.c) */
+asgst__ring *asgst__ring_new(int size);
 
 /* SS. Enqueue with registers already taken from the ucontext or the caller. (queue_ring.c) */
 int asgst__queue_enqueue(ASGST_Queue *q, const asgst__regs *top, void *arg);
@@ -102,9 +115,13 @@ void asgst__queue_exclude(ASGST_Queue *q);
  * oldest elements that fit. (queue_ring.c) */
 void asgst__queue_apply_resize(ASGST_Queue *q);
 
-/* N. The next queue of the calling thread not yet taken in `round` and not busy, marked
- * busy; NULL when there is none. (queue_registry.c) */
-ASGST_Queue *asgst__queue_take_next(unsigned round);
+/* N. The next queue of the calling thread (owner NULL) or bound to the backend handle
+ * `owner`, not yet taken in `round` and not busy, marked busy; NULL when there is none.
+ * (queue_registry.c) */
+ASGST_Queue *asgst__queue_take_next(unsigned round, void *owner);
+/* SP. Notes in p the frames of the stack from p->here and their identities, for the stale
+ * checks of asgst__queue_process. (queue_process.c) */
+void asgst__queue_scan(asgst__queue_point *p);
 /* N. A new round number for one ASGST_ProcessQueues call. (queue_registry.c) */
 unsigned asgst__queue_new_round(void);
 /* N. Ends processing of a queue taken with asgst__queue_take_next; frees its ring if it

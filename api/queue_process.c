@@ -12,13 +12,16 @@
  * gets an iterator whose state is ASGST_STALE_FRAME. An element whose sp is outside that
  * stack (a synthetic stack in another memory region) is the backend's to judge when the
  * iterator is built. A frame at or above the safe point may still have been replaced by
- * another one at the same place; telling that needs the VM (same method at that sp) and is
- * the backend's job too.
+ * another one at the same place: where the backend can tell what a frame is
+ * (frame_identity: the Method* of an interpreted frame, the code blob of a compiled one),
+ * the element is current only if the stack from the safe point down has a frame at the
+ * element's sp with the identity recorded at enqueue time (asgst__queue_scan).
  */
 #include <stddef.h>
 #include <string.h>
 
 #include "queue.h"
+#include "../impl/guard.h"
 
 /* SP. An iterator that reports `error` on its first use. */
 static void error_iterator(ASGST_Iterator *it, const asgst__queue_point *p, int32_t options,
@@ -31,25 +34,63 @@ static void error_iterator(ASGST_Iterator *it, const asgst__queue_point *p, int3
   it->npending = 0;
 }
 
+typedef struct {
+  asgst__queue_point *p;
+} scan_ctx;
+
+/* SP. Iterator handler of the scan: each physical frame once (inlined frames share it). */
+static void scan_frames(ASGST_Iterator *it, void *arg) {
+  asgst__queue_point *p = ((scan_ctx *)arg)->p;
+  ASGST_Frame f;
+  p->nstable = 0;
+  while (p->nstable < ASGST__STABLE_MAX && ASGST_NextFrame(it, &f) == 1) {
+    if (f.type == ASGST_FRAME_JAVA_INLINED) continue;
+    asgst__regs r = {(uintptr_t)f.pc, (uintptr_t)f.sp, (uintptr_t)f.fp};
+    p->stable[p->nstable++] = (asgst__stable_frame){r.sp, p->be->frame_identity(&r)};
+  }
+}
+
+/* SP. */
+void asgst__queue_scan(asgst__queue_point *p) {
+  p->nstable = -1;
+  if (p->be == NULL || p->be->frame_identity == NULL || p->thread_kind <= 0) return;
+  scan_ctx c = {p};
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    asgst__run_with_iterator(p->be, &p->thread, &p->here, 0, scan_frames, &c);
+  ASGST__GUARD_FAULTED(g)
+    p->nstable = -1; /* no proof either way: fall back to the position check */
+  ASGST__GUARD_END(g);
+}
+
+/* SP. True if the stack scanned at the safe point has the frame with that sp and identity. */
+static bool still_there(const asgst__queue_point *p, uintptr_t sp, uintptr_t ident) {
+  for (int i = 0; i < p->nstable; i++)
+    if (p->stable[i].sp == sp) return ident != 0 && p->stable[i].ident == ident;
+  return false;
+}
+
 /* SP. See the file comment. */
 static bool is_stale(const ASGST_Queue *q, const asgst__queue_point *p,
-                     const ASGST_QueueElement *e) {
+                     const ASGST_QueueElement *e, uintptr_t ident) {
   uintptr_t sp = (uintptr_t)e->sp;
   bool on_own_stack = sp >= q->stack_lo && sp < q->stack_hi;
-  return on_own_stack && sp < p->here.sp;
+  if (on_own_stack && sp < p->here.sp) return true;
+  return p->nstable >= 0 && !still_there(p, sp, ident);
 }
 
 /* SP. Calls the queue's handler for one element. */
 static void handle_element(ASGST_Queue *q, const asgst__queue_point *p,
-                           const ASGST_QueueElement *e) {
+                           const ASGST_QueueElement *e, uintptr_t ident) {
   ASGST_Iterator it;
-  if (is_stale(q, p, e)) {
+  if (is_stale(q, p, e, ident)) {
     error_iterator(&it, p, q->options, ASGST_STALE_FRAME);
   } else if (p->be == NULL || p->thread_kind <= 0) {
     error_iterator(&it, p, q->options, p->be ? p->thread_kind : ASGST_NOT_INITIALIZED);
   } else {
     asgst__regs top = {(uintptr_t)e->pc, (uintptr_t)e->sp, (uintptr_t)e->fp};
-    asgst__iterator_begin(&it, p->be, &p->thread, &top, q->options);
+    /* The element's frame as it was at enqueue time: its pc then, its callers now. */
+    asgst__iterator_begin(&it, p->be, &p->thread, &top, q->options | ASGST__OPT_RECORDED_TOP);
   }
   q->fun(&it, q->arg, e->arg);
 }
@@ -94,7 +135,7 @@ int asgst__queue_process(ASGST_Queue *q, const asgst__queue_point *p) {
     run_hook(q, p, false);
     for (uint64_t i = head; i != tail && !atomic_load(&q->dead); i++) {
       ASGST_QueueElement e = r->elems[i % (uint64_t)r->capacity];
-      handle_element(q, p, &e);
+      handle_element(q, p, &e, r->ident[i % (uint64_t)r->capacity]);
       handled++;
     }
     if (!atomic_load(&q->dead)) run_hook(q, p, true);
@@ -107,6 +148,20 @@ int asgst__queue_process(ASGST_Queue *q, const asgst__queue_point *p) {
   return handled;
 }
 
+/* SP. Processes every queue of one owner at point p (scanned first). */
+static int process_owned(asgst__queue_point *p, void *owner) {
+  unsigned round = asgst__queue_new_round();
+  int total = 0;
+  bool scanned = false;
+  ASGST_Queue *q;
+  while ((q = asgst__queue_take_next(round, owner)) != NULL) {
+    if (!scanned) asgst__queue_scan(p), scanned = true;
+    total += asgst__queue_process(q, p);
+    asgst__queue_release(q);
+  }
+  return total;
+}
+
 /* SP. noinline: the safe point is the caller's frame. */
 __attribute__((noinline)) int ASGST_ProcessQueues(void) {
   asgst__queue_point p;
@@ -114,12 +169,17 @@ __attribute__((noinline)) int ASGST_ProcessQueues(void) {
   ASGST__CALLER_REGS(p.here);
   p.be = asgst__active_backend();
   p.thread_kind = p.be ? p.be->current_thread(&p.thread) : ASGST_NOT_INITIALIZED;
-  unsigned round = asgst__queue_new_round();
-  int total = 0;
-  ASGST_Queue *q;
-  while ((q = asgst__queue_take_next(round)) != NULL) {
-    total += asgst__queue_process(q, &p);
-    asgst__queue_release(q);
-  }
-  return total;
+  return process_owned(&p, NULL);
+}
+
+/* SP (the owner is stopped). */
+int asgst__queues_process_stopped(void *owner, const asgst__thread *t, int thread_kind,
+                                  const asgst__regs *here) {
+  static asgst__queue_point p; /* 8 KB, off the stack; one processing thread calls this */
+  memset(&p, 0, offsetof(asgst__queue_point, stable));
+  p.be = asgst__active_backend();
+  p.thread = *t;
+  p.thread_kind = p.be ? thread_kind : ASGST_NOT_INITIALIZED;
+  p.here = *here;
+  return process_owned(&p, owner);
 }

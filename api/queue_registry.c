@@ -10,9 +10,10 @@
  * ASGST_ENQUEUE_NO_QUEUE instead of touching freed memory. The headers (about 200 bytes
  * each) wait in a graveyard list so that they stay reachable.
  *
- * Owner thread: the calling thread, also for a non-NULL env. Processing through a real
- * JVM's safe points (env's JavaThread, woken by asgst__queue_request_hook) comes with the
- * HotSpot queue work; until then env only has to be the calling thread's JNIEnv.
+ * Owner thread: env's, which must be the calling thread's (or NULL). A backend that
+ * processes queues itself (queue_bind: HotSpot brings the owner to a safe point from its
+ * processing thread, impl/hotspot/queue_thread.c) gets a handle of the owner at
+ * registration; otherwise the owner processes its queues with ASGST_ProcessQueues.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -41,21 +42,23 @@ static void own_stack(uintptr_t *lo, uintptr_t *hi) {
   pthread_attr_destroy(&attr);
 }
 
-/* N. */
-static asgst__ring *new_ring(int size) {
-  asgst__ring *r = malloc(sizeof *r + (size_t)size * sizeof r->elems[0]);
-  if (r) r->capacity = size;
-  return r;
+/* N. Binds q to env's thread (the calling one) through the active backend, if it
+ * processes queues itself; otherwise the owner processes them (ASGST_ProcessQueues). */
+static int bind_owner(ASGST_Queue *q, JNIEnv *env) {
+  const asgst__backend *be = asgst__active_backend();
+  if (be == NULL || be->queue_bind == NULL) return 0;
+  int rc = be->queue_bind(env, &q->vm_owner);
+  if (rc == 0) q->bound = be;
+  return rc;
 }
 
 /* N. */
 ASGST_Queue *ASGST_RegisterQueue(JNIEnv *env, int size, int options, ASGST_Handler fun,
                                  void *queue_arg) {
-  (void)env; /* see the file comment: the owner is the calling thread */
   if (size <= 0 || fun == NULL) return NULL;
   ASGST_Queue *q = calloc(1, sizeof *q);
-  asgst__ring *r = new_ring(size);
-  if (q == NULL || r == NULL) {
+  asgst__ring *r = asgst__ring_new(size);
+  if (q == NULL || r == NULL || bind_owner(q, env) != 0) {
     free(q);
     free(r);
     return NULL;
@@ -105,7 +108,12 @@ bool ASGST_DeregisterQueue(JNIEnv *env, ASGST_Queue *q) {
     /* A queue being processed keeps its ring until its processing ends (release). */
     if (!q->busy) free_ring(q);
   }
+  void *owner = found ? q->vm_owner : NULL;
+  const asgst__backend *bound = q->bound;
+  if (found) q->vm_owner = NULL;
   pthread_mutex_unlock(&lock);
+  /* The handle stays valid for a processing in progress: it is taken by value there. */
+  if (owner && bound && bound->queue_unbind) bound->queue_unbind(owner);
   return found;
 }
 
@@ -152,18 +160,33 @@ unsigned asgst__queue_new_round(void) {
 /* N. The list may change while a queue is processed (handlers may register and
  * deregister), so each pick searches it again under the lock; the round number keeps a
  * queue from being picked twice by one ASGST_ProcessQueues call. */
-ASGST_Queue *asgst__queue_take_next(unsigned round) {
+ASGST_Queue *asgst__queue_take_next(unsigned round, void *owner) {
   pthread_t self = pthread_self();
   ASGST_Queue *found = NULL;
   pthread_mutex_lock(&lock);
   for (ASGST_Queue *q = live; q && !found; q = q->next) {
-    if (q->busy || q->round == round || !pthread_equal(q->owner, self)) continue;
+    bool mine = owner ? q->vm_owner == owner : pthread_equal(q->owner, self);
+    if (q->busy || q->round == round || !mine) continue;
     q->busy = 1;
     q->round = round;
     found = q;
   }
   pthread_mutex_unlock(&lock);
   return found;
+}
+
+/* N. */
+int asgst__queues_waiting(void **owners, int max) {
+  int n = 0;
+  pthread_mutex_lock(&lock);
+  for (ASGST_Queue *q = live; q && n < max; q = q->next) {
+    if (q->vm_owner == NULL || !atomic_load(&q->requested)) continue;
+    bool seen = false;
+    for (int i = 0; i < n && !seen; i++) seen = owners[i] == q->vm_owner;
+    if (!seen) owners[n++] = q->vm_owner;
+  }
+  pthread_mutex_unlock(&lock);
+  return n;
 }
 
 /* N. */

@@ -11,7 +11,10 @@
 #include "queue.h"
 #include "../impl/guard.h"
 
-_Atomic(asgst__queue_request_fn) asgst__queue_request_hook;
+static _Atomic(asgst__queue_waker) waker;
+
+/* N. */
+void asgst__queues_set_waker(asgst__queue_waker fn) { atomic_store(&waker, fn); }
 
 /* SS. The backend's own top-Java-frame finder, under the crash guard. */
 static int top_from_backend(const asgst__backend *be, const asgst__thread *t,
@@ -43,8 +46,30 @@ static int top_from_walk(const asgst__backend *be, const asgst__thread *t,
   return kind;
 }
 
+/* SS. The backend's identity of the frame at r, under the crash guard (0 if it faults). */
+static uintptr_t identity_of(const asgst__backend *be, const asgst__regs *r) {
+  asgst__guard g;
+  volatile uintptr_t id = 0;
+  ASGST__GUARD_BEGIN(g)
+    id = be->frame_identity(r);
+  ASGST__GUARD_FAULTED(g)
+    id = 0;
+  ASGST__GUARD_END(g);
+  return id;
+}
+
+/* N. */
+asgst__ring *asgst__ring_new(int size) {
+  size_t elems = sizeof(asgst__ring) + (size_t)size * sizeof(ASGST_QueueElement);
+  asgst__ring *r = malloc(elems + (size_t)size * sizeof(uintptr_t));
+  if (r == NULL) return NULL;
+  r->capacity = size;
+  r->ident = (uintptr_t *)(void *)((char *)r + elems); /* elements are 8-byte multiples */
+  return r;
+}
+
 /* SS. */
-int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e) {
+int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, uintptr_t *ident) {
   memset(e, 0, sizeof *e);
   const asgst__backend *be = asgst__active_backend();
   if (be == NULL) return ASGST_NOT_INITIALIZED;
@@ -58,6 +83,7 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e) {
   e->pc = (void *)out.pc;
   e->sp = (void *)out.sp;
   e->fp = (void *)out.fp;
+  if (ident) *ident = be->frame_identity ? identity_of(be, &out) : 0;
   return r;
 }
 
@@ -84,12 +110,13 @@ static bool enter_reader(ASGST_Queue *q) {
 }
 
 /* SS. Appends e; false if the ring is full. Called between enter/leave as the producer. */
-static bool push(ASGST_Queue *q, const ASGST_QueueElement *e) {
+static bool push(ASGST_Queue *q, const ASGST_QueueElement *e, uintptr_t ident) {
   asgst__ring *r = atomic_load_explicit(&q->ring, memory_order_relaxed);
   uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
   uint64_t head = atomic_load_explicit(&q->head, memory_order_acquire);
   if (tail - head >= (uint64_t)r->capacity) return false;
   r->elems[tail % (uint64_t)r->capacity] = *e;
+  r->ident[tail % (uint64_t)r->capacity] = ident;
   /* Release: the consumer that sees the new tail sees the element's contents. */
   atomic_store_explicit(&q->tail, tail + 1, memory_order_release);
   return true;
@@ -109,17 +136,18 @@ int asgst__queue_enqueue(ASGST_Queue *q, const asgst__regs *top, void *arg) {
   /* A cheap early answer: no walk for a queue that is full anyway. */
   if (is_full(q)) return ASGST_ENQUEUE_FULL_QUEUE;
   ASGST_QueueElement e;
-  int kind = asgst__queue_capture(top, &e);
+  uintptr_t ident = 0;
+  int kind = asgst__queue_capture(top, &e, &ident);
   if (kind <= 0) return ASGST_ENQUEUE_OTHER_ERROR;
   e.arg = arg;
   if (!enter_producer(q))
     return atomic_load(&q->dead) ? ASGST_ENQUEUE_NO_QUEUE : ASGST_ENQUEUE_OTHER_ERROR;
-  bool pushed = push(q, &e);
+  bool pushed = push(q, &e, ident);
   atomic_store(&q->producing, 0);
   if (!pushed) return ASGST_ENQUEUE_FULL_QUEUE;
   atomic_store_explicit(&q->requested, 1, memory_order_release);
-  asgst__queue_request_fn wake = atomic_load(&asgst__queue_request_hook);
-  if (wake) wake(q);
+  asgst__queue_waker wake = atomic_load(&waker);
+  if (wake && q->vm_owner) wake();
   return kind;
 }
 
@@ -141,7 +169,7 @@ __attribute__((noinline)) int ASGST_GetEnqueuableElement(void *ucontext, ASGST_Q
     asgst__regs_from_ucontext(ucontext, &top);
   else
     ASGST__CALLER_REGS(top);
-  return asgst__queue_capture(&top, e);
+  return asgst__queue_capture(&top, e, NULL);
 }
 
 /* SS. The pointer stays valid until the processing that removes the element ends (or the
@@ -191,8 +219,10 @@ void asgst__queue_exclude(ASGST_Queue *q) {
 static void move_elements(ASGST_Queue *q, asgst__ring *from, asgst__ring *to) {
   uint64_t head = atomic_load(&q->head);
   uint64_t n = atomic_load(&q->tail) - head;
-  for (uint64_t i = 0; i < n; i++)
+  for (uint64_t i = 0; i < n; i++) {
     to->elems[i] = from->elems[(head + i) % (uint64_t)from->capacity];
+    to->ident[i] = from->ident[(head + i) % (uint64_t)from->capacity];
+  }
   atomic_store(&q->head, 0);
   atomic_store(&q->tail, n);
 }
@@ -203,9 +233,8 @@ static void move_elements(ASGST_Queue *q, asgst__ring *from, asgst__ring *to) {
 void asgst__queue_apply_resize(ASGST_Queue *q) {
   int want = atomic_exchange(&q->wanted, 0);
   if (want <= 0 || want == atomic_load(&q->capacity)) return;
-  asgst__ring *fresh = malloc(sizeof *fresh + (size_t)want * sizeof fresh->elems[0]);
+  asgst__ring *fresh = asgst__ring_new(want);
   if (fresh == NULL) return; /* keep the old ring; the wish is dropped */
-  fresh->capacity = want;
   /* On the owner thread, signals wait until the swap is done (then enqueue into the new
    * ring) instead of being refused; another consumer relies on the resizing flag. */
   sigset_t all, saved;

@@ -130,6 +130,19 @@ typedef struct asgst__backend {
   /* SS. JVMTI thread state bits of the current thread (0 for non-VM threads). */
   int (*thread_state)(void);
 
+  /* N. Binds a queue being registered to the thread of env (the calling thread's JNIEnv,
+   * or NULL for the calling thread): *owner gets what the backend needs to bring that
+   * thread to a safe point later and process its queues there. 0 or an error
+   * (ASGST_INVALID_ARGUMENT for another thread's env). May be NULL: the owner then
+   * processes its queues itself (ASGST_ProcessQueues). */
+  int (*queue_bind)(JNIEnv *env, void **owner);
+  /* N. Releases what queue_bind gave. */
+  void (*queue_unbind)(void *owner);
+  /* SS. What a queue element's frame at r is, to tell at processing time whether the frame
+   * found at the same place is still the same one (e.g. the Method* of an interpreted
+   * frame, the code blob of a compiled one); 0 if unknown. May be NULL. */
+  uintptr_t (*frame_identity)(const asgst__regs *r);
+
   /* SS. The VM layout as text for a recording (impl/replay/format.h), NULL (and
    * ASGST_RecordWalk answers ASGST_UNSUPPORTED) if the backend's walks cannot be recorded. */
   const char *(*layout_text)(size_t *len);
@@ -159,6 +172,10 @@ void asgst__set_backend(const asgst__backend *be);                    /* N */
 /* An option bit of the recording and replay walks: no frame cache. A cache hit skips the
  * reads that decode a frame, which a recording must hold and a replay must do. */
 #define ASGST__OPT_NO_FRAME_CACHE (1 << 29)
+/* An option bit of queue processing: the walk starts exactly at the given registers, a
+ * frame recorded earlier (a queue element's), as at an interrupted pc, even though the
+ * thread (stopped now) has a last Java frame anchor elsewhere. */
+#define ASGST__OPT_RECORDED_TOP (1 << 28)
 
 /* ---- Binding to a live JVM: implemented by the HotSpot backend (hotspot_init.c), called
  * by api/initialize.c, so that api/ knows no backend by name. All N. ---- */

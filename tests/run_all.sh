@@ -49,7 +49,7 @@ done
 # The other JDKs: the JVM suites and the demo profiler's JVM-dependent tests again on each
 # (shorter walk runs). Which JDKs and why any is missing is printed first.
 EXTRA_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_stopped.sh
-  tests/conformance/test_conformance.sh tests/jvm/test_replay.sh
+  tests/conformance/test_conformance.sh tests/jvm/test_replay.sh tests/jvm/test_queues.sh
   tests/jvm/test_remote_walk.sh profiler-demo/tests/test_cpu_ratio.sh
   profiler-demo/tests/test_wall.sh profiler-demo/tests/test_fd_report.sh
   profiler-demo/tests/test_tracepoint_filter.sh profiler-demo/tests/test_attach.sh)
@@ -72,7 +72,7 @@ while read -r label home; do
   esac
   versions="$versions$v "
   for t in "${suites[@]}"; do
-    JAVA_HOME=$home WALK_SECONDS=4 WALK_STRESS_SECONDS=20 \
+    JAVA_HOME=$home WALK_SECONDS=4 WALK_STRESS_SECONDS=20 QUEUE_SECONDS=8 \
       run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
   done
 done < <("$ROOT/tests/jdks/list.sh")

@@ -52,6 +52,23 @@ uint64_t asgst__hs_field(uintptr_t a, long off, int size);
 /* SS. The methods of InstanceKlass k: *n methods at the returned address (0 if none). */
 uintptr_t asgst__hs_class_methods(uintptr_t k, int *n);
 
+/* ---- Safepoint queues (queue_thread.c); N ---- */
+/* The library's JVMTI environment may suspend threads (hotspot_init.c). */
+extern bool asgst__hs_can_suspend;
+/* backend.h queue_bind() and queue_unbind(). */
+int asgst__hs_queue_bind(JNIEnv *env, void **owner);
+void asgst__hs_queue_unbind(void *owner);
+/* What the processing thread did: rounds (one owner suspended and resumed), elements
+ * handled, owners that could not be suspended, and the suspend-to-resume times. */
+typedef struct {
+  _Atomic uint64_t rounds, elements, not_suspended, stopped_ns;
+} asgst__hs_queue_stats;
+asgst__hs_queue_stats asgst__hs_queue_stats_get(void);
+/* N. Notes one suspend-to-resume time (the last 4096 are kept). */
+void asgst__hs_queue_note_time(uint64_t ns);
+/* N. The median of the kept suspend-to-resume times, 0 if none. */
+uint64_t asgst__hs_queue_median_ns(void);
+
 /* ---- Class registry, unload and redefinition (class_unload.c); N ---- */
 /* N. Starts registering the loaded classes (in the background) and enables ClassPrepare, ObjectFree, ClassFileLoadHook
  * and GarbageCollectionStart on the library's environment. 0 or -1 with a reason. */

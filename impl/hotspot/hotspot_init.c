@@ -24,6 +24,7 @@
 #include "../safe_read.h"
 
 JavaVM *asgst__hs_vm;
+bool asgst__hs_can_suspend;
 jvmtiEnv *asgst__hs_jvmti;
 
 enum { UNBOUND, PENDING, READY };
@@ -79,6 +80,7 @@ static void cap_free(jvmtiCapabilities *c) { c->can_generate_object_free_events 
 static void cap_gc(jvmtiCapabilities *c) { c->can_generate_garbage_collection_events = 1; }
 static void cap_retransform(jvmtiCapabilities *c) { c->can_retransform_classes = 1; }
 static void cap_lines(jvmtiCapabilities *c) { c->can_get_line_numbers = 1; }
+static void cap_suspend(jvmtiCapabilities *c) { c->can_suspend = 1; }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t);
 
@@ -86,6 +88,14 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t);
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
   (void)jvmti, (void)env, (void)t;
   asgst__hs_thread_started();
+}
+
+/* N. A thread that ends processes what its queues still hold, on itself (this callback is
+ * a safe point of it), rather than leaving it to the processing thread, which can no
+ * longer suspend it once it is gone. */
+static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
+  (void)jvmti, (void)env, (void)t;
+  ASGST_ProcessQueues();
 }
 
 /* N. The library's own JVMTI environment with the events the class registry needs. */
@@ -106,10 +116,14 @@ static int create_env(JavaVM *vm) {
   add_capability(jvmti, cap_retransform);
   /* For the self-check's line number tables (self_check.c); always offered by HotSpot. */
   add_capability(jvmti, cap_lines);
+  /* For processing safepoint queues (queue_thread.c); without it queues cannot be
+   * registered. */
+  asgst__hs_can_suspend = add_capability(jvmti, cap_suspend);
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);
   cb.VMInit = on_vm_init;
   cb.ThreadStart = on_thread_start;
+  cb.ThreadEnd = on_thread_end;
   cb.ClassPrepare = asgst__hs_on_class_prepare;
   cb.ObjectFree = asgst__hs_on_object_free;
   cb.GarbageCollectionStart = asgst__hs_on_gc_start;
@@ -130,7 +144,8 @@ static int finish(JNIEnv *env) {
   }
   if (asgst__hs_threads_init(env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
   asgst__hs_fc_prefault();
-  static const jvmtiEvent events[] = {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_CLASS_PREPARE,
+  static const jvmtiEvent events[] = {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
+                                      JVMTI_EVENT_CLASS_PREPARE,
                                       JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_GARBAGE_COLLECTION_START,
                                       JVMTI_EVENT_CLASS_FILE_LOAD_HOOK};
   for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)

@@ -89,7 +89,7 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   if (!asgst__load_u32(jt + l->jt_terminated, &term)) return ASGST_NO_THREAD;
   if ((int32_t)term >= l->term_exiting) return ASGST_THREAD_EXIT;
   asgst__regs a;
-  if (!anchor_frame(jt + l->jt_anchor, &a)) {
+  if ((it->options & ASGST__OPT_RECORDED_TOP) || !anchor_frame(jt + l->jt_anchor, &a)) {
     s->top = 1;
     s->pcmode = ASGST__PC_NEAR;
     return ASGST_JAVA_TRACE;
@@ -490,6 +490,21 @@ int asgst__hs_step(ASGST_Iterator *it) { return step_frame(it); }
 /* SS. */
 ASGST__HOT int asgst__hs_fill(ASGST_Iterator *it, int limit) {
   return asgst__fill_loop(it, limit, decode_frame, step_frame);
+}
+
+/* SS. */
+bool asgst__hs_last_java_frame(const asgst__thread *t, asgst__regs *out) {
+  uintptr_t jt = (uintptr_t)t->vm_thread;
+  return jt != 0 && anchor_frame(jt + asgst__vm.jt_anchor, out);
+}
+
+/* SS. */
+uintptr_t asgst__hs_frame_identity(const asgst__regs *r) {
+  uintptr_t blob, m = 0;
+  int kind = asgst__hs_classify(r->pc, &blob);
+  if (kind == ASGST__HK_INTERP)
+    return asgst__load_ptr(r->fp + 8 * asgst__vm.interp_method_slot, &m) ? m : 0;
+  return kind == ASGST__HK_NMETHOD || kind == ASGST__HK_NATIVE ? blob : 0;
 }
 
 /* SS. */

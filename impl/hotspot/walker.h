@@ -37,6 +37,13 @@ int asgst__hs_fill(ASGST_Iterator *it, int limit);
 /* SS. backend.h top_java_frame(): the physical frame (pc/sp/fp) of the top Java frame. */
 int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asgst__regs *out);
 
+/* SS (under the guard). The last Java frame of thread t from its frame anchor (a thread
+ * stopped in the VM has one); false if it has none. */
+bool asgst__hs_last_java_frame(const asgst__thread *t, asgst__regs *out);
+/* SS (under the guard). backend.h frame_identity(): the Method* of an interpreted frame,
+ * the nmethod of a compiled or native frame, 0 otherwise. */
+uintptr_t asgst__hs_frame_identity(const asgst__regs *r);
+
 #ifdef __cplusplus
 }
 #endif

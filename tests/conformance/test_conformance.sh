@@ -14,8 +14,8 @@ RUNNER=$BUILD/bin/asgst-conformance
 SHIM=$BUILD/lib/libasgst_asgct_shim.so
 # Findings of the suite on our library (README.md, "Known findings"), expected to fail
 # until fixed (a fixed one makes this test fail, so the entry is removed):
-#   Q03 queues are never processed at a JVM safe point (only ASGST_ProcessQueues does it).
-OURS_KNOWN="Q03"
+#   (none at present)
+OURS_KNOWN=""
 # What the shim cannot do: C frames (I04, I11), a walk from a given frame (I08),
 # compilation tiers and inlined frames (T01-T04), class unload events (U01).
 SHIM_FAILS="I04 I08 I11 T01 T02 T03 T04 U01"

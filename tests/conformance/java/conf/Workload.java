@@ -75,9 +75,16 @@ public final class Workload {
     System.out.println("unload: loader collected " + (ref.get() == null));
   }
 
-  /** Enqueues two elements, then waits here (a safe place) until they were processed. */
+  static volatile long spinSink;
+
+  /** Registers a queue, spins in Java while the agent's signal fills it (a signal handler
+   * on a thread running Java code, where no processing can start), then waits here (a safe
+   * place) until the elements were processed. */
   static void queueRound() throws InterruptedException {
     Native.probe(Native.QUEUE);
+    long x = 1;
+    for (long i = 0; i < 300_000_000L; i++) x = x * 31 + i; // about 0.3-3 s of pure Java
+    spinSink = x;
     for (int i = 0; i < 150 && Native.probe(Native.QUEUE_DONE) == 0; i++) Thread.sleep(20);
   }
 

@@ -33,9 +33,13 @@ public class Workload {
     if (depth == 0) return middle(x);
     return recurse(depth - 1, x + 1) + 1;
   }
+  static volatile long ops; // mix() and tiers() iterations: the throughput tests compare
   static void mix() {
     int d = 0;
-    while (!stop) SINK.addAndGet(recurse(d++ % 40, d));
+    while (!stop) {
+      SINK.addAndGet(recurse(d++ % 40, d));
+      if ((d & 1023) == 0) ops += 1024;
+    }
   }
   static void deep() {
     while (!stop) SINK.addAndGet(recurse(220 + (int) (SINK.get() & 15), 3));
@@ -59,7 +63,10 @@ public class Workload {
   }
   static void tiers() {
     int x = 0;
-    while (!stop) SINK.addAndGet(tierHot(x++));
+    while (!stop) {
+      SINK.addAndGet(tierHot(x++));
+      if ((x & 1023) == 0) ops += 1024;
+    }
   }
 
   // ---- jni ------------------------------------------------------------------------------
@@ -264,6 +271,6 @@ public class Workload {
     Thread.sleep(ms);
     stop = true;
     for (Thread t : ts) t.join();
-    System.out.println("workload " + mode + " done " + (SINK.get() & 0xff));
+    System.out.println("workload " + mode + " done " + (SINK.get() & 0xff) + " ops=" + ops);
   }
 }

@@ -1,0 +1,226 @@
+/*
+ * queue_thread.c - safepoint queues on a live HotSpot: the library's processing thread.
+ *
+ * A queue registered by a Java thread is bound to it (queue_bind: a global reference to its
+ * java.lang.Thread and the walker's view of it). ASGST_Enqueue, in the owner's signal
+ * handler, only records the top Java frame and wakes this thread through an eventfd (one
+ * write(2): async-signal-safe). The thread, "asgst-queues", a daemon attached to the VM,
+ * then brings each owner with waiting elements to a safe point with JVMTI SuspendThread (a
+ * handshake on JDK 17+: the owner stops at its next safepoint poll or VM transition, with
+ * its last Java frame anchor set and its stack stable), has the API process the owner's
+ * queues there (api/queue_process.c: stale checks against the stopped stack, hooks,
+ * handlers, removal) and resumes it. Handlers therefore run on this thread while the owner
+ * is stopped; they must not wait for anything the owner holds.
+ *
+ * An owner that has ended cannot be suspended: its remaining elements are handled as
+ * stale (ASGST_THREAD_EXIT in their iterators). The library's ThreadEnd callback processes
+ * a thread's queues on the thread itself before it ends, so that case is rare.
+ *
+ * Owner handles are freed by this thread only (unbind marks them), so a handle it is
+ * using never goes away under it.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hotspot.h"
+#include "walker.h"
+
+#include "../guard.h"
+#include "../services.h"
+
+#define MAX_OWNERS 256
+
+typedef struct owner {
+  jthread thread;       /* global reference to the owner's java.lang.Thread */
+  asgst__thread t;      /* the owner as the walker sees it */
+  int kind;             /* current_thread()'s answer on the owner */
+  atomic_int unbound;   /* its queue was deregistered: free it */
+  struct owner *next;   /* every handle, for the sweep */
+} owner;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* handles list, thread start */
+static owner *owners;
+static int wake_fd = -1;
+static pthread_t worker;
+static bool started;
+static asgst__hs_queue_stats stats;
+
+/* SS. asgst__queue_waker: one write to the eventfd. */
+static void wake(void) {
+  uint64_t one = 1;
+  if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) < 0) {
+    /* The counter is saturated: the thread is awake anyway. */
+  }
+}
+
+/* N. Monotonic nanoseconds. */
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* N. The stopped owner's last Java frame, under the guard. */
+static bool last_java_frame(const owner *o, asgst__regs *here) {
+  volatile bool ok = false;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    ok = asgst__hs_last_java_frame(&o->t, here);
+  ASGST__GUARD_FAULTED(g)
+    ok = false;
+  ASGST__GUARD_END(g);
+  return ok;
+}
+
+/* N. Processes one owner's queues while it is suspended. */
+static void process_owner(jvmtiEnv *jvmti, owner *o) {
+  uint64_t t0 = now_ns();
+  jvmtiError err = (*jvmti)->SuspendThread(jvmti, o->thread);
+  asgst__regs here = {0, 0, 0};
+  int kind = o->kind;
+  if (err != JVMTI_ERROR_NONE) kind = ASGST_THREAD_EXIT; /* ended, or not suspendable */
+  else if (!last_java_frame(o, &here)) kind = ASGST_NO_TOP_JAVA_FRAME;
+  int n = asgst__queues_process_stopped(o, &o->t, kind, &here);
+  if (err == JVMTI_ERROR_NONE) (*jvmti)->ResumeThread(jvmti, o->thread);
+  uint64_t dt = now_ns() - t0;
+  atomic_fetch_add(&stats.rounds, 1);
+  atomic_fetch_add(&stats.elements, (uint64_t)n);
+  atomic_fetch_add(&stats.stopped_ns, dt);
+  if (err != JVMTI_ERROR_NONE) atomic_fetch_add(&stats.not_suspended, 1);
+  asgst__hs_queue_note_time(dt);
+}
+
+/* N. Frees the handles whose queues are all deregistered. */
+static void sweep(JNIEnv *env) {
+  pthread_mutex_lock(&lock);
+  for (owner **p = &owners; *p;) {
+    owner *o = *p;
+    if (!atomic_load(&o->unbound)) {
+      p = &o->next;
+      continue;
+    }
+    *p = o->next;
+    (*env)->DeleteGlobalRef(env, o->thread);
+    free(o);
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+/* N. The processing thread. */
+static void *work(void *arg) {
+  (void)arg;
+  JNIEnv *env = NULL;
+  JavaVMAttachArgs args = {JNI_VERSION_1_6, "asgst-queues", NULL};
+  if ((*asgst__hs_vm)->AttachCurrentThreadAsDaemon(asgst__hs_vm, (void **)&env, &args) != JNI_OK)
+    return NULL;
+  void *waiting[MAX_OWNERS];
+  for (;;) {
+    uint64_t count;
+    if (read(wake_fd, &count, sizeof count) < 0) continue;
+    jvmtiEnv *jvmti = asgst__hs_jvmti;
+    if (jvmti == NULL) continue;
+    int n = asgst__queues_waiting(waiting, MAX_OWNERS);
+    for (int i = 0; i < n; i++) process_owner(jvmti, waiting[i]);
+    sweep(env);
+  }
+  return NULL;
+}
+
+/* N. Starts the processing thread once (with the lock held). */
+static int start_locked(void) {
+  if (started) return 0;
+  wake_fd = eventfd(0, EFD_CLOEXEC);
+  if (wake_fd < 0) return ASGST_UNSUPPORTED;
+  if (pthread_create(&worker, NULL, work, NULL) != 0) {
+    close(wake_fd);
+    wake_fd = -1;
+    return ASGST_UNSUPPORTED;
+  }
+  pthread_detach(worker);
+  asgst__queues_set_waker(wake);
+  started = true;
+  return 0;
+}
+
+/* N. backend.h queue_bind(). */
+int asgst__hs_queue_bind(JNIEnv *env, void **out) {
+  JNIEnv *mine = NULL;
+  jvmtiEnv *jvmti = asgst__hs_jvmti;
+  if (!asgst__hs_can_suspend) return ASGST_UNSUPPORTED;
+  if (jvmti == NULL || (*asgst__hs_vm)->GetEnv(asgst__hs_vm, (void **)&mine, JNI_VERSION_1_6) != JNI_OK)
+    return ASGST_NO_THREAD;
+  if (env != NULL && env != mine) return ASGST_INVALID_ARGUMENT; /* another thread's env */
+  jthread self = NULL;
+  owner *o = calloc(1, sizeof *o);
+  if (o == NULL || (*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || self == NULL) {
+    free(o);
+    return ASGST_NO_THREAD;
+  }
+  o->thread = (*mine)->NewGlobalRef(mine, self);
+  (*mine)->DeleteLocalRef(mine, self);
+  o->kind = asgst__hs_current_thread(&o->t);
+  pthread_mutex_lock(&lock);
+  int rc = o->thread ? start_locked() : ASGST_NO_THREAD;
+  if (rc == 0) {
+    o->next = owners;
+    owners = o;
+  }
+  pthread_mutex_unlock(&lock);
+  if (rc != 0) {
+    if (o->thread) (*mine)->DeleteGlobalRef(mine, o->thread);
+    free(o);
+    return rc;
+  }
+  *out = o;
+  return 0;
+}
+
+/* N. backend.h queue_unbind(): the processing thread frees it at its next round. */
+void asgst__hs_queue_unbind(void *handle) {
+  atomic_store(&((owner *)handle)->unbound, 1);
+  wake();
+}
+
+/* N. */
+asgst__hs_queue_stats asgst__hs_queue_stats_get(void) {
+  asgst__hs_queue_stats s;
+  s.rounds = atomic_load(&stats.rounds);
+  s.elements = atomic_load(&stats.elements);
+  s.not_suspended = atomic_load(&stats.not_suspended);
+  s.stopped_ns = atomic_load(&stats.stopped_ns);
+  return s;
+}
+
+#define TIMES 4096
+static uint64_t times[TIMES];
+static atomic_uint ntimes;
+
+/* N. */
+void asgst__hs_queue_note_time(uint64_t ns) {
+  times[atomic_fetch_add(&ntimes, 1) % TIMES] = ns;
+}
+
+/* N. qsort order. */
+static int by_value(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* N. */
+uint64_t asgst__hs_queue_median_ns(void) {
+  unsigned n = atomic_load(&ntimes);
+  if (n > TIMES) n = TIMES;
+  if (n == 0) return 0;
+  uint64_t *copy = malloc(n * sizeof *copy);
+  if (copy == NULL) return 0;
+  memcpy(copy, times, n * sizeof *copy);
+  qsort(copy, n, sizeof *copy, by_value);
+  uint64_t m = copy[n / 2];
+  free(copy);
+  return m;
+}

@@ -1,0 +1,294 @@
+/*
+ * queue_agent.c - JVMTI test agent for safepoint queues on a live JVM.
+ *
+ * Every Java thread registers a queue at ThreadStart (and deregisters it at ThreadEnd),
+ * with start and end hooks. A sampler thread sends SIGPROF to the registered threads in
+ * turn every interval_us; the handler notes the method of the top Java frame (a one-frame
+ * ASGST walk) in a per-thread slot and enqueues with that slot as element argument. The
+ * queue handler, run later by the library's processing thread with the owner stopped,
+ * checks that its iterator starts at that method, or counts the element stale.
+ *
+ * At VMDeath it prints "QUEUE ok|not ok - ..." checks and "QUEUE # figure: ..." lines:
+ * every enqueued element handled, stale or dropped (counts add up exactly), iterators at
+ * the element's method, stale rate, hooks once per processing, suspend-to-resume time.
+ * Options: interval_us=N (1000), size=N (queue capacity, 64).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <jvmti.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "asgst.h"
+#include "impl/hotspot/hotspot.h"
+
+#define MAX_THREADS 64
+#define SLOTS 4096 /* per thread: method at sample time, indexed by element */
+
+typedef struct {
+  void *method;  /* top Java method at sample time */
+  uint64_t t;    /* sample time (CLOCK_MONOTONIC ns) */
+} slot;
+
+typedef struct {
+  atomic_int tid;
+  ASGST_Queue *_Atomic q;
+  slot slots[SLOTS];
+  atomic_uint next;
+} per_thread;
+
+static per_thread threads[MAX_THREADS];
+static __thread per_thread *mine __attribute__((tls_model("initial-exec")));
+static int interval_us = 1000, queue_size = 64;
+static atomic_long sent, enqueued, full, other_error, no_queue, handled, stale, at_method,
+    not_at_method, walk_error, hooks_start, hooks_end, dropped;
+static atomic_ulong latency_sum, latency_n, latency_stale_sum;
+static atomic_int running;
+static pthread_t sampler;
+static JavaVM *jvm;
+
+/* SS. Monotonic nanoseconds (vDSO). */
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* SS. */
+static void first_java(ASGST_Iterator *it, void *arg) {
+  ASGST_Frame f;
+  *(void **)arg = ASGST_NextFrame(it, &f) == 1 ? f.method : NULL;
+}
+
+/* SS. Notes the top method and enqueues. */
+static void on_sample(int sig, siginfo_t *si, void *uc) {
+  (void)sig, (void)si;
+  int saved = errno;
+  per_thread *p = mine;
+  ASGST_Queue *q = p ? atomic_load(&p->q) : NULL;
+  if (q != NULL) {
+    slot *s = &p->slots[atomic_fetch_add(&p->next, 1) % SLOTS];
+    s->method = NULL;
+    s->t = now_ns();
+    ASGST_RunWithIterator(uc, ASGST_END_ON_FIRST_JAVA_FRAME, first_java, &s->method);
+    int r = ASGST_Enqueue(q, uc, s);
+    if (r > 0) atomic_fetch_add(&enqueued, 1);
+    else if (r == ASGST_ENQUEUE_FULL_QUEUE) atomic_fetch_add(&full, 1);
+    else if (r == ASGST_ENQUEUE_NO_QUEUE) atomic_fetch_add(&no_queue, 1);
+    else atomic_fetch_add(&other_error, 1);
+  }
+  errno = saved;
+}
+
+/* SP. The queue handler: at the element's method, or stale. */
+static void on_element(ASGST_Iterator *it, void *queue_arg, void *element_arg) {
+  (void)queue_arg;
+  atomic_fetch_add(&handled, 1);
+  const slot *s = element_arg;
+  uint64_t waited = now_ns() - s->t;
+  atomic_fetch_add(&latency_sum, waited);
+  atomic_fetch_add(&latency_n, 1);
+  int state = ASGST_State(it);
+  if (state == ASGST_STALE_FRAME) {
+    atomic_fetch_add(&stale, 1);
+    atomic_fetch_add(&latency_stale_sum, waited);
+    return;
+  }
+  ASGST_Frame f;
+  if (ASGST_NextFrame(it, &f) != 1) {
+    atomic_fetch_add(&walk_error, 1);
+    return;
+  }
+  void *want = s->method;
+  atomic_fetch_add(want == NULL || f.method == want ? &at_method : &not_at_method, 1);
+}
+
+/* SP. */
+static void on_start(ASGST_Queue *q, ASGST_Iterator *it, void *arg) {
+  (void)q, (void)it, (void)arg;
+  atomic_fetch_add(&hooks_start, 1);
+}
+
+/* SP. */
+static void on_end(ASGST_Queue *q, ASGST_Iterator *it, void *arg) {
+  (void)q, (void)it, (void)arg;
+  atomic_fetch_add(&hooks_end, 1);
+}
+
+/* N. True for the library's own threads (asgst-queues, asgst-classes): no Java frames. */
+static bool library_thread(jvmtiEnv *j, jthread t) {
+  jvmtiThreadInfo info;
+  memset(&info, 0, sizeof info);
+  if (t == NULL || (*j)->GetThreadInfo(j, t, &info) != JVMTI_ERROR_NONE) return false;
+  bool ours = info.name && strncmp(info.name, "asgst-", 6) == 0;
+  (*j)->Deallocate(j, (unsigned char *)info.name);
+  return ours;
+}
+
+/* N. */
+static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  if (library_thread(j, t)) return;
+  for (int i = 0; i < MAX_THREADS; i++) {
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&threads[i].tid, &expect, -1)) continue;
+    ASGST_Queue *q = ASGST_RegisterQueue(env, queue_size, 0, on_element, NULL);
+    if (q == NULL) {
+      atomic_store(&threads[i].tid, 0);
+      return;
+    }
+    ASGST_SetOnQueueProcessingStart(q, 0, false, on_start, NULL);
+    ASGST_SetOnQueueProcessingEnd(q, 0, false, on_end, NULL);
+    atomic_store(&threads[i].next, 0);
+    atomic_store(&threads[i].q, q);
+    mine = &threads[i];
+    atomic_store(&threads[i].tid, (int)syscall(SYS_gettid));
+    return;
+  }
+}
+
+/* N. Deregisters: what is still queued then is dropped (counted). */
+static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  (void)j, (void)t;
+  per_thread *p = mine;
+  if (p == NULL) return;
+  mine = NULL;
+  atomic_store(&p->tid, -1);
+  ASGST_Queue *q = atomic_exchange(&p->q, NULL);
+  if (q) {
+    ASGST_QueueSizeInfo info = ASGST_GetQueueSizeInfo(q);
+    atomic_fetch_add(&dropped, info.size);
+    ASGST_DeregisterQueue(env, q);
+  }
+  atomic_store(&p->tid, 0);
+}
+
+/* N. */
+static void *sampler_main(void *arg) {
+  (void)arg;
+  struct timespec iv = {0, (long)interval_us * 1000};
+  int next = 0;
+  while (atomic_load(&running)) {
+    for (int k = 0; k < MAX_THREADS; k++) {
+      int i = (next + k) % MAX_THREADS, tid = atomic_load(&threads[i].tid);
+      if (tid <= 0) continue;
+      next = i + 1;
+      if (syscall(SYS_tgkill, getpid(), tid, SIGPROF) == 0) atomic_fetch_add(&sent, 1);
+      break;
+    }
+    nanosleep(&iv, NULL);
+  }
+  return NULL;
+}
+
+/* N. */
+static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  int rc = ASGST_Initialize(jvm, 0);
+  if (rc != 0) {
+    printf("QUEUE not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
+    return;
+  }
+  on_thread_start(j, env, t);
+  atomic_store(&running, 1);
+  pthread_create(&sampler, NULL, sampler_main, NULL);
+}
+
+/* N. */
+static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(bool ok, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  printf("QUEUE %s - ", ok ? "ok" : "not ok");
+  vprintf(fmt, ap);
+  printf("\n");
+  va_end(ap);
+}
+
+/* N. Waits until the processing thread has emptied every queue (or 2 s passed). */
+static void settle(void) {
+  for (int k = 0; k < 200; k++) {
+    long in = atomic_load(&enqueued), out = atomic_load(&handled) + atomic_load(&dropped);
+    long live = 0;
+    for (int i = 0; i < MAX_THREADS; i++) {
+      ASGST_Queue *q = atomic_load(&threads[i].q);
+      if (q) live += ASGST_GetQueueSizeInfo(q).size;
+    }
+    if (in == out + live && live == 0) return;
+    usleep(10000);
+  }
+}
+
+/* N. */
+static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
+  (void)j, (void)env;
+  if (!atomic_exchange(&running, 0)) return;
+  pthread_join(sampler, NULL);
+  settle();
+  long in = atomic_load(&enqueued), h = atomic_load(&handled), st = atomic_load(&stale),
+       dr = atomic_load(&dropped), at = atomic_load(&at_method), off = atomic_load(&not_at_method);
+  long left = 0;
+  for (int i = 0; i < MAX_THREADS; i++) {
+    ASGST_Queue *q = atomic_load(&threads[i].q);
+    if (q) left += ASGST_GetQueueSizeInfo(q).size;
+  }
+  asgst__hs_queue_stats qs = asgst__hs_queue_stats_get();
+  double median_us = (double)asgst__hs_queue_median_ns() / 1000.0;
+  printf("QUEUE # figure: signals=%ld enqueued=%ld full=%ld no_java_frame=%ld handled=%ld (stale %ld, walk errors %ld) dropped=%ld still_queued=%ld\n",
+         atomic_load(&sent), in, atomic_load(&full), atomic_load(&other_error), h, st,
+         atomic_load(&walk_error), dr, left);
+  printf("QUEUE # figure: processing rounds=%lu elements=%lu not_suspended=%lu suspend_to_resume_median_us=%.1f mean_us=%.1f\n",
+         (unsigned long)qs.rounds, (unsigned long)qs.elements, (unsigned long)qs.not_suspended, median_us,
+         qs.rounds ? (double)qs.stopped_ns / (double)qs.rounds / 1000.0 : 0.0);
+  printf("QUEUE # figure: stale rate %.3f%%, iterators at the element's method %ld of %ld, sample to handler %.1f us mean (stale ones %.1f us)\n",
+         h ? 100.0 * (double)st / (double)h : 0.0, at, at + off,
+         latency_n ? (double)latency_sum / (double)latency_n / 1000.0 : 0.0,
+         st ? (double)latency_stale_sum / (double)st / 1000.0 : 0.0);
+  check(in > 1000, "more than 1000 elements enqueued (%ld)", in);
+  check(in == h + dr + left, "every enqueued element is handled, stale or dropped: %ld = %ld handled + %ld dropped + %ld left", in, h, dr, left);
+  check(off == 0 && at > 0, "every current element's iterator starts at its method (%ld of %ld)", at, at + off);
+  check(h > 0 && (double)st / (double)h < 0.01, "stale rate below 1%% (%ld of %ld)", st, h);
+  check(atomic_load(&hooks_start) == atomic_load(&hooks_end) && atomic_load(&hooks_start) > 0 &&
+            atomic_load(&hooks_start) <= h,
+        "start and end hooks run once per processing (%ld start, %ld end, %ld elements)",
+        atomic_load(&hooks_start), atomic_load(&hooks_end), h);
+  check(atomic_load(&walk_error) == 0, "no current element's walk fails (%ld)", atomic_load(&walk_error));
+  fflush(stdout);
+}
+
+static bool parse(const char *s) {
+  while (s && *s) {
+    if (sscanf(s, "interval_us=%d", &interval_us) != 1 && sscanf(s, "size=%d", &queue_size) != 1) return false;
+    s = strchr(s, ',');
+    if (s) s++;
+  }
+  return interval_us > 0 && queue_size > 0;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+  (void)reserved;
+  jvm = vm;
+  jvmtiEnv *jvmti = NULL;
+  if (!parse(options) || (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_sample;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigaction(SIGPROF, &sa, NULL);
+  jvmtiEventCallbacks cb;
+  memset(&cb, 0, sizeof cb);
+  cb.VMInit = on_vm_init;
+  cb.VMDeath = on_vm_death;
+  cb.ThreadStart = on_thread_start;
+  cb.ThreadEnd = on_thread_end;
+  (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb);
+  jvmtiEvent ev[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END};
+  for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, ev[i], NULL);
+  return JNI_OK;
+}
