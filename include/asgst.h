@@ -237,8 +237,16 @@ typedef void (*ASGST_Handler)(ASGST_Iterator *it, void *queue_arg, void *element
 typedef void (*ASGST_OnQueueSafepointHandler)(ASGST_Queue *q, ASGST_Iterator *it, void *arg);
 
 /* N. Registers a queue of `size` elements owned by env's thread (the current thread when
- * env is NULL). `fun` is called (SP) once per element at the thread's next safe point.
- * `options` are the iterator options used for the element iterators. NULL on failure. */
+ * env is NULL; env must be the calling thread's JNIEnv, another thread's is refused).
+ * `fun` is called (SP) once per element at the thread's next safe point. `options` are the
+ * iterator options used for the element iterators. NULL on failure.
+ * On HotSpot the library's thread "asgst-queues" processes the queue soon after an
+ * enqueue: it suspends the owner (JVMTI SuspendThread; the owner stops at its next
+ * safepoint poll, at once if it is in native code or blocked), runs the hooks and
+ * handlers on itself, and resumes the owner. Handlers must therefore not wait for anything
+ * the owner may hold. An element whose frame has left the stack (or been replaced by
+ * another method's at the same place) gets an iterator whose state is ASGST_STALE_FRAME.
+ * A thread that ends processes what its queues still hold before it goes. */
 ASGST_EXPORT ASGST_Queue *ASGST_RegisterQueue(JNIEnv *env, int size, int options,
                                              ASGST_Handler fun, void *queue_arg);
 /* N. Removes the queue; pending elements are dropped without calling handlers. */

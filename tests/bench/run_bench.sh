@@ -42,6 +42,11 @@ bench_jdk() {
     done
   done
   bash "$ROOT/tests/bench/attach_bench.sh" "$BUILD" "$home"
+  # Queue processing: suspend to resume per owner (budget: median < 10 us).
+  local q
+  q=$(cd "$WORK" && "$home/bin/java" -Xss4m "-agentpath:$BUILD/tests/jvm/libqueue_agent.so=interval_us=1000" \
+    -cp "$WORK/classes" Workload tiers "$SECS" 2>&1 | grep -E "^QUEUE # figure: (processing|stale)" | sed 's/^QUEUE # figure: //')
+  echo "# figure: queue on $label: ${q//$'\n'/; }"
 }
 
 # The javac workload (cold, deep, mixed tiers) on one JDK: error shares and walk time
