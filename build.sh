@@ -4,6 +4,9 @@
 #   ./build.sh test    build, then run every test; ends with "N passed, N failed, N skipped"
 #   ./build.sh demo    build, then run the demo
 #   ./build.sh bench   build, then run the benchmarks
+#   ./build.sh eval    build, then compare the profiler's walk modes (signal, thread, queue)
+#                      with no profiler and JFR; report in out/eval/report.html
+#                      (profiler-demo/eval/eval.sh; options after `eval` go to it)
 #   ./build.sh clean   remove build/ and out/
 # Missing Debian build dependencies are installed when running as root; otherwise the
 # exact apt-get command is printed.
@@ -21,6 +24,7 @@ DEPS=(
   "pkg-config:command -v pkg-config"
   "libcmocka-dev:test -f /usr/include/cmocka.h"
   "openjdk-17-jdk-headless:test -x /usr/lib/jvm/java-17-openjdk-amd64/bin/javac"
+  "python3:command -v python3"
 )
 
 install_deps() {
@@ -60,6 +64,7 @@ case "${1:-build}" in
     exec "$BUILD/bin/asgst-demo"
     ;;
   bench) do_build; exec "$ROOT/tests/bench/run_bench.sh" "$BUILD" ;;
+  eval) do_build; shift; exec "$ROOT/profiler-demo/eval/eval.sh" --build "$BUILD" "$@" ;;
   clean) rm -rf "$BUILD" "$ROOT/out" ;;
-  *) echo "usage: $0 build|test|demo|bench|clean" >&2; exit 2 ;;
+  *) echo "usage: $0 build|test|demo|bench|eval|clean" >&2; exit 2 ;;
 esac

@@ -34,11 +34,13 @@ static void JNICALL on_thread_start(jvmtiEnv *env, JNIEnv *jni, jthread thread) 
     if (info.context_class_loader) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
   }
   prof_threads_add(my_tid(), name);
+  prof_queue_thread_start(jni);
 }
 
 /* N. JVMTI ThreadEnd. */
 static void JNICALL on_thread_end(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
-  (void)env, (void)jni, (void)thread;
+  (void)env, (void)thread;
+  prof_queue_thread_end(jni);
   prof_threads_remove(my_tid());
 }
 

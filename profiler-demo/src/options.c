@@ -7,6 +7,9 @@
  *   file=<path>.html|.collapsed|.txt   (repeatable)   fds=<path>
  *   overhead=<percent>  the most of a sampled thread's time samples may take (1-50, 10)
  *   record=<path>  record_n=<n>  record_walks=errors|all   walks recorded for a replay
+ *   walk=signal|thread|queue  where stacks are walked (README, "Walk modes")
+ *   compare  with walk=thread|queue, also walk each sample in the handler and count how
+ *            often both walks agree (method+bci frame by frame)
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
  *
  * A filter's value may contain commas that are not followed by a known option name.
@@ -54,8 +57,9 @@ int64_t prof_parse_duration(const char *s) {
 static bool starts_option(const char *p) {
   static const char *const keyed[] = {"event=", "filter=", "interval=", "file=", "fds=",
                                       "reply=", "overhead=", "record=", "record_n=",
-                                      "record_walks=", NULL};
-  static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", NULL};
+                                      "record_walks=", "walk=", NULL};
+  static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
+                                      NULL};
   for (int i = 0; keyed[i]; i++)
     if (strncmp(p, keyed[i], strlen(keyed[i])) == 0) return true;
   for (int i = 0; flags[i]; i++) {
@@ -188,6 +192,14 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
     o->record_all = strcmp(v, "all") == 0;
     return 0;
   }
+  if (strcmp(k, "walk") == 0 && eq) {
+    if (strcmp(v, "signal") == 0) o->walk = WALK_SIGNAL;
+    else if (strcmp(v, "thread") == 0) o->walk = WALK_THREAD;
+    else if (strcmp(v, "queue") == 0) o->walk = WALK_QUEUE;
+    else return prof_fail(err, len, "walk=%s: signal, thread or queue", v);
+    return 0;
+  }
+  if (!eq && strcmp(k, "compare") == 0) return o->compare = true, 0;
   if (!eq && strcmp(k, "cstack") == 0) return o->cstack = true, 0;
   if (!eq && strcmp(k, "threads") == 0) return o->threads = true, 0;
   if (!eq && strcmp(k, "start") == 0) return o->action = ACT_START, 0;
@@ -237,6 +249,9 @@ int prof_parse_options(const char *text, prof_options *o, char *err, size_t errl
   /* Starting without an event profiles CPU. */
   if (o->nevents == 0 && o->action != ACT_STOP && o->action != ACT_DUMP)
     add_event(o, "cpu", err, errlen);
+  if (o->compare && o->walk == WALK_SIGNAL)
+    return prof_fail(err, errlen, "compare: needs walk=thread or walk=queue (with walk=signal "
+                     "the walk is the in-handler walk)");
   for (int i = 0; pending && i < o->nevents; i++)
     if (o->events[i].kind != EV_TRACEPOINT) o->events[i].interval = pending;
   for (int i = 0; i < o->nevents; i++)

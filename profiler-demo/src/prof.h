@@ -53,6 +53,13 @@ typedef struct {
 
 enum prof_action { ACT_NONE = 0, ACT_START, ACT_STOP, ACT_DUMP };
 
+/* walk=: where a sample's stack is walked (README, "Walk modes"). */
+enum prof_walk_mode {
+  WALK_SIGNAL = 0, /* in the signal handler (ASGST_RunWithIterator) */
+  WALK_THREAD,     /* by a sampler thread, out of thread (ASGST_RunWithIteratorOnThread) */
+  WALK_QUEUE       /* at the thread's next safe point (ASGST_Enqueue + a queue handler) */
+};
+
 typedef struct {
   prof_event events[PROF_MAX_EVENTS];
   int nevents;
@@ -66,6 +73,8 @@ typedef struct {
   char record[512];     /* record=: where recorded walks go ("" = none; walk_recorder.c) */
   int record_n;         /* record_n=: how many walks to record (20) */
   bool record_all;      /* record_walks=all: any walk, not only those that end in an error */
+  enum prof_walk_mode walk; /* walk=signal|thread|queue */
+  bool compare;         /* compare: thread/queue samples are also walked in the handler */
   enum prof_action action;
 } prof_options;
 
@@ -130,6 +139,8 @@ void prof_threads_remove_all(void);
 void prof_threads_name(pid_t tid, char *buf, size_t len);
 /* N. Sends sig to every registered thread (the wall clock's tick); returns how many. */
 int prof_threads_signal_all(int sig);
+/* N. Copies up to max registered tids into out; returns how many. */
+int prof_threads_tids(pid_t *out, int max);
 
 /* N. Starts/stops the wall-clock timer thread. */
 int prof_wall_start(uint64_t interval_ns, int event_index);
@@ -175,9 +186,12 @@ typedef struct {
   uint16_t nframes;
   int32_t tid;
   int32_t walk_result;   /* ASGST_RunWithIterator's result */
-  uint32_t walk_ns;
-  uint32_t has_fdinfo;
+  uint32_t walk_ns;     /* the walk's own time, wherever it ran */
+  uint8_t has_fdinfo;
+  uint8_t pad[3];
   uint64_t seq;
+  uint32_t lag_ns;      /* from the handler's entry (the event) to the walk's start */
+  uint32_t pad2;
   /* prof_frame frames[nframes]; then prof_fdinfo if has_fdinfo */
 } prof_record;
 
@@ -210,6 +224,23 @@ typedef struct {
   _Atomic uint64_t lost_signals;               /* SIGIO: real-time signal queue full */
   _Atomic uint64_t via_sigio;                  /* of those, sampled anyway (on_sigio) */
   _Atomic uint64_t seq;
+  /* Walk modes (sample_store.c, walk_thread.c, walk_queue.c). */
+  _Atomic uint64_t handler_ns, handler_calls; /* our signal handler, on the sampled thread */
+  _Atomic uint64_t sampler_ns, sampler_walks; /* walks on a sampler thread / queue handler */
+  _Atomic uint64_t held_ns;           /* thread: RunWithIteratorOnThread calls (target held) */
+  _Atomic uint64_t requests;          /* thread: handler requests to the walker thread */
+  _Atomic uint64_t request_full;      /* thread: dropped, the request ring was full */
+  _Atomic uint64_t not_answering;     /* thread: the target did not answer in time */
+  _Atomic uint64_t enqueued;          /* queue: elements ASGST_Enqueue accepted */
+  _Atomic uint64_t enqueue_full;      /* queue: ASGST_ENQUEUE_FULL_QUEUE */
+  _Atomic uint64_t enqueue_no_queue;  /* queue: the thread has no (live) queue */
+  _Atomic uint64_t enqueue_failed;    /* queue: other errors (no top Java frame...) */
+  _Atomic uint64_t handled;           /* queue: elements the queue handler got */
+  _Atomic uint64_t stale;             /* queue: of those, reported ASGST_STALE_FRAME */
+  _Atomic uint64_t compared;          /* compare: samples walked both ways */
+  _Atomic uint64_t compare_same;      /* identical method+bci frame by frame */
+  _Atomic uint64_t compare_top_same;  /* same top frame (method+bci) */
+  _Atomic uint64_t compare_frames, compare_frames_same; /* frames compared / equal */
 } prof_counters;
 
 extern prof_counters prof_stats;
@@ -258,6 +289,7 @@ void prof_tree_build(prof_tree *t, uint32_t event_mask, bool threads, bool event
 int prof_write_flamegraph(const prof_tree *t, const char *title, FILE *out); /* N */
 int prof_write_collapsed(const prof_tree *t, FILE *out);                       /* N */
 void prof_write_summary(FILE *out);                                            /* N */
+void prof_write_walk_mode(FILE *out); /* N: the walk-mode part (summary_walk_mode.c) */
 void prof_write_fd_report(FILE *out);                                          /* N */
 /* N. The Java frames of a record as "a.B.m <- c.D.n <- ..." (newest first). */
 void prof_format_stack(const prof_record *r, const prof_frame *frames, char *buf, size_t len,
@@ -274,6 +306,54 @@ void prof_set_reply(const char *path);
 int prof_bind_asgst(JavaVM *vm);
 /* N. Messages for the user: stderr, and the reply file for asgst-attach when set. */
 void prof_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- Walks and their records (sample_store.c) --------------------------------------- */
+#define PROF_COMPARE_FRAMES 64 /* compare: how many top frames the reference walk keeps */
+
+/* One walk's output. */
+typedef struct {
+  prof_frame frames[PROF_MAX_FRAMES];
+  int n;
+  int error; /* the NextFrame error that ended the walk, 0 if it ended normally */
+} prof_walk;
+
+/* The in-handler reference walk of a sample (compare). n < 0: none taken. */
+typedef struct {
+  int n;
+  int result;
+  prof_frame frames[PROF_COMPARE_FRAMES];
+} prof_ref_walk;
+
+/* SS. An ASGST_IteratorHandler: copies the frames into the prof_walk arg. */
+void prof_walk_collect(ASGST_Iterator *it, void *arg);
+/* SS. Walks ucontext in the handler into ref (compare). */
+void prof_ref_take(void *ucontext, prof_ref_walk *ref);
+/* SS/SP. Counts walk result r, stores the record of event ev on tid, and compares it with
+ * ref (if any). walk_ns: the walk's time; lag_ns: event to walk start. */
+void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk_ns,
+                     uint64_t lag_ns, const prof_fdinfo *fdi, const prof_ref_walk *ref);
+/* SS. The iterator options of every walk of this run. */
+int prof_walk_options(void);
+
+/* ---- Out-of-thread walking (walk_thread.c) ------------------------------------------ */
+/* SS. walk=thread: queues a walk of the calling thread for event ev noticed at t_event. */
+void prof_thread_request(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi);
+/* N. walk=thread, wall clock: walks every registered thread from the calling (timer)
+ * thread; returns how many walks were attempted. */
+int prof_thread_walk_all(int ev);
+/* N. Start / stop the walker thread (walk=thread only). */
+int prof_walker_start(void);
+void prof_walker_stop(void);
+
+/* ---- Safepoint queues (walk_queue.c) -------------------------------------------------- */
+/* N. walk=queue: registers a queue for the calling thread (JVMTI ThreadStart). */
+void prof_queue_thread_start(void *jni_env);
+/* N. Deregisters the calling thread's queue (JVMTI ThreadEnd). */
+void prof_queue_thread_end(void *jni_env);
+/* SS. Enqueues a sample of the calling thread. */
+void prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi);
+/* N. Deregisters every queue (stop). */
+void prof_queue_stop_all(void);
 
 /* ---- Recorded walks (walk_recorder.c) ---- */
 /* SS. Records this walk if record= asks for it (walk_result: what the walk returned). */

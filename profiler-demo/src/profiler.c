@@ -133,6 +133,15 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
   memset(&prof_stats, 0, sizeof prof_stats);
   check_cpu_periods();
   if (prof_recorder_start(err, errlen) != 0) return -1;
+  if (prof_opts.walk == WALK_QUEUE && !(ASGST_Capabilities() & ASGST_REGISTER_QUEUE)) {
+    snprintf(err, errlen, "walk=queue: this ASGST library offers no safepoint queues "
+             "(capability ASGST_REGISTER_QUEUE absent)");
+    return -1;
+  }
+  if (prof_opts.walk == WALK_THREAD && prof_walker_start() != 0) {
+    snprintf(err, errlen, "walk=thread: cannot start the walker thread");
+    return -1;
+  }
   prof_load_start();
   atomic_store(&prof_running, 1);
   prof_threads_add_existing(on_attach);
@@ -141,9 +150,11 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
       snprintf(err, errlen, "cannot start the wall-clock thread");
       return -1;
     }
-  prof_say("asgst-prof: profiling started (%d event%s; signals: cpu %d, wall %d, "
+  static const char *const modes[] = {"signal", "thread", "queue"};
+  prof_say("asgst-prof: profiling started (%d event%s; walk=%s%s; signals: cpu %d, wall %d, "
            "tracepoints %d; samples held under %d%% of a thread's time)\n", prof_opts.nevents,
-           prof_opts.nevents == 1 ? "" : "s", prof_signal_cpu, prof_signal_wall, prof_signal,
+           prof_opts.nevents == 1 ? "" : "s", modes[prof_opts.walk],
+           prof_opts.compare ? ",compare" : "", prof_signal_cpu, prof_signal_wall, prof_signal,
            prof_opts.max_overhead);
   return 0;
 }
@@ -160,6 +171,8 @@ int prof_stop(char *err, size_t errlen) {
   /* Let handlers that are already running finish their records. */
   struct timespec ts = {0, 20 * 1000 * 1000};
   nanosleep(&ts, NULL);
+  prof_walker_stop();
+  prof_queue_stop_all();
   prof_recorder_stop();
   prof_say("asgst-prof: profiling stopped\n");
   return write_outputs(err, errlen);

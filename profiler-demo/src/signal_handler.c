@@ -1,7 +1,9 @@
 /*
- * signal_handler.c - the profiler's signal handler: find which event fired, walk the
- * interrupted thread's stack with ASGST_RunWithIterator, note the file descriptors a
- * traced syscall produced, and append one record to the sample buffer. Everything here is
+ * signal_handler.c - the profiler's signal handler: find which event fired, note the file
+ * descriptors a traced syscall produced, and take the sample as walk= says: walk the
+ * interrupted thread's stack here with ASGST_RunWithIterator and append one record to the
+ * sample buffer (signal), ask the walker thread to walk it (thread, walk_thread.c), or
+ * enqueue it for the thread's next safe point (queue, walk_queue.c). Everything here is
  * async-signal-safe: no allocation, no locks, no stdio.
  *
  * Three signals, chosen for what each event needs:
@@ -32,29 +34,6 @@ int prof_signal_cpu = SIGPROF;
 int prof_signal_wall = SIGVTALRM;
 static int wall_event = -1;
 static int sole_tracepoint = -1; /* see on_sigio */
-
-/* One walk's output, on the handler's stack. */
-typedef struct {
-  prof_frame frames[PROF_MAX_FRAMES];
-  int n;
-  int error; /* the NextFrame error that ended the walk, 0 if it ended normally */
-} walk_buf;
-
-/* SS. The iterator handler: copies the frames out. */
-static void collect(ASGST_Iterator *it, void *arg) {
-  walk_buf *w = arg;
-  ASGST_Frame f;
-  int r;
-  while (w->n < PROF_MAX_FRAMES && (r = ASGST_NextFrame(it, &f)) == 1) {
-    prof_frame *o = &w->frames[w->n++];
-    o->type = f.type;
-    o->comp_level = (int8_t)f.comp_level;
-    o->bci = f.bci;
-    o->pad = 0;
-    o->method = f.type == ASGST_FRAME_NON_JAVA ? f.pc : (void *)f.method;
-  }
-  if (w->n < PROF_MAX_FRAMES && r < 0) w->error = r;
-}
 
 /* SS. Which event a signal belongs to, -1 if none of ours. */
 static int event_of(int sig, const siginfo_t *si) {
@@ -118,40 +97,38 @@ static bool syscall_fds(const prof_event *ev, const ucontext_t *uc, prof_fdinfo 
   return true;
 }
 
-/* SS. Records one sample of event ev; t0 is the handler's entry time (prof_now_ns), read
- * once for both the walk time and the overload accounting. */
-static void sample(int ev, void *ucontext, uint64_t t0) {
-  walk_buf w;
+/* SS. The in-handler walk (walk=signal). */
+static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fdi) {
+  prof_walk w;
   w.n = 0;
   w.error = 0;
-  int opts = prof_opts.cstack ? ASGST_INCLUDE_NON_JAVA_FRAMES : 0;
-  int r = ASGST_RunWithIterator(ucontext, opts, collect, &w);
-  uint64_t walk_ns = prof_now_ns() - t0;
-  if (r > 0 && w.error < 0) r = w.error;
-  prof_recorder_walk(ucontext, opts, r);
-  int slot = r + PROF_WALK_CODES / 2;
-  if (slot < 0) slot = 0;
-  if (slot >= PROF_WALK_CODES) slot = PROF_WALK_CODES - 1;
-  atomic_fetch_add_explicit(&prof_stats.walk_results[slot], 1, memory_order_relaxed);
-  bool java = false;
-  for (int i = 0; i < w.n && !java; i++) java = w.frames[i].type != ASGST_FRAME_NON_JAVA;
-  if (!java) atomic_fetch_add_explicit(&prof_stats.no_java[ev], 1, memory_order_relaxed);
+  int opts = prof_walk_options();
+  uint64_t t1 = prof_now_ns();
+  int r = ASGST_RunWithIterator(ucontext, opts, prof_walk_collect, &w);
+  uint64_t walk_ns = prof_now_ns() - t1;
+  prof_recorder_walk(ucontext, opts, r > 0 && w.error < 0 ? w.error : r);
+  prof_store_walk(ev, gettid(), r, &w, walk_ns, t1 - t0, fdi, NULL);
+}
 
-  prof_record h;
-  memset(&h, 0, sizeof h);
-  h.event = (uint16_t)ev;
-  h.nframes = (uint16_t)w.n;
-  h.tid = (int32_t)gettid();
-  h.walk_result = r;
-  h.walk_ns = walk_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)walk_ns;
-  h.seq = atomic_fetch_add_explicit(&prof_stats.seq, 1, memory_order_relaxed);
+/* SS. Takes one sample of event ev; t0 is the handler's entry time (prof_now_ns), read
+ * once for the walk time, the event-to-walk time and the overload accounting. The file
+ * descriptors a syscall produced are read here in every mode: only the interrupted
+ * registers know them. */
+static void sample(int ev, void *ucontext, uint64_t t0) {
   prof_fdinfo fi;
   const prof_event *e = &prof_opts.events[ev];
-  h.has_fdinfo = e->fd_call != FDC_NONE && syscall_fds(e, ucontext, &fi);
-  if (prof_buffer_append(&h, w.frames, h.has_fdinfo ? &fi : NULL))
-    atomic_fetch_add_explicit(&prof_stats.stored[ev], 1, memory_order_relaxed);
-  else
-    atomic_fetch_add_explicit(&prof_stats.lost_buffer[ev], 1, memory_order_relaxed);
+  bool has_fdi = e->fd_call != FDC_NONE && syscall_fds(e, ucontext, &fi);
+  switch (prof_opts.walk) {
+    case WALK_THREAD: prof_thread_request(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
+    case WALK_QUEUE: prof_queue_sample(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
+    default: walk_here(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
+  }
+}
+
+/* SS. What our handler cost the sampled thread (every mode). */
+static void count_handler(uint64_t t_in) {
+  atomic_fetch_add_explicit(&prof_stats.handler_ns, prof_now_ns() - t_in, memory_order_relaxed);
+  atomic_fetch_add_explicit(&prof_stats.handler_calls, 1, memory_order_relaxed);
 }
 
 /* SS. Tells the overload throttle what this sample cost. */
@@ -170,7 +147,10 @@ static void on_signal(int sig, siginfo_t *si, void *ucontext) {
   } else {
     uint64_t t_in = prof_now_ns();
     atomic_fetch_add_explicit(&prof_stats.signals[ev], 1, memory_order_relaxed);
-    if (atomic_load_explicit(&prof_running, memory_order_acquire)) sample(ev, ucontext, t_in);
+    if (atomic_load_explicit(&prof_running, memory_order_acquire)) {
+      sample(ev, ucontext, t_in);
+      count_handler(t_in);
+    }
     account(ev, si, t_in);
   }
   errno = saved;
@@ -189,7 +169,9 @@ static void on_sigio(int sig, siginfo_t *si, void *ucontext) {
   if (ev >= 0 && atomic_load_explicit(&prof_running, memory_order_acquire)) {
     atomic_fetch_add_explicit(&prof_stats.via_sigio, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&prof_stats.signals[ev], 1, memory_order_relaxed);
-    sample(ev, ucontext, prof_now_ns());
+    uint64_t t_in = prof_now_ns();
+    sample(ev, ucontext, t_in);
+    count_handler(t_in);
   }
   errno = saved;
 }
@@ -216,6 +198,11 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *)) {
   sigaddset(&sa.sa_mask, prof_signal);
   sigaddset(&sa.sa_mask, prof_signal_cpu);
   sigaddset(&sa.sa_mask, prof_signal_wall);
+  /* Real-time signals wait until the handler returns: the ASGST library's out-of-thread
+   * walk signal (walk=thread) must find the thread in its Java code, not in this handler,
+   * whose C frames hide the Java stack. Its number is the library's choice, so all of them;
+   * the others are only delayed by the handler's few microseconds. */
+  for (int s = SIGRTMIN; s <= SIGRTMAX; s++) sigaddset(&sa.sa_mask, s);
   return sigaction(sig, &sa, NULL);
 }
 

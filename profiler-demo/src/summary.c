@@ -110,6 +110,7 @@ void prof_write_summary(FILE *out) {
             t.ns[t.n / 2] / 1e3, t.ns[t.n * 9 / 10] / 1e3, t.ns[t.n - 1] / 1e3, t.n);
   }
   free(t.ns);
+  prof_write_walk_mode(out);
   fprintf(out, "real-time signals the kernel could not queue (the user's queued-signal quota "
           "was full): %llu, of which sampled through SIGIO %llu\n",
           (unsigned long long)prof_stats.lost_signals, (unsigned long long)prof_stats.via_sigio);

@@ -93,6 +93,16 @@ int prof_threads_signal_all(int sig) {
   return n;
 }
 
+/* N. */
+int prof_threads_tids(pid_t *out, int max) {
+  int n = 0;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < PROF_MAX_THREADS && n < max; i++)
+    if (threads[i].used) out[n++] = threads[i].tid;
+  pthread_mutex_unlock(&lock);
+  return n;
+}
+
 /* N. True for the JVM's own threads, which never run Java code (their names as set by
  * HotSpot, cut to the 15 characters the kernel keeps). */
 static bool vm_internal(const char *comm) {

@@ -1,6 +1,7 @@
 /*
  * wall_clock.c - wall-clock sampling: a timer thread sends SIGVTALRM to every registered
- * Java thread each interval, running, sleeping or blocked alike. The tick stretches when
+ * Java thread each interval, running, sleeping or blocked alike (with walk=thread it walks
+ * each of them out of thread instead, walk_thread.c). The tick stretches when
  * the samples or the round of signals would cost more than the overload budget
  * (overload.c).
  */
@@ -29,7 +30,9 @@ static void *tick(void *arg) {
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     if (!atomic_load(&active)) break;
     uint64_t t0 = prof_now_ns();
-    int n = prof_threads_signal_all(prof_signal_wall);
+    /* walk=thread: this thread is the sampler and walks each thread itself. */
+    int n = prof_opts.walk == WALK_THREAD ? prof_thread_walk_all(event)
+                                          : prof_threads_signal_all(prof_signal_wall);
     uint64_t t1 = prof_now_ns();
     atomic_fetch_add(&prof_stats.kernel_count[event], (uint64_t)n); /* signals sent */
     tick_ns = prof_load_wall_interval(event, interval, t1 - t0, n);

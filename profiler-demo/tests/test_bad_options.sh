@@ -9,6 +9,7 @@ CASES=(
   "event=wall,interval=0ms|interval=0ms"
   "event=cpu,interval=5us|interval=5us"
   "event=cpu,overhead=90|overhead=90"
+  "event=cpu,walk=sideways|walk=sideways"
   "event=syscalls:sys_enter_nosuchcall|syscalls:sys_enter_nosuchcall"
   "event=nosuchevent|nosuchevent"
   "event=cpu,file=/nonexistent-dir/out.html|/nonexistent-dir/out.html"

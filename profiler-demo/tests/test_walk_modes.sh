@@ -1,0 +1,35 @@
+# test_walk_modes.sh BUILD_DIR - walk=signal|thread|queue: bad values stop the JVM naming
+# the option; walk=thread takes samples with Java stacks for cpu and wall events (the
+# walker thread / the wall timer thread walk out of thread); walk=queue registers a queue
+# per thread and enqueues (handling happens at the library's safe points).
+source "$(dirname "$0")/lib.sh" "$1"
+echo "1..8"
+compile || { echo "Bail out! javac failed"; exit 1; }
+for c in "walk=bogus|walk=bogus" "walk=thread,compare,walk=signal|compare"; do
+  opts=${c%%|*} bad=${c#*|}
+  "$JAVA" -agentpath:"$AGENT=event=cpu,$opts" -cp "$CLASSES" LongRunner 0.1 >"$WORK/out" 2>&1
+  rc=$?
+  check "'$opts': JVM does not start (rc $rc) and the message names '$bad'" \
+    bash -c "[ $rc != 0 ] && grep -qF -- '$bad' '$WORK/out'"
+done
+stat() { sed -n "s/^stats: .*\b$1=\([0-9.]*\).*/\1/p" "$WORK/stderr" | head -1; }
+
+run_agent "event=cpu,interval=2ms,walk=thread,compare,file=$WORK/t.collapsed" Ratio 2 >/dev/null
+check "walk=thread with cpu: JVM exits 0" [ $? = 0 ]
+n=$(samples_with "$WORK/t.collapsed" 'Ratio\.(threeParts|onePart)')
+figure "walk=thread cpu: $n samples in Ratio; $(grep -E 'compare|event to walk|cost per' "$WORK/stderr" | tr -s ' ' | tr '\n' ';')"
+check "walk=thread with cpu: the summary names the mode, >= 100 samples in Ratio" \
+  bash -c "grep -q '^walk mode: thread' '$WORK/stderr' && [ '$n' -ge 100 ]"
+
+run_agent "event=wall,interval=10ms,walk=thread,file=$WORK/w.collapsed" Ratio 2 >/dev/null
+check "walk=thread with wall (the timer thread walks): JVM exits 0" [ $? = 0 ]
+n=$(samples_with "$WORK/w.collapsed" 'Ratio\.main')
+figure "walk=thread wall: $n samples in Ratio.main"
+# Few on a loaded machine: each out-of-thread walk waits for the target to be scheduled.
+check "walk=thread with wall: >= 3 samples in Ratio.main" [ "$n" -ge 3 ]
+
+run_agent "event=cpu,interval=2ms,walk=queue,file=$WORK/q.collapsed" Ratio 1 >/dev/null
+check "walk=queue with cpu: JVM exits 0" [ $? = 0 ]
+figure "walk=queue: $(grep -E '^  enqueued' "$WORK/stderr" | tr -s ' ')"
+check "walk=queue: the summary names the mode and elements were enqueued" \
+  bash -c "grep -q '^walk mode: queue' '$WORK/stderr' && [ '$(stat enqueued)' -gt 0 ]"
