@@ -50,9 +50,12 @@ const char *ASGST_ErrorName(int code) {
   }
 }
 
-/* SS. */
+/* SS. Queues work without a backend too (the owner processes them with
+ * ASGST_ProcessQueues); a backend may take the capability away (HotSpot without the JVMTI
+ * suspend capability). */
 int ASGST_Capabilities(void) {
-  return ASGST_REGISTER_QUEUE;
+  const asgst__backend *be = asgst__active_backend();
+  return be && be->capabilities ? be->capabilities() : ASGST_REGISTER_QUEUE;
 }
 
 /* SS. */

@@ -143,6 +143,9 @@ typedef struct asgst__backend {
    * frame, the code blob of a compiled one); 0 if unknown. May be NULL. */
   uintptr_t (*frame_identity)(const asgst__regs *r);
 
+  /* SS. The ASGST_Capabilities bits this backend offers. May be NULL: all of them. */
+  int (*capabilities)(void);
+
   /* SS. The VM layout as text for a recording (impl/replay/format.h), NULL (and
    * ASGST_RecordWalk answers ASGST_UNSUPPORTED) if the backend's walks cannot be recorded. */
   const char *(*layout_text)(size_t *len);

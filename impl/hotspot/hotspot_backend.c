@@ -42,6 +42,9 @@ static int line_table(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry *e
   return asgst__hs_line_table(m, offset, e, length);
 }
 
+/* SS. backend.h capabilities(): queues need the JVMTI suspend capability. */
+static int capabilities(void) { return asgst__hs_can_suspend ? ASGST_REGISTER_QUEUE : 0; }
+
 /* SS. backend.h forget_learned(): a live VM's walks race with it, so values stay. */
 static void forget_learned(void) { asgst__hs_codecache_forget(false); }
 
@@ -61,6 +64,7 @@ const asgst__backend asgst__hotspot_backend = {
     .class_idnum = asgst__hs_class_idnum,
     .line_table = line_table,
     .thread_state = asgst__hs_thread_state,
+    .capabilities = capabilities,
     .queue_bind = asgst__hs_queue_bind,
     .queue_unbind = asgst__hs_queue_unbind,
     .frame_identity = asgst__hs_frame_identity,

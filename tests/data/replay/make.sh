@@ -12,13 +12,14 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$ROOT/tests/jvm/java/walk/Workload.java" || exit 1
 
-# kind NAME FLAGS WALK_OPTIONS WORKLOAD PATTERN [N]: records N (80) walks, keeps two whose
-# replayed frames (asgst-replay's listing) match the extended regular expression PATTERN.
+# kind NAME FLAGS WALK_OPTIONS WORKLOAD PATTERN [N [AGENT_OPTIONS]]: records N (80) walks,
+# keeps two whose replayed frames (asgst-replay's listing) match the extended regular
+# expression PATTERN.
 kind() {
-  local name=$1 flags=$2 opts=$3 workload=$4 pattern=$5 n=${6:-80} dir=$WORK/$1 kept=0
+  local name=$1 flags=$2 opts=$3 workload=$4 pattern=$5 n=${6:-80} more=${7:-} dir=$WORK/$1 kept=0
   mkdir -p "$dir"
   (cd "$WORK" && "$JAVA_HOME/bin/java" $flags -Xss4m \
-    "-agentpath:$BUILD/tests/jvm/librecord_agent.so=dir=$dir,n=$n,interval_us=3000,skip=200,options=$opts" \
+    "-agentpath:$BUILD/tests/jvm/librecord_agent.so=dir=$dir,n=$n,interval_us=3000,skip=200,options=$opts$more" \
     -Dwalk.jni="$BUILD/tests/jvm/libwalk_jni.so" -cp "$WORK/classes" Workload "$workload" 4) >/dev/null 2>&1
   for f in "$dir"/*.asgstrec; do
     [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 400000 ] || continue
@@ -38,5 +39,6 @@ kind native-wrapper "" 0 jni "type=3"
 kind jni-c-frames "" 1 jni "type=4"
 kind deep "" 0 deep "^1[0-9][0-9] "
 kind stubs-deopt "" 1 exc+deopt "type=4"
+kind prologue "" 0 mix+deopt "tier=[1-4]" 20 ",prologue=1,interval_us=500"
 kind walk-error "" 0 all "^end: ASGST_(UNSAFE|BAD|WALK|STACK|NO_TOP)" 1000
 case "$LABEL" in jdk17*) ;; *) kind vthreads "" 0 vthreads "enterSpecial" 1000 ;; esac

@@ -9,7 +9,9 @@
  *
  * Options (comma separated): dir=PATH (required), n=N recordings (default 1000),
  * interval_us=N (default 1000), options=N (ASGST walk options of the recordings),
- * skip=N (let the first N samples pass, so that the recordings come from warm code too).
+ * skip=N (let the first N samples pass, so that the recordings come from warm code too),
+ * prologue=1 (record only samples interrupted in a compiled method's prologue, before its
+ * frame is complete).
  */
 #include <errno.h>
 #include <jvmti.h>
@@ -23,7 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ucontext.h>
+
 #include "asgst.h"
+#include "impl/guard.h"
+#include "impl/hotspot/walker_internal.h"
 
 #define POOL 8
 #define BUF_SIZE (8u << 20)
@@ -38,17 +44,34 @@ typedef struct {
 
 static slot pool[POOL];
 static char dir[1024];
-static int want = 1000, interval_us = 1000, walk_options, skip;
+static int want = 1000, interval_us = 1000, walk_options, skip, prologue_only;
 static atomic_int written, failed_codes[32], tids[MAX_THREADS], running, samples;
 static int64_t sizes[100000];
 static JavaVM *jvm;
 static pthread_t sampler;
+
+/* SS. True if pc is in a compiled method before its frame is complete. */
+static bool in_prologue(uintptr_t pc) {
+  volatile bool yes = false;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    uintptr_t blob, code;
+    int32_t size, complete;
+    if (asgst__hs_classify(pc, &blob) == ASGST__HK_NMETHOD && asgst__vm_blob_frame(blob, &size, &complete) &&
+        asgst__vm_code_begin(blob, &code) && complete > 0)
+      yes = pc < code + (uint32_t)complete;
+  ASGST__GUARD_FAULTED(g)
+    yes = false;
+  ASGST__GUARD_END(g);
+  return yes;
+}
 
 /* SS. */
 static void on_sample(int sig, siginfo_t *si, void *uc) {
   (void)sig, (void)si;
   int saved = errno;
   if (atomic_fetch_add(&samples, 1) < skip || atomic_load(&written) >= want) goto out;
+  if (prologue_only && !in_prologue((uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) goto out;
   for (int i = 0; i < POOL; i++) {
     int expect = FREE;
     if (!atomic_compare_exchange_strong(&pool[i].state, &expect, BUSY)) continue;
@@ -161,7 +184,8 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
 static bool parse(const char *s) {
   while (s && *s) {
     if (sscanf(s, "n=%d", &want) == 1 || sscanf(s, "interval_us=%d", &interval_us) == 1 ||
-        sscanf(s, "options=%d", &walk_options) == 1 || sscanf(s, "skip=%d", &skip) == 1) {
+        sscanf(s, "options=%d", &walk_options) == 1 || sscanf(s, "skip=%d", &skip) == 1 ||
+        sscanf(s, "prologue=%d", &prologue_only) == 1) {
     } else if (strncmp(s, "dir=", 4) == 0) {
       size_t len = strcspn(s + 4, ",");
       snprintf(dir, sizeof dir, "%.*s", (int)len, s + 4);
