@@ -71,7 +71,7 @@ fi
 "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/walk/Workload.java" || { tap "not ok" "compile Workload.java"; exit 1; }
 (cd "$WORK" && timeout -k 5 120 "$JAVA_HOME/bin/java" -Xss4m \
   "-agentpath:$AGENT=dir=$WORK/rec,n=$N,interval_us=1000,skip=300" \
-  -Dwalk.jni="$BUILD/tests/jvm/libwalk_jni.so" -cp "$WORK/classes" Workload all 5) >"$WORK/jvm.log" 2>&1
+  -Dwalk.jni="$BUILD/tests/jvm/libwalk_jni.so" -cp "$WORK/classes" Workload all 12) >"$WORK/jvm.log" 2>&1
 rc=$?
 line=$(grep '^RECORD recordings=' "$WORK/jvm.log")
 got=$(sed -n 's/^RECORD recordings=\([0-9]*\).*/\1/p' <<<"$line")
