@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "asgst.h"
+#include "common/agent_setup.h"
 #include "impl/hotspot/hotspot.h"
 
 #define MAX_THREADS 64
@@ -274,21 +275,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
   jvm = vm;
   jvmtiEnv *jvmti = NULL;
-  if (!parse(options) || (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_sample;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigaction(SIGPROF, &sa, NULL);
-  jvmtiEventCallbacks cb;
-  memset(&cb, 0, sizeof cb);
-  cb.VMInit = on_vm_init;
-  cb.VMDeath = on_vm_death;
-  cb.ThreadStart = on_thread_start;
-  cb.ThreadEnd = on_thread_end;
-  (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb);
+  if (!parse(options)) return JNI_ERR;
+  agent_handle_signal(SIGPROF, on_sample);
+  jvmtiEventCallbacks cb = {.VMInit = on_vm_init, .VMDeath = on_vm_death,
+                            .ThreadStart = on_thread_start, .ThreadEnd = on_thread_end};
   jvmtiEvent ev[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END};
-  for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
-    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, ev[i], NULL);
-  return JNI_OK;
+  return agent_setup(vm, &jvmti, &cb, ev, 4) == 0 ? JNI_OK : JNI_ERR;
 }

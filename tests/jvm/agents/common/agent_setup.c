@@ -1,0 +1,25 @@
+/* agent_setup.c - see agent_setup.h. */
+#include "agent_setup.h"
+
+#include <string.h>
+
+/* N. */
+int agent_setup(JavaVM *vm, jvmtiEnv **jvmti, const jvmtiEventCallbacks *cb, const jvmtiEvent *events,
+                int n) {
+  if ((*vm)->GetEnv(vm, (void **)jvmti, JVMTI_VERSION_1_2) != JNI_OK) return -1;
+  if ((**jvmti)->SetEventCallbacks(*jvmti, cb, (jint)sizeof *cb) != JVMTI_ERROR_NONE) return -1;
+  for (int i = 0; i < n; i++)
+    if ((**jvmti)->SetEventNotificationMode(*jvmti, JVMTI_ENABLE, events[i], NULL) != JVMTI_ERROR_NONE)
+      return -1;
+  return 0;
+}
+
+/* N. */
+void agent_handle_signal(int sig, void (*fn)(int, siginfo_t *, void *)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = fn;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, NULL);
+}

@@ -1,0 +1,14 @@
+/* agent_setup.h - the Agent_OnLoad chores the small test agents share. */
+#ifndef ASGST_TEST_AGENT_SETUP_H
+#define ASGST_TEST_AGENT_SETUP_H
+
+#include <jvmti.h>
+#include <signal.h>
+
+/* N. Gets a JVMTI environment, installs cb and enables the n events. 0, or -1. */
+int agent_setup(JavaVM *vm, jvmtiEnv **jvmti, const jvmtiEventCallbacks *cb, const jvmtiEvent *events,
+                int n);
+/* N. Installs fn as the SA_SIGINFO handler of sig. */
+void agent_handle_signal(int sig, void (*fn)(int, siginfo_t *, void *));
+
+#endif
