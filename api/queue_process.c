@@ -66,7 +66,7 @@ void asgst__queue_scan(asgst__queue_point *p) {
 /* SP. True if the stack scanned at the safe point has the frame with that sp and identity. */
 static bool still_there(const asgst__queue_point *p, uintptr_t sp, uintptr_t ident) {
   for (int i = 0; i < p->nstable; i++)
-    if (p->stable[i].sp == sp) return ident != 0 && p->stable[i].ident == ident;
+    if (p->stable[i].sp == sp) return (ident & ~(uintptr_t)1) != 0 && p->stable[i].ident == (ident & ~(uintptr_t)1);
   return false;
 }
 
@@ -90,7 +90,8 @@ static void handle_element(ASGST_Queue *q, const asgst__queue_point *p,
   } else {
     asgst__regs top = {(uintptr_t)e->pc, (uintptr_t)e->sp, (uintptr_t)e->fp};
     /* The element's frame as it was at enqueue time: its pc then, its callers now. */
-    asgst__iterator_begin(&it, p->be, &p->thread, &top, q->options | ASGST__OPT_RECORDED_TOP);
+    int32_t how = ASGST__OPT_RECORDED_TOP | ((ident & 1) ? ASGST__OPT_RECORDED_AT_CALL : 0);
+    asgst__iterator_begin(&it, p->be, &p->thread, &top, q->options | how);
   }
   q->fun(&it, q->arg, e->arg);
 }

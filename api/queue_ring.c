@@ -83,7 +83,9 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, uintptr_
   e->pc = (void *)out.pc;
   e->sp = (void *)out.sp;
   e->fp = (void *)out.fp;
-  if (ident) *ident = be->frame_identity ? identity_of(be, &out) : 0;
+  /* Bit 0 (identities are aligned addresses): the frame was not the interrupted one but
+   * stopped at a call (the anchor's), which its processing must know (queue_process.c). */
+  if (ident) *ident = (be->frame_identity ? identity_of(be, &out) : 0) | (out.pc != top->pc);
   return r;
 }
 

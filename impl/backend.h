@@ -179,6 +179,10 @@ void asgst__set_backend(const asgst__backend *be);                    /* N */
  * frame recorded earlier (a queue element's), as at an interrupted pc, even though the
  * thread (stopped now) has a last Java frame anchor elsewhere. */
 #define ASGST__OPT_RECORDED_TOP (1 << 28)
+/* With ASGST__OPT_RECORDED_TOP: the recorded frame was stopped at a call (the thread's
+ * frame anchor or a return address), not interrupted, so its debug information is looked
+ * up as at an anchor. */
+#define ASGST__OPT_RECORDED_AT_CALL (1 << 27)
 
 /* ---- Binding to a live JVM: implemented by the HotSpot backend (hotspot_init.c), called
  * by api/initialize.c, so that api/ knows no backend by name. All N. ---- */

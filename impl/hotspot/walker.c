@@ -89,6 +89,10 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   if (!asgst__load_u32(jt + l->jt_terminated, &term)) return ASGST_NO_THREAD;
   if ((int32_t)term >= l->term_exiting) return ASGST_THREAD_EXIT;
   asgst__regs a;
+  if (it->options & ASGST__OPT_RECORDED_AT_CALL) {
+    s->pcmode = ASGST__PC_ANCHOR;
+    return ASGST_JAVA_TRACE;
+  }
   if ((it->options & ASGST__OPT_RECORDED_TOP) || !anchor_frame(jt + l->jt_anchor, &a)) {
     s->top = 1;
     s->pcmode = ASGST__PC_NEAR;
