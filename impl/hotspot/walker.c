@@ -36,6 +36,7 @@ typedef struct {
   uintptr_t memo_pc;
   uint16_t memo_at;   /* index of its first frame in it->pending */
   uint8_t memo_n;     /* its logical frames, 0: no memo */
+  uintptr_t fc_checked; /* the nmethod whose compile id this walk has checked (framecache.c) */
 } hs_state;
 
 _Static_assert(sizeof(hs_state) <= ASGST__BACKEND_SCRATCH, "scratch too small");
@@ -271,7 +272,7 @@ static bool repeat(ASGST_Iterator *it, hs_state *s) {
 ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
   uintptr_t blob;
   uint32_t fsize;
-  int n = asgst__hs_fc_frames(&it->cur, top, out_of(it), asgst__room(it), &blob, &fsize);
+  int n = asgst__hs_fc_frames(&it->cur, top, out_of(it), asgst__room(it), &blob, &fsize, &s->fc_checked);
   if (n <= 0) return n < 0 ? ASGST__NO_ROOM : 1;
   /* A top frame's decoding differs from that of a return address at the same pc. */
   if (top) s->memo_n = 0; else memo(it, s, it->npending, n);

@@ -89,9 +89,10 @@ typedef struct {
  * address, or with `top` the pc of an interrupted top frame (decoded with the PcDesc after
  * it, and complete there). Writes its logical frames to out (innermost first, at most
  * room), its blob and frame size, and returns their number; 0 on a miss, -1 if they do not
- * fit in room. */
+ * fit in room. *checked is the nmethod the walk has already proven current (updated). */
 int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *out, int room,
-                        uintptr_t *blob, uint32_t *fsize);
+                        uintptr_t *blob, uint32_t *fsize,
+                        uintptr_t *checked);
 /* SS. Remembers a decoding (n logical frames, 1..ASGST__FC_MAX) of the frame at a return
  * address, or with `top` of a complete top frame at an interrupted pc. */
 void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e);
