@@ -25,6 +25,7 @@ DEPS=(
   "libcmocka-dev:test -f /usr/include/cmocka.h"
   "openjdk-17-jdk-headless:test -x /usr/lib/jvm/java-17-openjdk-amd64/bin/javac"
   "python3:command -v python3"
+  "chromium:command -v chromium"  # the flame graph page's browser test (test_browser.sh)
 )
 
 install_deps() {

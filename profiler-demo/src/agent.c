@@ -57,6 +57,8 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
   }
   if (start_at_init && prof_start(false, err, sizeof err) != 0)
     prof_say("asgst-prof: cannot start: %s\n", err);
+  else if (start_at_init)
+    prof_fd_interval_start();
 }
 
 /* N. At Agent_OnLoad: asks the library whether it knows this JVM's layout (its answer is
@@ -115,7 +117,10 @@ static int run(JavaVM *vm, const char *options, bool live) {
     return 1;
   }
   int rc = 0;
-  if (o.action == ACT_STOP || o.action == ACT_DUMP) {
+  if (o.action == ACT_FDS) {
+    /* A query reads the current run's records; it changes nothing. */
+    rc = prof_fd_query(o.fds_match, o.reply, err, sizeof err);
+  } else if (o.action == ACT_STOP || o.action == ACT_DUMP) {
     if (o.nfiles) memcpy(prof_opts.files, o.files, sizeof o.files), prof_opts.nfiles = o.nfiles;
     if (o.fds_file[0]) memcpy(prof_opts.fds_file, o.fds_file, sizeof o.fds_file);
     rc = o.action == ACT_STOP ? prof_stop(err, sizeof err) : prof_dump(err, sizeof err);
@@ -131,6 +136,7 @@ static int run(JavaVM *vm, const char *options, bool live) {
         rc = -1;
       } else {
         rc = prof_start(true, err, sizeof err);
+        if (rc == 0) prof_fd_interval_start();
       }
     } else if ((rc = check_early(vm, err, sizeof err)) == 0) {
       start_at_init = true;

@@ -2,6 +2,7 @@
  * attach.c - asgst-attach: loads the profiler agent into a running HotSpot JVM.
  *
  *   asgst-attach <pid> <options | start,... | stop | dump> [--agent PATH] [--timeout SEC]
+ *   asgst-attach <pid> fds [fd | port | text]   the fd report of the running profile, now
  *
  * HotSpot's attach mechanism on Linux: the JVM opens the UNIX socket .java_pid<pid> in its
  * temp directory when it receives SIGQUIT while a file .attach_pid<pid> exists in its
@@ -14,6 +15,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,19 +186,24 @@ static void default_agent(char *buf, size_t len) {
 int main(int argc, char **argv) {
   char agent[PATH_MAX] = "";
   int timeout_s = 10;
-  const char *pos[2] = {NULL, NULL};
+  const char *pos[3] = {NULL, NULL, NULL};
   int npos = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc) snprintf(agent, sizeof agent, "%s", argv[++i]);
     else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) timeout_s = atoi(argv[++i]);
-    else if (npos < 2) pos[npos++] = argv[i];
-    else npos = 3;
+    else if (npos < 3) pos[npos++] = argv[i];
+    else npos = 4;
   }
-  if (npos != 2 || timeout_s <= 0) {
+  bool fds = npos >= 2 && strcmp(pos[1], "fds") == 0;
+  if (npos < 2 || npos > (fds ? 3 : 2) || timeout_s <= 0) {
     fprintf(stderr, "usage: asgst-attach <pid> <options|start,...|stop|dump> [--agent PATH] "
-            "[--timeout SEC]\n");
+            "[--timeout SEC]\n       asgst-attach <pid> fds [fd|port|text]\n");
     return 2;
   }
+  char query[512];
+  if (fds && pos[2] && strchr(pos[2], ',')) die("fds %s: the filter cannot hold a comma", pos[2]);
+  if (fds) snprintf(query, sizeof query, "fds%s%s", pos[2] ? ",fds_match=" : "", pos[2] ? pos[2] : "");
+  if (fds) pos[1] = query;
   char *end;
   long pid = strtol(pos[0], &end, 10);
   if (*end || pid <= 0 || pid > INT_MAX) die("not a process id: %s", pos[0]);

@@ -1,159 +1,113 @@
 /*
- * fd_report.c - which Java code created which file descriptor. The signal handler noted
- * the fds (and their inodes) each traced syscall produced; here every noted fd is checked
- * against the process's open files: same fd number and same inode means it is still the
- * descriptor that call created. Open ones are listed with their kind and address and the
- * creating Java stack (newest frame first); closed ones are summarised.
+ * fd_report.c - which Java code created which file descriptor: every descriptor of the
+ * traced fd calls (fd_table.c), open ones first by number, then closed ones newest first,
+ * each with its kind and addresses or path, a one-line stack, and every traced call on it
+ * (create, bind, listen, connect, close) with its time, thread and full stack.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <stddef.h>
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include "prof.h"
+#include "fd_table.h"
 
-typedef struct {
-  const prof_record *r;
-  const prof_frame *frames;
-  const prof_fdinfo *fi;
-} entry;
+#define FULL_CLOSED 100 /* closed entries shown in full; older ones are only counted */
 
-typedef struct {
-  entry *e;
-  size_t n, cap;
-} entries;
-
-/* N. */
-static void collect(const prof_record *r, const prof_frame *f, const prof_fdinfo *fi, void *arg) {
-  if (!fi) return;
-  entries *es = arg;
-  if (es->n == es->cap) {
-    es->cap = es->cap ? es->cap * 2 : 256;
-    es->e = realloc(es->e, es->cap * sizeof *es->e);
-  }
-  es->e[es->n++] = (entry){r, f, fi};
-}
-
-/* N. Newest first. */
-static int by_seq_desc(const void *a, const void *b) {
-  uint64_t x = ((const entry *)a)->r->seq, y = ((const entry *)b)->r->seq;
-  return x < y ? 1 : x > y ? -1 : 0;
-}
-
-/* N. True if fd is open and still the file with inode ino. */
-static bool still_open(int fd, uint64_t ino) {
-  struct stat st;
-  return fd >= 0 && ino && fstat(fd, &st) == 0 && (uint64_t)st.st_ino == ino;
-}
-
-/* N. "127.0.0.1:8080", "[::1]:80", "/path" or "@abstract" for a socket address. */
-static void format_addr(const struct sockaddr *sa, socklen_t len, char *buf, size_t n) {
-  char ip[INET6_ADDRSTRLEN] = "?";
-  if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
-    const struct sockaddr_in *in = (const void *)sa;
-    inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
-    snprintf(buf, n, "%s:%d", ip, ntohs(in->sin_port));
-  } else if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
-    const struct sockaddr_in6 *in6 = (const void *)sa;
-    bool mapped = IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr); /* Java's dual-stack sockets */
-    if (mapped) inet_ntop(AF_INET, &in6->sin6_addr.s6_addr[12], ip, sizeof ip);
-    else inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
-    snprintf(buf, n, mapped ? "%s:%d" : "[%s]:%d", ip, ntohs(in6->sin6_port));
-  } else if (sa->sa_family == AF_UNIX) {
-    const struct sockaddr_un *un = (const void *)sa;
-    size_t plen = len > offsetof(struct sockaddr_un, sun_path)
-                      ? len - offsetof(struct sockaddr_un, sun_path) : 0;
-    if (plen == 0 || (un->sun_path[0] == 0 && plen == 1)) snprintf(buf, n, "unnamed");
-    else if (un->sun_path[0] == 0) snprintf(buf, n, "@%.*s", (int)plen - 1, un->sun_path + 1);
-    else snprintf(buf, n, "%.*s", (int)strnlen(un->sun_path, plen), un->sun_path);
-  } else {
-    snprintf(buf, n, "family %d", sa->sa_family);
-  }
-}
-
-/* N. Kind and address of an open fd: "tcp listening 127.0.0.1:5000", "unix stream
- * /tmp/x.sock", a path, "pipe:[123]"... */
-static void describe(int fd, char *buf, size_t n) {
-  char link[256], path[64];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  ssize_t l = readlink(path, link, sizeof link - 1);
-  link[l > 0 ? l : 0] = 0;
-  int domain = 0, type = 0, listening = 0;
-  socklen_t sl = sizeof domain;
-  if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &sl) != 0) {
-    snprintf(buf, n, "%s", link[0] ? link : "?");
+/* N. The entry's fds: "12" or "5,6", and which end of an open pair is closed already. */
+static void fd_numbers(const fd_entry *e, char *buf, size_t n) {
+  if (e->fd[1] < 0) {
+    snprintf(buf, n, "%d", e->fd[0]);
     return;
   }
-  sl = sizeof type;
-  getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &sl);
-  sl = sizeof listening;
-  getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &sl);
-  struct sockaddr_storage ss;
-  socklen_t alen = sizeof ss;
-  char local[160] = "", peer[160] = "";
-  if (getsockname(fd, (struct sockaddr *)&ss, &alen) == 0)
-    format_addr((struct sockaddr *)&ss, alen, local, sizeof local);
-  alen = sizeof ss;
-  if (getpeername(fd, (struct sockaddr *)&ss, &alen) == 0)
-    format_addr((struct sockaddr *)&ss, alen, peer, sizeof peer);
-  const char *proto = domain == AF_UNIX ? (type == SOCK_STREAM ? "unix stream" : "unix dgram")
-                      : domain == AF_INET || domain == AF_INET6
-                          ? (type == SOCK_STREAM ? "tcp" : type == SOCK_DGRAM ? "udp" : "ip")
-                      : domain == AF_NETLINK ? "netlink" : "socket";
-  snprintf(buf, n, "%s%s%s%s%s%s%s", proto, domain == AF_INET6 ? "6" : "",
-           listening ? " listening" : "", local[0] ? " " : "", local, peer[0] ? " -> " : "",
-           peer);
-}
-
-/* N. The bind call (newest) that bound this very socket, if traced. */
-static const entry *find_bind(const entries *es, int fd, uint64_t ino) {
-  for (size_t i = 0; i < es->n; i++) {
-    const entry *e = &es->e[i];
-    const prof_event *ev = &prof_opts.events[e->r->event];
-    if (ev->fd_call == FDC_BIND && e->fi->fd[0] == fd && e->fi->ino[0] == ino) return e;
-  }
-  return NULL;
-}
-
-/* N. Lists one still-open creation entry (and its bind). */
-static void report_open(FILE *out, const entries *es, const entry *e) {
-  const prof_event *ev = &prof_opts.events[e->r->event];
-  const prof_fdinfo *fi = e->fi;
-  char what[256], stack[4096];
-  describe(fi->fd[0], what, sizeof what);
-  prof_format_stack(e->r, e->frames, stack, sizeof stack, 12);
-  if (fi->fd[1] >= 0)
-    fprintf(out, "fd %d,%d %s (%s) created at %s\n", fi->fd[0], fi->fd[1], ev->syscall, what,
-            stack);
-  else if (ev->fd_call == FDC_BIND)
-    fprintf(out, "fd %d (%s) bound at %s\n", fi->fd[0], what, stack);
+  int k = !e->open[0] && e->open[1] ? 0 : e->open[0] && !e->open[1] ? 1 : -1;
+  char when[32] = "";
+  if (k >= 0) fd_format_time(e->closed_ns[k], when, sizeof when);
+  if (k >= 0)
+    snprintf(buf, n, "%d,%d (%d closed %s %s)", e->fd[0], e->fd[1], e->fd[k],
+             e->closed_exact[k] ? "at" : "by", when);
   else
-    fprintf(out, "fd %d %s (%s) created at %s\n", fi->fd[0], ev->syscall, what, stack);
-  if (ev->fd_call == FDC_BIND) return;
-  const entry *b = find_bind(es, fi->fd[0], fi->ino[0]);
-  if (b) {
-    char addr[160];
-    format_addr((const struct sockaddr *)b->fi->addr, b->fi->addrlen, addr, sizeof addr);
-    prof_format_stack(b->r, b->frames, stack, sizeof stack, 12);
-    fprintf(out, "    bind(%s) at %s\n", addr, stack);
-  }
+    snprintf(buf, n, "%d,%d", e->fd[0], e->fd[1]);
 }
 
-/* N. True if a creation entry for this bind's socket exists (then the bind is shown
- * under it). */
-static bool has_creator(const entries *es, const entry *b) {
-  for (size_t i = 0; i < es->n; i++) {
-    const entry *e = &es->e[i];
-    if (prof_opts.events[e->r->event].fd_call == FDC_BIND) continue;
-    for (int k = 0; k < 2; k++)
-      if (e->fi->fd[k] == b->fi->fd[0] && e->fi->ino[k] == b->fi->ino[0]) return true;
+/* N. When the entry was closed: exactly, or the window the sightings leave. */
+static void closed_words(const fd_entry *e, char *buf, size_t n) {
+  int k = e->fd[1] >= 0 && e->closed_ns[1] > e->closed_ns[0] ? 1 : 0;
+  char a[32], b[32];
+  fd_format_time(e->closed_ns[k], b, sizeof b);
+  if (e->closed_exact[k]) {
+    snprintf(buf, n, "closed at %s", b);
+    return;
   }
+  fd_format_time(e->seen_open_ns[k], a, sizeof a);
+  snprintf(buf, n, "closed between %s and %s (close not traced)", a, b);
+}
+
+/* N. One traced call: name, argument, time, thread, then its full stack. */
+static void write_call(FILE *out, const char *what, const fd_call *c) {
+  if (!c->r) return;
+  char when[32], thread[64], arg[PROF_ADDR_MAX + 8] = "";
+  fd_format_time(c->fi->time_ns, when, sizeof when);
+  prof_threads_name(c->r->tid, thread, sizeof thread);
+  enum prof_fd_call call = prof_opts.events[c->r->event].fd_call;
+  if (call == FDC_BIND || call == FDC_CONNECT || (call == FDC_ACCEPT && c->fi->addrlen))
+    fd_format_addr(c->fi->addr, c->fi->addrlen, arg, sizeof arg);
+  else if (call == FDC_PATH_ARG0 || call == FDC_PATH_ARG1)
+    snprintf(arg, sizeof arg, "%s", (const char *)c->fi->addr);
+  fprintf(out, "    %s(%s) %s in \"%s\"%s:\n", what[0] ? what : prof_opts.events[c->r->event].syscall,
+          arg, when, thread, call == FDC_CONNECT && c->fi->ret < 0 ? " (in progress)" : "");
+  fd_full_stack(out, c);
+}
+
+/* N. One entry: a headline, the one-line stack, then every call in full. */
+static void write_entry(FILE *out, const fd_table *t, const fd_entry *e) {
+  char fds[96], what[400], when[32], state[128] = "open", line[2048];
+  fd_numbers(e, fds, sizeof fds);
+  fd_describe(t, e, what, sizeof what);
+  const fd_call *first = fd_entry_first(e);
+  fd_format_time(first->fi->time_ns, when, sizeof when);
+  if (!fd_entry_is_open(e)) closed_words(e, state, sizeof state);
+  fprintf(out, "fd %s %s: %s, %s %s\n", fds, state, what,
+          e->create.r ? "created" : "first seen (created by an untraced call)", when);
+  fd_oneline_stack(first, line, sizeof line);
+  fprintf(out, "  at %s\n", line);
+  write_call(out, "", &e->create);
+  write_call(out, "bind", &e->bind);
+  write_call(out, "listen", &e->listen);
+  write_call(out, "connect", &e->connect);
+  write_call(out, "close", &e->close[0]);
+  write_call(out, "close", &e->close[1]);
+}
+
+/* N. True if match names the entry: its fd number, a port of it (":N"), or a part of its
+ * description (address, path, kind). */
+static bool matches(const fd_table *t, const fd_entry *e, const char *match) {
+  if (!match || !match[0]) return true;
+  char what[400];
+  fd_describe(t, e, what, sizeof what);
+  bool number = true;
+  for (const char *p = match; *p; p++) number &= isdigit((unsigned char)*p) != 0;
+  if (!number) return strstr(what, match) != NULL;
+  int n = atoi(match);
+  if (e->fd[0] == n || e->fd[1] == n) return true;
+  size_t ml = strlen(match);
+  for (const char *p = what; (p = strchr(p, ':')) != NULL; p++)
+    if (strncmp(p + 1, match, ml) == 0 && !isdigit((unsigned char)p[1 + ml])) return true;
   return false;
+}
+
+/* Sort orders. */
+static const fd_table *sort_table;
+/* N. Open ones by fd number, then closed ones newest close first. */
+static int by_state(const void *a, const void *b) {
+  const fd_entry *x = &sort_table->e[*(const size_t *)a], *y = &sort_table->e[*(const size_t *)b];
+  bool ox = fd_entry_is_open(x), oy = fd_entry_is_open(y);
+  if (ox != oy) return ox ? -1 : 1;
+  if (ox) return x->fd[0] - y->fd[0];
+  uint64_t cx = x->closed_ns[0] > x->closed_ns[1] ? x->closed_ns[0] : x->closed_ns[1];
+  uint64_t cy = y->closed_ns[0] > y->closed_ns[1] ? y->closed_ns[0] : y->closed_ns[1];
+  return cx < cy ? 1 : cx > cy ? -1 : 0;
 }
 
 /* N. */
@@ -161,59 +115,69 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* N. One line per distinct (call, stack) among closed descriptors, with a count: the
- * lines are made once, sorted, and equal neighbours counted. */
-static void report_closed(FILE *out, const entries *es, const bool *open) {
-  char **lines = calloc(es->n + 1, sizeof *lines);
-  size_t n = 0;
-  char stack[2048], line[2200];
-  for (size_t i = 0; i < es->n; i++) {
-    if (open[i]) continue;
-    prof_format_stack(es->e[i].r, es->e[i].frames, stack, sizeof stack, 4);
-    snprintf(line, sizeof line, "%s at %s", prof_opts.events[es->e[i].r->event].syscall, stack);
-    lines[n++] = strdup(line);
+/* N. The closed entries beyond those shown in full: one line per distinct (call, stack)
+ * with a count (lines made once, sorted, equal neighbours counted). */
+static void write_rest(FILE *out, const fd_table *t, const size_t *idx, size_t n) {
+  if (n == 0) return;
+  char **lines = calloc(n, sizeof *lines), stack[2048], line[2200];
+  for (size_t i = 0; i < n; i++) {
+    const fd_call *c = fd_entry_first(&t->e[idx[i]]);
+    fd_oneline_stack(c, stack, sizeof stack);
+    snprintf(line, sizeof line, "%s at %s", prof_opts.events[c->r->event].syscall, stack);
+    lines[i] = strdup(line);
   }
   qsort(lines, n, sizeof *lines, cmp_str);
-  size_t sites = 0;
+  fprintf(out, "older closed descriptors (%zu), by call and stack:\n", n);
   for (size_t i = 0, j; i < n; i = j) {
     for (j = i; j < n && strcmp(lines[i], lines[j]) == 0; j++) {}
-    if (sites++ < 20) fprintf(out, "  %zu x %s\n", j - i, lines[i]);
+    fprintf(out, "  %zu x %s\n", j - i, lines[i]);
   }
-  if (sites > 20) fprintf(out, "  ... and %zu more call sites\n", sites - 20);
   for (size_t i = 0; i < n; i++) free(lines[i]);
   free(lines);
 }
 
-/* N. */
-void prof_write_fd_report(FILE *out) {
-  entries es = {0};
-  prof_buffer_each(collect, &es);
-  qsort(es.e, es.n, sizeof *es.e, by_seq_desc);
-  bool *open = calloc(es.n + 1, sizeof *open);
-  size_t nopen = 0;
-  for (size_t i = 0; i < es.n; i++) {
-    const prof_fdinfo *fi = es.e[i].fi;
-    open[i] = still_open(fi->fd[0], fi->ino[0]) || still_open(fi->fd[1], fi->ino[1]);
-    /* An older entry for the same open file (a second bind) is not listed twice. */
-    bool bind = prof_opts.events[es.e[i].r->event].fd_call == FDC_BIND;
-    for (size_t j = 0; bind && j < i && open[i]; j++)
-      if (open[j] && es.e[j].fi->fd[0] == fi->fd[0] && es.e[j].fi->ino[0] == fi->ino[0] &&
-          prof_opts.events[es.e[j].r->event].fd_call == prof_opts.events[es.e[i].r->event].fd_call)
-        open[i] = false;
-    nopen += open[i];
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* N. Serialised: the table's memory of sightings and the symbol table are shared by the
+ * interval thread, asgst-attach requests and the final dump. */
+void prof_write_fd_report(FILE *out, const char *match) {
+  pthread_mutex_lock(&report_lock);
+  fd_table t;
+  fd_table_build(&t);
+  size_t *idx = calloc(t.n + 1, sizeof *idx), m = 0, nopen = 0;
+  for (size_t i = 0; i < t.n; i++)
+    if (matches(&t, &t.e[i], match)) idx[m++] = i, nopen += fd_entry_is_open(&t.e[i]);
+  sort_table = &t;
+  qsort(idx, m, sizeof *idx, by_state);
+  char now[32];
+  fd_format_time(t.now_ns, now, sizeof now);
+  fprintf(out, "=== file descriptors of traced calls (pid %d, %s)%s%s: %zu, %zu open ===\n"
+          "(* marks the first frame outside the JDK: not java., javax., jdk., sun., com.sun.)\n",
+          (int)getpid(), now, match && match[0] ? " matching " : "", match ? match : "", m, nopen);
+  for (size_t i = 0; i < m && i < nopen + FULL_CLOSED; i++) {
+    if (i == nopen) fprintf(out, "--- closed (%zu, newest first) ---\n", m - nopen);
+    write_entry(out, &t, &t.e[idx[i]]);
   }
-  fprintf(out, "=== file descriptors created by traced calls (pid %d): %zu calls, %zu still "
-          "open ===\n", (int)getpid(), es.n, nopen);
-  for (size_t i = 0; i < es.n; i++) {
-    const entry *e = &es.e[i];
-    if (!open[i]) continue;
-    if (prof_opts.events[e->r->event].fd_call == FDC_BIND && has_creator(&es, e)) continue;
-    report_open(out, &es, e);
+  if (m > nopen + FULL_CLOSED) write_rest(out, &t, idx + nopen + FULL_CLOSED, m - nopen - FULL_CLOSED);
+  if (t.n == 0)
+    fprintf(out, "no fd calls traced: trace them with event=fds (or event=syscalls:sys_enter_"
+            "socket and friends)\n");
+  free(idx);
+  fd_table_free(&t);
+  pthread_mutex_unlock(&report_lock);
+}
+
+/* N. Written next to path and renamed over it, so a reader never sees half a report. */
+int prof_fd_write_file(const char *path, char *err, size_t errlen) {
+  char tmp[600];
+  snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) return prof_fail(err, errlen, "fds=%s: %s", path, strerror(errno));
+  prof_write_fd_report(f, "");
+  if (fclose(f) != 0 || rename(tmp, path) != 0) {
+    int e = errno;
+    unlink(tmp);
+    return prof_fail(err, errlen, "fds=%s: %s", path, strerror(e));
   }
-  if (nopen < es.n) {
-    fprintf(out, "closed since (%zu calls):\n", es.n - nopen);
-    report_closed(out, &es, open);
-  }
-  free(open);
-  free(es.e);
+  return 0;
 }

@@ -11,6 +11,7 @@
  *   compare  with walk=thread|queue, also walk each sample in the handler and count how
  *            often both walks agree (method+bci frame by frame)
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
+ *   event=fds (every fd tracepoint)  fds_interval=<duration>  fds [fds_match=<fd|port|text>]
  *
  * A filter's value may contain commas that are not followed by a known option name.
  */
@@ -57,9 +58,10 @@ int64_t prof_parse_duration(const char *s) {
 static bool starts_option(const char *p) {
   static const char *const keyed[] = {"event=", "filter=", "interval=", "file=", "fds=",
                                       "reply=", "overhead=", "record=", "record_n=",
-                                      "record_walks=", "walk=", NULL};
-  static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
+                                      "record_walks=", "walk=", "fds_match=", "fds_interval=",
                                       NULL};
+  static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
+                                      "fds", NULL};
   for (int i = 0; keyed[i]; i++)
     if (strncmp(p, keyed[i], strlen(keyed[i])) == 0) return true;
   for (int i = 0; flags[i]; i++) {
@@ -134,12 +136,45 @@ static int set_interval(prof_options *o, const char *v, uint64_t *pending, char 
   return 0;
 }
 
+/* N. event=fds: every tracepoint of a call that makes, binds, connects or closes fds. */
+static int add_fd_events(prof_options *o, char *err, size_t len) {
+  for (int i = 0; prof_fd_tracepoints[i]; i++)
+    if (add_event(o, prof_fd_tracepoints[i], err, len) != 0) {
+      char why[512];
+      snprintf(why, sizeof why, "%s", err);
+      return prof_fail(err, len, "event=fds: %s", why);
+    }
+  return 0;
+}
+
+/* N. The options of the fd report's live forms (fd_live.c); 1 if k is none of them. */
+static int parse_fd_option(prof_options *o, const char *k, const char *v, bool eq, char *err,
+                           size_t len) {
+  if (eq && strcmp(k, "event") == 0 && strcmp(v, "fds") == 0) return add_fd_events(o, err, len);
+  if (!eq && strcmp(k, "fds") == 0) return o->action = ACT_FDS, 0;
+  if (eq && strcmp(k, "fds_match") == 0) {
+    if (strlen(v) >= sizeof o->fds_match) return prof_fail(err, len, "fds_match=%s: too long", v);
+    snprintf(o->fds_match, sizeof o->fds_match, "%s", v);
+    return 0;
+  }
+  if (eq && strcmp(k, "fds_interval") == 0) {
+    int64_t ns = prof_parse_duration(v);
+    if (ns < 100000000)
+      return prof_fail(err, len, "fds_interval=%s: a duration of at least 100ms (e.g. 5s)", v);
+    o->fds_interval = (uint64_t)ns;
+    return 0;
+  }
+  return 1;
+}
+
 /* N. Handles one "key=value" or flag. */
 static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, size_t len) {
   char *eq = strchr(item, '=');
   const char *v = eq ? eq + 1 : "";
   if (eq) *eq = 0;
   const char *k = item;
+  int fdo = parse_fd_option(o, k, v, eq != NULL, err, len);
+  if (fdo <= 0) return fdo;
   if (strcmp(k, "event") == 0 && eq) return add_event(o, v, err, len);
   if (strcmp(k, "interval") == 0 && eq) return set_interval(o, v, pending, err, len);
   if (strcmp(k, "filter") == 0 && eq) {
@@ -247,7 +282,9 @@ int prof_parse_options(const char *text, prof_options *o, char *err, size_t errl
   free(copy);
   if (rc) return rc;
   /* Starting without an event profiles CPU. */
-  if (o->nevents == 0 && o->action != ACT_STOP && o->action != ACT_DUMP)
+  if (o->fds_interval && !o->fds_file[0])
+    return prof_fail(err, errlen, "fds_interval: needs fds=<file> to rewrite");
+  if (o->nevents == 0 && o->action != ACT_STOP && o->action != ACT_DUMP && o->action != ACT_FDS)
     add_event(o, "cpu", err, errlen);
   if (o->compare && o->walk == WALK_SIGNAL)
     return prof_fail(err, errlen, "compare: needs walk=thread or walk=queue (with walk=signal "

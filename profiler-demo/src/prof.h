@@ -22,22 +22,29 @@
 
 #include "asgst.h"
 
-#define PROF_MAX_EVENTS 16
+#define PROF_MAX_EVENTS 24 /* event=fds alone adds 17 tracepoints */
 #define PROF_MAX_FILES 8
 #define PROF_MAX_FRAMES 256
 #define PROF_MAX_THREADS 4096
 #define PROF_MAX_FD 65536
-#define PROF_ADDR_MAX 112 /* bytes of a sockaddr kept from bind (sockaddr_un is 110) */
+#define PROF_ADDR_MAX 256 /* bytes of a sockaddr (sockaddr_un is 110) or a path kept */
 
 /* ---- Options (options.c) ------------------------------------------------------------- */
 enum prof_event_kind { EV_CPU = 1, EV_CPU_TIMER, EV_WALL, EV_TRACEPOINT };
 
 /* What a traced syscall tells about file descriptors (tracepoints.c). */
 enum prof_fd_call {
-  FDC_NONE = 0, FDC_RESULT_FD, /* the return value is a new fd: socket, accept, open... */
+  FDC_NONE = 0, FDC_RESULT_FD, /* the return value is a new fd: eventfd, epoll_create... */
+  FDC_SOCKET,                  /* socket: result fd, args 0/1 domain and type kept */
+  FDC_PATH_ARG0,               /* open, creat: result fd, path in arg 0 */
+  FDC_PATH_ARG1,               /* openat, openat2: result fd, path in arg 1 */
+  FDC_ACCEPT,                  /* accept, accept4: result fd, listener arg 0, peer arg 1/2 */
   FDC_PAIR_ARG0,               /* two fds written to the int[2] in arg 0: pipe, pipe2 */
   FDC_PAIR_ARG3,               /* two fds written to the int[2] in arg 3: socketpair */
-  FDC_BIND                     /* arg 0 is the fd, arg 1/2 the sockaddr and its length */
+  FDC_BIND,                    /* arg 0 is the fd, arg 1/2 the sockaddr and its length */
+  FDC_CONNECT,                 /* as bind; EINPROGRESS counts as success */
+  FDC_LISTEN,                  /* arg 0 is the fd */
+  FDC_CLOSE                    /* arg 0 is the fd that was closed */
 };
 
 typedef struct {
@@ -51,7 +58,7 @@ typedef struct {
   char syscall[96];     /* "socket" for syscalls:sys_*_socket, "" otherwise */
 } prof_event;
 
-enum prof_action { ACT_NONE = 0, ACT_START, ACT_STOP, ACT_DUMP };
+enum prof_action { ACT_NONE = 0, ACT_START, ACT_STOP, ACT_DUMP, ACT_FDS };
 
 /* walk=: where a sample's stack is walked (README, "Walk modes"). */
 enum prof_walk_mode {
@@ -75,6 +82,8 @@ typedef struct {
   bool record_all;      /* record_walks=all: any walk, not only those that end in an error */
   enum prof_walk_mode walk; /* walk=signal|thread|queue */
   bool compare;         /* compare: thread/queue samples are also walked in the handler */
+  char fds_match[256];  /* fds_match=: the live fd query's filter (fd, port or path part) */
+  uint64_t fds_interval; /* fds_interval=: rewrite fds= every this many ns (0: at the end) */
   enum prof_action action;
 } prof_options;
 
@@ -97,6 +106,8 @@ int prof_tracepoint_resolve(prof_event *ev, char *note, size_t notelen, char *er
                             size_t errlen);
 /* N. Opens the tracepoint once on this thread with its filter to prove both are accepted. */
 int prof_tracepoint_check(const prof_event *ev, char *err, size_t errlen);
+/* N. The tracepoints event=fds stands for, NULL-terminated ("syscalls:sys_enter_socket"...). */
+extern const char *const prof_fd_tracepoints[];
 
 /* ---- Per-thread event sources (perf_events.c, wall_clock.c, threads.c) --------------- */
 typedef struct {
@@ -172,13 +183,23 @@ typedef struct {
   uint16_t pad;
 } prof_frame;
 
-/* File descriptors a traced syscall produced, filled in the handler. */
+/* File descriptors a traced syscall produced or used, filled in the handler
+ * (fd_capture.c). */
 typedef struct {
   int32_t fd[2];     /* -1 if absent */
   uint64_t ino[2];   /* inode at creation time, to recognise the same open file later */
-  uint16_t addrlen;  /* bind: bytes of addr */
+  uint64_t time_ns;  /* CLOCK_REALTIME when the call returned */
+  int64_t ret;       /* the syscall's result */
+  int64_t args[2];   /* socket: domain, type; accept: the listening fd */
+  uint16_t addrlen;  /* bytes of addr: a sockaddr (bind, connect, accept's peer) or a path */
+  uint16_t locallen; /* bytes of local: the socket's own address after bind, connect, accept */
   uint8_t addr[PROF_ADDR_MAX];
+  uint8_t local[112]; /* the port the kernel picked for port 0 or an outgoing connection */
 } prof_fdinfo;
+
+/* SS. Fills fi from the registers of a traced fd syscall that just returned (ucontext of
+ * the signal); false if nothing can be claimed (fd_capture.c). */
+bool prof_fd_capture(const prof_event *ev, const void *ucontext, prof_fdinfo *fi);
 
 typedef struct {
   _Atomic uint32_t size; /* total record size; written last (0: not committed) */
@@ -262,6 +283,9 @@ int prof_sym_named(const char *name, enum prof_ftype type);
 const char *prof_sym_name(int id);        /* N */
 enum prof_ftype prof_sym_type(int id);    /* N */
 int prof_sym_count(void);                 /* N */
+/* N. The (demangled) function containing pc from its library's ELF symbol table;
+ * false if none (elf_symbols.c). */
+bool prof_elf_name(void *pc, char *buf, size_t len);
 void prof_sym_reset(void);                /* N */
 
 typedef struct prof_node {
@@ -288,9 +312,21 @@ void prof_tree_build(prof_tree *t, uint32_t event_mask, bool threads, bool event
 /* ---- Outputs ------------------------------------------------------------------------- */
 int prof_write_flamegraph(const prof_tree *t, const char *title, FILE *out); /* N */
 int prof_write_collapsed(const prof_tree *t, FILE *out);                       /* N */
+/* N. The hottest methods by self samples, one line each, frame types merged with a
+ * breakdown (hot_frames.c). */
+void prof_write_hot_frames(FILE *out, const prof_tree *t);
 void prof_write_summary(FILE *out);                                            /* N */
 void prof_write_walk_mode(FILE *out); /* N: the walk-mode part (summary_walk_mode.c) */
-void prof_write_fd_report(FILE *out);                                          /* N */
+/* N. The fd report; match ("" = all) keeps the entries whose fd number, port, address or
+ * path it names (fd_report.c). */
+void prof_write_fd_report(FILE *out, const char *match);
+/* N. Writes the fd report to path (whole file replaced at once); 0 or -1 with err. */
+int prof_fd_write_file(const char *path, char *err, size_t errlen);
+/* N. Starts the thread that rewrites fds= every fds_interval while profiling (fd_live.c). */
+void prof_fd_interval_start(void);
+/* N. Answers asgst-attach's "fds [match]": the report goes to the reply file (stderr if
+ * none). 0 or -1 with err. */
+int prof_fd_query(const char *match, const char *reply, char *err, size_t errlen);
 /* N. The Java frames of a record as "a.B.m <- c.D.n <- ..." (newest first). */
 void prof_format_stack(const prof_record *r, const prof_frame *frames, char *buf, size_t len,
                        int max);

@@ -37,26 +37,6 @@ void prof_say(const char *fmt, ...) {
   fclose(f);
 }
 
-/* N. Top methods by self samples, for the .txt output. */
-static void write_hot_methods(FILE *out, const prof_tree *t) {
-  int n = prof_sym_count();
-  uint64_t *self = calloc((size_t)n + 1, sizeof *self);
-  for (int i = 1; i < t->n; i++) self[t->nodes[i].frame] += t->nodes[i].self;
-  fprintf(out, "hottest frames (self samples of %llu):\n",
-          (unsigned long long)t->nodes[0].total);
-  for (int k = 0; k < 25; k++) {
-    int best = -1;
-    for (int i = 0; i < n; i++)
-      if (self[i] && (best < 0 || self[i] > self[best])) best = i;
-    if (best < 0) break;
-    fprintf(out, "  %8llu %6.2f%%  %s\n", (unsigned long long)self[best],
-            100.0 * (double)self[best] / (double)(t->nodes[0].total ? t->nodes[0].total : 1),
-            prof_sym_name(best));
-    self[best] = 0;
-  }
-  free(self);
-}
-
 /* N. Writes one output file chosen by its extension. */
 static int write_file(const char *path, const prof_tree *t, char *err, size_t errlen) {
   FILE *f = fopen(path, "w");
@@ -72,7 +52,7 @@ static int write_file(const char *path, const prof_tree *t, char *err, size_t er
   else if (strcmp(ext, ".collapsed") == 0) prof_write_collapsed(t, f);
   else {
     prof_write_summary(f);
-    write_hot_methods(f, t);
+    prof_write_hot_frames(f, t);
   }
   int rc = fclose(f) == 0 ? 0 : -1;
   if (rc) snprintf(err, errlen, "file=%s: %s", path, strerror(errno));
@@ -90,15 +70,10 @@ static int write_outputs(char *err, size_t errlen) {
     if (write_file(prof_opts.files[i], &t, err, errlen)) rc = -1;
   prof_tree_free(&t);
   if (prof_opts.fds_file[0]) {
-    FILE *f = fopen(prof_opts.fds_file, "w");
-    if (f) {
-      prof_write_fd_report(f);
-      fclose(f);
+    if (prof_fd_write_file(prof_opts.fds_file, err, errlen) == 0)
       prof_say("asgst-prof: wrote %s\n", prof_opts.fds_file);
-    } else {
-      snprintf(err, errlen, "fds=%s: %s", prof_opts.fds_file, strerror(errno));
+    else
       rc = -1;
-    }
   }
   prof_write_summary(stderr);
   return rc;

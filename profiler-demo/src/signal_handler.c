@@ -43,60 +43,6 @@ static int event_of(int sig, const siginfo_t *si) {
   return -1;
 }
 
-/* SS. Inode of an open fd (0 if fstat fails). */
-static uint64_t inode_of(int fd) {
-  struct stat st;
-  return fstat(fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
-}
-
-/* SS. Copies len bytes at addr of this process into buf without risking a fault (the
- * kernel reports a bad address as an error instead); false if not all could be read. */
-static bool read_own(void *buf, const void *addr, size_t len) {
-  struct iovec local = {buf, len}, remote = {(void *)addr, len};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)len;
-}
-
-/* SS. The signal is delivered on the way out of the traced syscall, so the registers hold
- * its arguments (rdi, rsi, rdx, r10: the kernel preserves them) and its result (rax), and
- * memory the call wrote (socketpair's int[2]) or read (bind's sockaddr) is still valid.
- * The instruction before the pc must be `syscall` (0f 05), else nothing is claimed. */
-static bool syscall_fds(const prof_event *ev, const ucontext_t *uc, prof_fdinfo *fi) {
-  const greg_t *g = uc->uc_mcontext.gregs;
-  uint8_t insn[2];
-  if (!read_own(insn, (const uint8_t *)g[REG_RIP] - 2, 2) || insn[0] != 0x0f || insn[1] != 0x05)
-    return false;
-  long ret = (long)g[REG_RAX];
-  if (ret < 0) return false;
-  fi->fd[0] = fi->fd[1] = -1;
-  fi->ino[0] = fi->ino[1] = 0;
-  fi->addrlen = 0;
-  switch (ev->fd_call) {
-    case FDC_RESULT_FD: fi->fd[0] = (int)ret; break;
-    case FDC_PAIR_ARG0:
-    case FDC_PAIR_ARG3: {
-      int sv[2];
-      if (!read_own(sv, (const void *)(ev->fd_call == FDC_PAIR_ARG0 ? g[REG_RDI] : g[REG_R10]),
-                    sizeof sv))
-        return false;
-      fi->fd[0] = sv[0];
-      fi->fd[1] = sv[1];
-      break;
-    }
-    case FDC_BIND: {
-      size_t len = (size_t)g[REG_RDX];
-      if (len > PROF_ADDR_MAX) len = PROF_ADDR_MAX;
-      fi->fd[0] = (int)g[REG_RDI];
-      if (!read_own(fi->addr, (const void *)g[REG_RSI], len)) return false;
-      fi->addrlen = (uint16_t)len;
-      break;
-    }
-    default: return false;
-  }
-  for (int i = 0; i < 2; i++)
-    if (fi->fd[i] >= 0) fi->ino[i] = inode_of(fi->fd[i]);
-  return true;
-}
-
 /* SS. The in-handler walk (walk=signal). */
 static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fdi) {
   prof_walk w;
@@ -117,7 +63,7 @@ static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fd
 static void sample(int ev, void *ucontext, uint64_t t0) {
   prof_fdinfo fi;
   const prof_event *e = &prof_opts.events[ev];
-  bool has_fdi = e->fd_call != FDC_NONE && syscall_fds(e, ucontext, &fi);
+  bool has_fdi = e->fd_call != FDC_NONE && prof_fd_capture(e, ucontext, &fi);
   switch (prof_opts.walk) {
     case WALK_THREAD: prof_thread_request(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
     case WALK_QUEUE: prof_queue_sample(ev, ucontext, t0, has_fdi ? &fi : NULL); break;

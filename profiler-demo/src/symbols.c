@@ -1,9 +1,10 @@
 /*
  * symbols.c - frame names, resolved after the fact (at dump) with the ASGST accessors from
- * the recorded ASGST_Method handles; C frames with dladdr. Each (method, colour) pair is
+ * the recorded ASGST_Method handles; C frames from the libraries' ELF symbol tables. Each (method, colour) pair is
  * interned once, so a dump costs one accessor call per distinct method.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,13 +21,18 @@ static int tcap, tcount;
 static char **names;
 static uint8_t *types;
 static int nsyms, symcap;
+/* The table is shared by the dump, asgst-attach's fd query and the fds_interval thread,
+ * which may run at the same time; every entry point takes this lock. */
+static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* N. */
 void prof_sym_reset(void) {
+  pthread_mutex_lock(&sym_lock);
   for (int i = 0; i < nsyms; i++) free(names[i]);
   free(names), free(types), free(table);
   names = NULL, types = NULL, table = NULL;
   nsyms = symcap = tcap = tcount = 0;
+  pthread_mutex_unlock(&sym_lock);
 }
 
 /* N. Appends a symbol and returns its id. */
@@ -79,10 +85,12 @@ static char *java_name(ASGST_Method m) {
   return s;
 }
 
-/* N. A C frame's symbol, or library+offset. */
+/* N. A C frame's function from its library's symbol table (elf_symbols.c), else the
+ * dynamic symbol dladdr gives, else library+offset. */
 static char *c_name(void *pc) {
   Dl_info di;
-  char buf[512];
+  char buf[1024];
+  if (prof_elf_name(pc, buf, sizeof buf)) return strdup(buf);
   if (dladdr(pc, &di) && di.dli_sname) snprintf(buf, sizeof buf, "%s", di.dli_sname);
   else if (dladdr(pc, &di) && di.dli_fname) {
     const char *base = strrchr(di.dli_fname, '/');
@@ -117,26 +125,48 @@ static slot *lookup(void *key, int type) {
 /* N. */
 int prof_sym_frame(const prof_frame *f) {
   enum prof_ftype t = ftype_of(f);
+  pthread_mutex_lock(&sym_lock);
   slot *s = lookup(f->method, (int)t);
-  if (s->id) return s->id - 1;
-  char *name = t == FT_C ? c_name(f->method) : java_name((ASGST_Method)f->method);
-  s->key = f->method;
-  s->type = (int)t;
-  s->id = add_symbol(name, t) + 1; /* stored + 1: 0 marks an empty slot */
-  tcount++;
-  return s->id - 1;
+  if (!s->id) {
+    char *name = t == FT_C ? c_name(f->method) : java_name((ASGST_Method)f->method);
+    s->key = f->method;
+    s->type = (int)t;
+    s->id = add_symbol(name, t) + 1; /* stored + 1: 0 marks an empty slot */
+    tcount++;
+  }
+  int id = s->id - 1;
+  pthread_mutex_unlock(&sym_lock);
+  return id;
 }
 
 /* N. */
 int prof_sym_named(const char *name, enum prof_ftype type) {
-  for (int i = 0; i < nsyms; i++)
-    if (types[i] == type && strcmp(names[i], name) == 0) return i;
-  return add_symbol(strdup(name), type);
+  pthread_mutex_lock(&sym_lock);
+  int id = -1;
+  for (int i = 0; i < nsyms && id < 0; i++)
+    if (types[i] == type && strcmp(names[i], name) == 0) id = i;
+  if (id < 0) id = add_symbol(strdup(name), type);
+  pthread_mutex_unlock(&sym_lock);
+  return id;
 }
 
-const char *prof_sym_name(int id) { return names[id]; }                 /* N */
-enum prof_ftype prof_sym_type(int id) { return (enum prof_ftype)types[id]; } /* N */
-int prof_sym_count(void) { return nsyms; }                               /* N */
+/* N. The strings themselves stay put until a reset; only the arrays move. */
+const char *prof_sym_name(int id) {
+  pthread_mutex_lock(&sym_lock);
+  const char *n = names[id];
+  pthread_mutex_unlock(&sym_lock);
+  return n;
+}
+
+/* N. */
+enum prof_ftype prof_sym_type(int id) {
+  pthread_mutex_lock(&sym_lock);
+  enum prof_ftype t = (enum prof_ftype)types[id];
+  pthread_mutex_unlock(&sym_lock);
+  return t;
+}
+
+int prof_sym_count(void) { return nsyms; } /* N */
 
 /* N. */
 void prof_format_stack(const prof_record *r, const prof_frame *frames, char *buf, size_t len,

@@ -55,17 +55,36 @@ static bool is_blocking(const char *sys) {
   return false;
 }
 
-/* N. What the syscall's result and arguments say about new fds. */
+/* What event=fds traces: every way a JVM gets a descriptor that a checkpoint (CRaC) or a
+ * leak hunt asks about, plus close to tell when each went. The blocking ones are named at
+ * sys_exit_ directly (see `blocking`). */
+const char *const prof_fd_tracepoints[] = {
+    "syscalls:sys_enter_socket", "syscalls:sys_enter_socketpair", "syscalls:sys_enter_bind",
+    "syscalls:sys_enter_listen", "syscalls:sys_exit_accept", "syscalls:sys_exit_accept4",
+    "syscalls:sys_exit_connect", "syscalls:sys_exit_open", "syscalls:sys_exit_openat",
+    "syscalls:sys_enter_pipe", "syscalls:sys_enter_pipe2", "syscalls:sys_enter_eventfd",
+    "syscalls:sys_enter_eventfd2", "syscalls:sys_enter_epoll_create",
+    "syscalls:sys_enter_epoll_create1", "syscalls:sys_enter_inotify_init1",
+    "syscalls:sys_enter_close", NULL};
+
+/* N. What the syscall's result and arguments say about fds. */
 static enum prof_fd_call fd_call_of(const char *sys) {
+  static const struct {
+    const char *sys;
+    enum prof_fd_call call;
+  } calls[] = {
+      {"socket", FDC_SOCKET}, {"open", FDC_PATH_ARG0}, {"creat", FDC_PATH_ARG0},
+      {"openat", FDC_PATH_ARG1}, {"openat2", FDC_PATH_ARG1}, {"accept", FDC_ACCEPT},
+      {"accept4", FDC_ACCEPT}, {"pipe", FDC_PAIR_ARG0}, {"pipe2", FDC_PAIR_ARG0},
+      {"socketpair", FDC_PAIR_ARG3}, {"bind", FDC_BIND}, {"connect", FDC_CONNECT},
+      {"listen", FDC_LISTEN}, {"close", FDC_CLOSE}, {NULL, FDC_NONE}};
   static const char *const result_fd[] = {
-      "socket", "accept", "accept4", "open", "openat", "openat2", "creat", "eventfd",
-      "eventfd2", "epoll_create", "epoll_create1", "timerfd_create", "signalfd4",
+      "eventfd", "eventfd2", "epoll_create", "epoll_create1", "timerfd_create", "signalfd4",
       "memfd_create", "inotify_init1", "dup", NULL};
   for (int i = 0; result_fd[i]; i++)
     if (strcmp(sys, result_fd[i]) == 0) return FDC_RESULT_FD;
-  if (strcmp(sys, "pipe") == 0 || strcmp(sys, "pipe2") == 0) return FDC_PAIR_ARG0;
-  if (strcmp(sys, "socketpair") == 0) return FDC_PAIR_ARG3;
-  if (strcmp(sys, "bind") == 0) return FDC_BIND;
+  for (int i = 0; calls[i].sys; i++)
+    if (strcmp(sys, calls[i].sys) == 0) return calls[i].call;
   return FDC_NONE;
 }
 

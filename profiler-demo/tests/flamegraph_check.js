@@ -13,7 +13,7 @@ function el(id) {
     getContext: () => ctx, getBoundingClientRect: () => ({ left: 0, top: 0 }) });
 }
 global.document = { getElementById: el, body: { clientWidth: 1200 } };
-global.window = {};
+global.window = { innerWidth: 800, innerHeight: 600, scrollTo() {} };
 (0, eval)(script + '\nglobal.__fg = { root: root, draw: draw };');
 const fg = global.__fg;
 if (!(fg.root.t > 0)) throw new Error('empty tree');
@@ -25,5 +25,8 @@ el('q').oninput.call(el('q'));
 const matched = el('match').textContent;
 // Click the widest child of the root: zoom must redraw without error.
 const canvas = el('c');
-canvas.onclick({ clientX: 600, clientY: canvas.height - 20 });
+// Icicle view: the root is the top row, its children the second.
+canvas.onclick({ clientX: 600, clientY: 16 + 4 });
+if (!el("mode").textContent) throw new Error("no view switch");
+el("mode").onclick(); fg.draw();
 console.log('frames drawn ' + drawn + ', total ' + fg.root.t + ', ' + matched);

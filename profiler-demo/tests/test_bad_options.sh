@@ -12,6 +12,8 @@ CASES=(
   "event=cpu,walk=sideways|walk=sideways"
   "event=syscalls:sys_enter_nosuchcall|syscalls:sys_enter_nosuchcall"
   "event=nosuchevent|nosuchevent"
+  "event=fds,fds=$WORK/f.txt,fds_interval=soon|fds_interval=soon"
+  "event=fds,fds_interval=5s|fds_interval"
   "event=cpu,file=/nonexistent-dir/out.html|/nonexistent-dir/out.html"
   "event=cpu,file=$WORK/out.pdf|out.pdf"
   "event=syscalls:sys_enter_socket,filter=nosuchfield == 1|nosuchfield == 1"
