@@ -7,6 +7,8 @@
 #   ./build.sh eval    build, then compare the profiler's walk modes (signal, thread, queue)
 #                      with no profiler and JFR; report in out/eval/report.html
 #                      (profiler-demo/eval/eval.sh; options after `eval` go to it)
+#   ./build.sh fuzz [SECONDS]  build, then fuzz the walker on live JVMs (default 60 s,
+#                      split across the JDKs; exits non-zero on a crash or a failed check)
 #   ./build.sh clean   remove build/ and out/
 # Missing Debian build dependencies are installed when running as root; otherwise the
 # exact apt-get command is printed.
@@ -66,6 +68,7 @@ case "${1:-build}" in
     ;;
   bench) do_build; exec "$ROOT/tests/bench/run_bench.sh" "$BUILD" ;;
   eval) do_build; shift; exec "$ROOT/profiler-demo/eval/eval.sh" --build "$BUILD" "$@" ;;
+  fuzz) do_build; exec "$ROOT/tests/fuzz/fuzz.sh" "$BUILD" "${2:-60}" ;;
   clean) rm -rf "$BUILD" "$ROOT/out" ;;
-  *) echo "usage: $0 build|test|demo|bench|eval|clean" >&2; exit 2 ;;
+  *) echo "usage: $0 build|test|demo|bench|eval|fuzz [SECONDS]|clean" >&2; exit 2 ;;
 esac

@@ -142,7 +142,8 @@ static int request(pid_t tid, int32_t timeout_us) {
 /* N (walker side). */
 int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options, int32_t timeout_us,
                                   ASGST_IteratorHandler fun, void *arg) {
-  if (os_thread_id <= 0) return ASGST_INVALID_ARGUMENT;
+  /* Above INT32_MAX it is no tid: cut to a pid_t, tid + 2^32 would walk thread tid. */
+  if (os_thread_id <= 0 || os_thread_id > INT32_MAX) return ASGST_INVALID_ARGUMENT;
   if (os_thread_id == (int64_t)syscall(SYS_gettid))
     return ASGST_RunWithIterator(NULL, options, fun, arg);
   const asgst__backend *be = asgst__active_backend();

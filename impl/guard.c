@@ -48,6 +48,21 @@ static void on_fault(int sig, siginfo_t *info, void *uc) {
   siglongjmp(*top, 1);
 }
 
+/* SS. Every signal but the synchronous error signals, blocked while a fault is handled (as
+ * the JVM's own handler does). Found by the live-JVM fuzzer: with an empty mask, a profiling
+ * signal landed while this handler (or the JVM's, called from it) served an ordinary fault
+ * such as a safepoint poll; SIGSEGV was still blocked there, so a guarded fault of the
+ * nested walk could not be delivered and the kernel killed the process, and reset SIGSEGV
+ * to its default action for every thread on the way. */
+static void block_async_signals(sigset_t *set) {
+  sigfillset(set);
+  sigdelset(set, SIGSEGV);
+  sigdelset(set, SIGBUS);
+  sigdelset(set, SIGILL);
+  sigdelset(set, SIGFPE);
+  sigdelset(set, SIGTRAP);
+}
+
 /* N. */
 int asgst__guard_install(void) {
   int expected = 0;
@@ -58,7 +73,7 @@ int asgst__guard_install(void) {
   /* SA_NODEFER is not set: a fault in our own handler must not recurse. SA_ONSTACK so a
    * stack overflow handled by the JVM on its alternate stack still gets there. */
   sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-  sigemptyset(&sa.sa_mask);
+  block_async_signals(&sa.sa_mask);
   if (sigaction(SIGSEGV, &sa, &previous_segv) != 0 || sigaction(SIGBUS, &sa, &previous_bus) != 0) {
     atomic_store(&installed, 0);
     return -1;

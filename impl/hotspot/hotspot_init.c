@@ -178,7 +178,10 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
   pthread_mutex_lock(&init_lock);
   if (state == PENDING && jvmti == asgst__hs_jvmti) {
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_VM_INIT, NULL);
-    if (finish(env) != 0) state = UNBOUND;
+    if (finish(env) != 0) {
+      asgst__hs_backlog_stop(); /* a refused VM needs no class registry */
+      state = UNBOUND;
+    }
   }
   pthread_mutex_unlock(&init_lock);
 }
@@ -208,8 +211,13 @@ int asgst__bind_jvm(JavaVM *vm, int32_t flags) {
     rc = ASGST_UNSUPPORTED_VM;
   }
   if (rc != 0) {
+    /* finish() may have failed after it started the class backlog worker (a refused VM:
+     * the self-check runs last); the worker uses the environment, so it stops first.
+     * Found by the fuzzer: on a refused JDK 25 the worker crashed on the NULL env. */
+    asgst__hs_backlog_stop();
     (*asgst__hs_jvmti)->DisposeEnvironment(asgst__hs_jvmti);
     asgst__hs_jvmti = NULL;
+    asgst__hs_classes_reset();
   }
 out:
   pthread_mutex_unlock(&init_lock);

@@ -269,6 +269,10 @@ static void bad_targets(void **state) {
                    ASGST_INVALID_ARGUMENT);
   assert_int_equal(ASGST_RunWithIteratorOnThread(0x3fffffff, 0, 1000, collect, &t),
                    ASGST_THREAD_NOT_FOUND);
+  /* No tid is above INT32_MAX; cut to a pid_t this one would name the calling thread. */
+  assert_int_equal(ASGST_RunWithIteratorOnThread((int64_t)syscall(SYS_gettid) + (1LL << 32), 0,
+                                                 1000, collect, &t),
+                   ASGST_INVALID_ARGUMENT);
   /* Walking oneself walks here. */
   int kind = ASGST_RunWithIteratorOnThread((int64_t)syscall(SYS_gettid),
                                            ASGST_INCLUDE_NON_JAVA_FRAMES, 1000, collect, &t);
