@@ -6,6 +6,7 @@
  *   asgst-attach <pid> start,event=cpu,file=out.html | stop | dump
  */
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -87,7 +88,13 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni) {
 static int setup_jvmti(JavaVM *vm, bool live) {
   if (jvmti) return 0;
   jvm = vm;
-  if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return -1;
+  /* An attach that arrives while the JVM is still starting can find JVMTI not offered yet
+   * (seen on a loaded machine right after the JVM mapped libjvm): wait up to 2 s for it. */
+  for (int i = 0; (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK; i++) {
+    if (!live || i == 200) return -1;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);
   cb.ThreadStart = on_thread_start;
