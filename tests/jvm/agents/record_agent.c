@@ -128,21 +128,13 @@ static void *sampler_main(void *arg) {
 /* N. */
 static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j, (void)env, (void)t;
-  int tid = (int)syscall(SYS_gettid);
-  for (int i = 0; i < MAX_THREADS; i++) {
-    int expect = 0;
-    if (atomic_compare_exchange_strong(&tids[i], &expect, tid)) return;
-  }
+  agent_tids_add(tids, MAX_THREADS);
 }
 
 /* N. */
 static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j, (void)env, (void)t;
-  int tid = (int)syscall(SYS_gettid);
-  for (int i = 0; i < MAX_THREADS; i++) {
-    int expect = tid;
-    if (atomic_compare_exchange_strong(&tids[i], &expect, 0)) return;
-  }
+  agent_tids_remove(tids, MAX_THREADS);
 }
 
 /* N. */

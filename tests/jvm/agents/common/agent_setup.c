@@ -2,6 +2,8 @@
 #include "agent_setup.h"
 
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* N. */
 int agent_setup(JavaVM *vm, jvmtiEnv **jvmti, const jvmtiEventCallbacks *cb, const jvmtiEvent *events,
@@ -22,4 +24,23 @@ void agent_handle_signal(int sig, void (*fn)(int, siginfo_t *, void *)) {
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
   sigaction(sig, &sa, NULL);
+}
+
+/* N. */
+bool agent_tids_add(atomic_int *tids, int n) {
+  int tid = (int)syscall(SYS_gettid);
+  for (int i = 0; i < n; i++) {
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&tids[i], &expect, tid)) return true;
+  }
+  return false;
+}
+
+/* N. */
+void agent_tids_remove(atomic_int *tids, int n) {
+  int tid = (int)syscall(SYS_gettid);
+  for (int i = 0; i < n; i++) {
+    int expect = tid;
+    if (atomic_compare_exchange_strong(&tids[i], &expect, 0)) return;
+  }
 }

@@ -4,11 +4,18 @@
 
 #include <jvmti.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 
 /* N. Gets a JVMTI environment, installs cb and enables the n events. 0, or -1. */
 int agent_setup(JavaVM *vm, jvmtiEnv **jvmti, const jvmtiEventCallbacks *cb, const jvmtiEvent *events,
                 int n);
 /* N. Installs fn as the SA_SIGINFO handler of sig. */
 void agent_handle_signal(int sig, void (*fn)(int, siginfo_t *, void *));
+
+/* N. Adds the calling thread's id to a set of n slots (0 = free); false if it is full. */
+bool agent_tids_add(atomic_int *tids, int n);
+/* N. Removes the calling thread's id from the set. */
+void agent_tids_remove(atomic_int *tids, int n);
 
 #endif
