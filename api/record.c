@@ -2,11 +2,11 @@
  * record.c - ASGST_RecordWalk and ASGST_ReplayWalk (extensions): a walk of a live VM saved
  * with everything it read, and walked again later without the VM (impl/replay/).
  *
- * The recording walk is an ordinary walk through the active backend, with the page log on
- * (every guarded read notes its page), the frame cache off, and, for each Java frame, the
- * metadata a profiler reads (class and method names, signature, line number), so that a
- * replay can answer those too. The frames and names the live walk produced go into the
- * recording: a replay compares itself with them.
+ * The recording walk is an ordinary walk through the active backend, reading a snapshot of
+ * every page it touches (impl/replay/record.c), with the frame cache off, and, for each
+ * Java frame, the metadata a profiler reads (class and method names, signature, line
+ * number), so that a replay can answer those too. The frames and names the live walk
+ * produced go into the recording: a replay compares itself with them.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -90,8 +90,6 @@ int64_t ASGST_RecordWalk(void *ucontext, int32_t options, void *buf, size_t cap)
   int kind = be->current_thread(&r.thread);
   if (kind <= 0) return kind;
   if (!asgst__record_begin()) return ASGST_BUSY;
-  /* Facts a walk learned from VM memory earlier are read again, into the log. */
-  if (be->forget_learned) be->forget_learned();
   r.kind = asgst__run_with_iterator(be, &r.thread, &r.top, options | ASGST__OPT_NO_FRAME_CACHE,
                                     collect, NULL);
   r.end = r.kind > 0 ? walked.end : r.kind;

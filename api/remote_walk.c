@@ -10,6 +10,9 @@
  * One remote walk runs at a time (a mutex on the walker side); the handshake is a small
  * state machine in one shared slot, with a sequence number so that a target that answers
  * after the walker gave up cannot be confused with the next request.
+ *
+ * With ASGST_COPY_STACK (experimental) the walker copies the target's stack, releases it
+ * at once and walks the copy (impl/stack_copy.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -23,12 +26,15 @@
 
 #include "internal.h"
 #include "../impl/guard.h"
+#include "../impl/stack_copy.h"
 
 enum { IDLE, REQUESTED, PUBLISHED, RELEASED, CANCELLED };
 
 /* How long a target waits for its release before it gives up and returns (the walker
  * never holds a target longer than its own walk; this only bounds a walker that died). */
 #define TARGET_MAX_WAIT_NS 2000000000LL
+/* The most of a target's stack an ASGST_COPY_STACK walk copies (from its sp up). */
+#define COPY_CAP (1u << 20)
 
 static struct {
   atomic_int phase;
@@ -41,6 +47,7 @@ static struct {
 
 static pthread_mutex_t walker_lock = PTHREAD_MUTEX_INITIALIZER;
 static int walk_signal;
+static asgst__stack_copy copy; /* of ASGST_COPY_STACK walks, under walker_lock */
 
 /* SS. Nanoseconds of CLOCK_MONOTONIC. */
 static int64_t now_ns(void) {
@@ -139,13 +146,30 @@ static int request(pid_t tid, int32_t timeout_us) {
   return 0; /* it published just as we gave up */
 }
 
+/* N (walker side, target held). An ASGST_COPY_STACK walk: copies the target's stack,
+ * releases the target and walks the copy. With ASGST__OPT_COPY_CHECK fun first walks the
+ * held target itself, the blocking walk of the same moment. */
+static int walk_copy(const asgst__backend *be, const asgst__thread *t, const asgst__regs *top,
+                     int32_t options, ASGST_IteratorHandler fun, void *arg) {
+  int32_t plain = options & ~(ASGST_COPY_STACK | ASGST__OPT_COPY_CHECK);
+  if (options & ASGST__OPT_COPY_CHECK) asgst__run_with_iterator(be, t, top, plain, fun, arg);
+  if (copy.buf == NULL && asgst__stack_copy_init(&copy, COPY_CAP) != 0) return ASGST_UNSUPPORTED;
+  asgst__stack_copy_take(&copy, top->sp, t->stack_base);
+  atomic_store(&slot.phase, RELEASED);
+  asgst__stack_copy_use(&copy);
+  int r = asgst__run_with_iterator(be, t, top, plain, fun, arg);
+  asgst__stack_copy_use(NULL);
+  return r;
+}
+
 /* N (walker side). */
 int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options, int32_t timeout_us,
                                   ASGST_IteratorHandler fun, void *arg) {
   /* Above INT32_MAX it is no tid: cut to a pid_t, tid + 2^32 would walk thread tid. */
   if (os_thread_id <= 0 || os_thread_id > INT32_MAX) return ASGST_INVALID_ARGUMENT;
   if (os_thread_id == (int64_t)syscall(SYS_gettid))
-    return ASGST_RunWithIterator(NULL, options, fun, arg);
+    return ASGST_RunWithIterator(NULL, options & ~(ASGST_COPY_STACK | ASGST__OPT_COPY_CHECK),
+                                 fun, arg);
   const asgst__backend *be = asgst__active_backend();
   if (be == NULL) return ASGST_NOT_INITIALIZED;
   if (asgst__guard_install() != 0 || asgst__remote_init() != 0) return ASGST_UNSUPPORTED;
@@ -154,16 +178,21 @@ int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options, int32_t
   if (r == 0) {
     asgst__regs top;
     asgst__regs_from_ucontext(slot.ucontext, &top);
+    asgst__thread thread = slot.thread;
     r = slot.kind;
-    if (r > 0) {
-      r = asgst__run_with_iterator(be, &slot.thread, &top, options, fun, arg);
+    if (r > 0 && (options & ASGST_COPY_STACK)) {
+      r = walk_copy(be, &thread, &top, options, fun, arg);
+    } else if (r > 0) {
+      r = asgst__run_with_iterator(be, &thread, &top, options, fun, arg);
     } else {
       ASGST_Iterator it;
       it.state = it.kind = r;
       if (fun) fun(&it, arg);
     }
-    atomic_store(&slot.phase, RELEASED);
-    /* Wait for the target to leave its handler so the slot is free for the next walk. */
+    /* Release the target unless a copy walk did so already, then wait for it to leave its
+     * handler so the slot is free for the next walk. */
+    int held = PUBLISHED;
+    atomic_compare_exchange_strong(&slot.phase, &held, RELEASED);
     wait_phase_change(RELEASED, now_ns() + TARGET_MAX_WAIT_NS);
     atomic_store(&slot.phase, IDLE);
     atomic_store(&slot.target, 0);

@@ -149,9 +149,6 @@ typedef struct asgst__backend {
   /* SS. The VM layout as text for a recording (impl/replay/format.h), NULL (and
    * ASGST_RecordWalk answers ASGST_UNSUPPORTED) if the backend's walks cannot be recorded. */
   const char *(*layout_text)(size_t *len);
-  /* SS. Forgets what walks learned lazily from VM memory (the code heaps, ...), so that a
-   * recording walk reads it again into its log. May be NULL. */
-  void (*forget_learned)(void);
 
   /* N conversions; may be NULL (then the API returns NULL). */
   jmethodID (*to_jmethodid)(ASGST_Method m);
@@ -183,6 +180,10 @@ void asgst__set_backend(const asgst__backend *be);                    /* N */
  * frame anchor or a return address), not interrupted, so its debug information is looked
  * up as at an anchor. */
 #define ASGST__OPT_RECORDED_AT_CALL (1 << 27)
+/* With ASGST_COPY_STACK, for tests that measure how wrong copy walks get: fun is called
+ * twice, first on the held target (a blocking walk of that moment), then on the copy after
+ * the release. */
+#define ASGST__OPT_COPY_CHECK (1 << 26)
 
 /* ---- Binding to a live JVM: implemented by the HotSpot backend (hotspot_init.c), called
  * by api/initialize.c, so that api/ knows no backend by name. All N. ---- */

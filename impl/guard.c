@@ -89,10 +89,11 @@ uint64_t asgst__guard_faults(void) {
 /* SS. */
 uintptr_t asgst__guarded_ptr(uintptr_t a) {
   volatile uintptr_t v = 0;
+  volatile uintptr_t at = a; /* not a register a fault's longjmp could leave stale */
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
     uintptr_t x = 0;
-    if (asgst__load_ptr(a, &x)) v = x;
+    if (asgst__load_ptr(at, &x)) v = x;
   ASGST__GUARD_FAULTED(g)
     v = 0;
   ASGST__GUARD_END(g);

@@ -21,14 +21,31 @@
 #define ASGST__MIN_ADDR ((uintptr_t)0x10000)
 #define ASGST__MAX_ADDR ((uintptr_t)1 << 47)
 
-/* The page log of a recording walk (impl/replay/record.c): while asgst__read_log is set,
- * every load below notes the pages it is about to read, so that the recording holds all
- * the memory the walk depended on. Outside a recording the test is one predictable branch
- * on a variable that stays in cache. */
-extern void *volatile asgst__read_log;
-void asgst__log_read(uintptr_t a, size_t n); /* SS, impl/replay/record.c */
-#define ASGST__LOG_READ(a, n) \
-  do { if (__builtin_expect(asgst__read_log != NULL, 0)) asgst__log_read((a), (n)); } while (0)
+/* Read hooks (impl/read_hooks.c). While asgst__read_hooks is 0, which is always outside
+ * recordings and stack-copy walks, a load pays one predictable branch on a variable that
+ * stays in cache. Otherwise every load below first calls asgst__hooked_read, which
+ *  - sends a load of the recording thread to its snapshot of the page, taken at the
+ *    page's first read (ASGST__HOOK_LOG, impl/replay/record.c), so the recording holds
+ *    exactly the memory the walk saw;
+ *  - sends a load of the walked thread's stack to the copy of it when the calling thread
+ *    walks a stack copy (ASGST__HOOK_COPY, impl/stack_copy.h); other threads' loads are
+ *    not moved.
+ * It returns the address to load from; ASGST__HOOKED(a, n) is that address. */
+#define ASGST__HOOK_LOG 1
+#define ASGST__HOOK_COPY 2
+extern volatile int asgst__read_hooks;
+uintptr_t asgst__hooked_read(uintptr_t a, size_t n); /* SS, impl/read_hooks.c */
+#define ASGST__HOOKED(a, n) \
+  (__builtin_expect(asgst__read_hooks != 0, 0) ? asgst__hooked_read((a), (n)) : (a))
+bool asgst__recording_here(void); /* SS, impl/replay/record.c */
+
+/* SS. True while the calling thread runs a recording walk. Facts that walks learn from VM
+ * memory once and keep (the code heaps, ...) are then read again by that walk, so that
+ * the recording holds the memory they come from: another thread may have learned them
+ * just before, and its reads are not part of the recording. */
+static inline bool asgst__relearn(void) {
+  return __builtin_expect((asgst__read_hooks & ASGST__HOOK_LOG) != 0, 0) && asgst__recording_here();
+}
 
 /* SS. True if [a, a+n) can be user memory. */
 static inline bool asgst__plausible(uintptr_t a, size_t n) {
@@ -38,8 +55,7 @@ static inline bool asgst__plausible(uintptr_t a, size_t n) {
 /* SS. Loads of 8/4/2/1 bytes; false (and *out = 0) for implausible addresses. */
 static inline bool asgst__load_u64(uintptr_t a, uint64_t *out) {
   if (!asgst__plausible(a, 8) || (a & 7)) { *out = 0; return false; }
-  ASGST__LOG_READ(a, 8);
-  *out = *(const volatile uint64_t *)a;
+  *out = *(const volatile uint64_t *)ASGST__HOOKED(a, 8);
   return true;
 }
 static inline bool asgst__load_ptr(uintptr_t a, uintptr_t *out) {
@@ -50,20 +66,17 @@ static inline bool asgst__load_ptr(uintptr_t a, uintptr_t *out) {
 }
 static inline bool asgst__load_u32(uintptr_t a, uint32_t *out) {
   if (!asgst__plausible(a, 4) || (a & 3)) { *out = 0; return false; }
-  ASGST__LOG_READ(a, 4);
-  *out = *(const volatile uint32_t *)a;
+  *out = *(const volatile uint32_t *)ASGST__HOOKED(a, 4);
   return true;
 }
 static inline bool asgst__load_u16(uintptr_t a, uint16_t *out) {
   if (!asgst__plausible(a, 2) || (a & 1)) { *out = 0; return false; }
-  ASGST__LOG_READ(a, 2);
-  *out = *(const volatile uint16_t *)a;
+  *out = *(const volatile uint16_t *)ASGST__HOOKED(a, 2);
   return true;
 }
 static inline bool asgst__load_u8(uintptr_t a, uint8_t *out) {
   if (!asgst__plausible(a, 1)) { *out = 0; return false; }
-  ASGST__LOG_READ(a, 1);
-  *out = *(const volatile uint8_t *)a;
+  *out = *(const volatile uint8_t *)ASGST__HOOKED(a, 1);
   return true;
 }
 /* SS. Loads a field of `size` bytes (1, 2, 4 or 8, as a vmStructs table gives it),
@@ -71,20 +84,19 @@ static inline bool asgst__load_u8(uintptr_t a, uint8_t *out) {
 static inline bool asgst__load_sized(uintptr_t a, size_t size, uint64_t *out) {
   *out = 0;
   if (!asgst__plausible(a, size)) return false;
-  ASGST__LOG_READ(a, size);
+  uintptr_t p = ASGST__HOOKED(a, size);
   switch (size) {
-    case 1: *out = *(const volatile uint8_t *)a; return true;
-    case 2: *out = *(const volatile uint16_t *)a; return true;
-    case 4: *out = *(const volatile uint32_t *)a; return true;
-    case 8: *out = *(const volatile uint64_t *)a; return true;
+    case 1: *out = *(const volatile uint8_t *)p; return true;
+    case 2: *out = *(const volatile uint16_t *)p; return true;
+    case 4: *out = *(const volatile uint32_t *)p; return true;
+    case 8: *out = *(const volatile uint64_t *)p; return true;
     default: return false;
   }
 }
 /* SS. Copies n bytes; false for an implausible range. */
 static inline bool asgst__load_bytes(uintptr_t a, void *dst, size_t n) {
   if (!asgst__plausible(a, n)) return false;
-  ASGST__LOG_READ(a, n);
-  const volatile uint8_t *s = (const volatile uint8_t *)a;
+  const volatile uint8_t *s = (const volatile uint8_t *)ASGST__HOOKED(a, n);
   uint8_t *d = (uint8_t *)dst;
   for (size_t i = 0; i < n; i++) d[i] = s[i];
   return true;

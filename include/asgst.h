@@ -300,6 +300,14 @@ ASGST_EXPORT const char *ASGST_DisabledFeatures(void);
 ASGST_EXPORT int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options,
                                                int32_t timeout_us, ASGST_IteratorHandler fun,
                                                void *arg);
+/* Extension, experimental: an option bit of ASGST_RunWithIteratorOnThread only (other
+ * entry points ignore it). The target is held just long enough to copy its stack (from its
+ * sp up, at most 1 MiB: a few microseconds), then released; fun walks the copy while the
+ * target runs on. The frames' sp/fp stay the target's addresses. Everything but the stack
+ * (code cache, metadata, the thread object) is read as it is by the time of the walk, so a
+ * frame can be wrong or the walk end in an error, never in a crash. How often, measured:
+ * tests/jvm/test_remote_walk.sh and ./build.sh fuzz print it. */
+enum { ASGST_COPY_STACK = 1 << 16 };
 /* SS. Extension: walks the stack of `ucontext` (not NULL) as ASGST_RunWithIterator would,
  * and writes a self-contained recording of that walk into buf: the registers, the frames
  * and their names and line numbers, the VM layout, and every page of memory the walk and

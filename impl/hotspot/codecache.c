@@ -78,11 +78,11 @@ static bool load_interp(void) {
 }
 
 /* SS. Makes the next walk read the heap list, the interpreter's range and the nmethod
- * names again (a recording walk must read them into its log; a replay must learn them from
- * the recorded memory, and a live binding after a replay from the live VM). A walk racing
- * with this on another thread reads them again too and stores the same values. `values`
- * also clears the interpreter's range, which the fast test in asgst__hs_in_interpreter
- * reads without the flag: only with no walk running (a replay's start and end). */
+ * names again (a replay must learn them from the recorded memory, and a live binding after
+ * a replay from the live VM; a recording walk reads them again anyway, asgst__relearn).
+ * `values` also clears the interpreter's range, which the fast test in
+ * asgst__hs_in_interpreter reads without the flag: only with no walk running (a replay's
+ * start and end). */
 void asgst__hs_codecache_forget(bool values) {
   if (values) asgst__hs_interp_low = asgst__hs_interp_high = 0;
   atomic_store_explicit(&heaps_ready, 0, memory_order_relaxed);
@@ -110,7 +110,7 @@ ASGST__HOT static uintptr_t find_in_heap(const heap *h, uintptr_t pc) {
 
 /* SS. */
 ASGST__HOT uintptr_t asgst__hs_find_blob(uintptr_t pc) {
-  if (!atomic_load_explicit(&heaps_ready, memory_order_acquire) && !load_heaps()) return 0;
+  if ((!atomic_load_explicit(&heaps_ready, memory_order_acquire) || asgst__relearn()) && !load_heaps()) return 0;
   for (int i = 0; i < nheaps; i++) {
     const heap *h = &heaps[i];
     if (pc < h->low || pc >= h->high) continue;
@@ -142,7 +142,7 @@ bool asgst__hs_blob_named(uintptr_t blob, const char *s) {
 /* SS. True if the blob's _name is the (cached) string literal `want`. */
 static bool name_is(uintptr_t name, atomic_uintptr_t *cache, const char *want) {
   uintptr_t c = atomic_load_explicit(cache, memory_order_relaxed);
-  if (c) return c == name;
+  if (c && !asgst__relearn()) return c == name;
   if (!vm_string_equals(name, want)) return false;
   atomic_store_explicit(cache, name, memory_order_relaxed);
   return true;
@@ -150,14 +150,14 @@ static bool name_is(uintptr_t name, atomic_uintptr_t *cache, const char *want) {
 
 /* SS. */
 bool asgst__hs_in_interpreter_slow(uintptr_t pc) {
-  if (!atomic_load_explicit(&interp_ready, memory_order_acquire)) load_interp();
+  if (!atomic_load_explicit(&interp_ready, memory_order_acquire) || asgst__relearn()) load_interp();
   return pc >= asgst__hs_interp_low && pc < asgst__hs_interp_high;
 }
 
 /* SS. */
 ASGST__HOT int asgst__hs_classify(uintptr_t pc, uintptr_t *blob) {
   *blob = 0;
-  if (!atomic_load_explicit(&interp_ready, memory_order_acquire)) load_interp();
+  if (!atomic_load_explicit(&interp_ready, memory_order_acquire) || asgst__relearn()) load_interp();
   if (pc >= asgst__hs_interp_low && pc < asgst__hs_interp_high) return ASGST__HK_INTERP;
   uintptr_t b = asgst__hs_find_blob(pc);
   if (b == 0) return ASGST__HK_C;

@@ -45,9 +45,6 @@ static int line_table(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry *e
 /* SS. backend.h capabilities(): queues need the JVMTI suspend capability. */
 static int capabilities(void) { return asgst__hs_can_suspend ? ASGST_REGISTER_QUEUE : 0; }
 
-/* SS. backend.h forget_learned(): a live VM's walks race with it, so values stay. */
-static void forget_learned(void) { asgst__hs_codecache_forget(false); }
-
 const asgst__backend asgst__hotspot_backend = {
     .name = "hotspot",
     .current_thread = asgst__hs_current_thread,
@@ -69,7 +66,6 @@ const asgst__backend asgst__hotspot_backend = {
     .queue_unbind = asgst__hs_queue_unbind,
     .frame_identity = asgst__hs_frame_identity,
     .layout_text = asgst__vm_layout_text,
-    .forget_learned = forget_learned,
     .to_jmethodid = asgst__hs_to_jmethodid,
     .from_jmethodid = asgst__hs_from_jmethodid,
     .to_jclass = asgst__hs_to_jclass,

@@ -29,7 +29,7 @@ extern uintptr_t asgst__hs_interp_low, asgst__hs_interp_high;
 bool asgst__hs_in_interpreter_slow(uintptr_t pc);
 /* SS. True if pc is in the template interpreter (two compares once the range is known). */
 static inline bool asgst__hs_in_interpreter(uintptr_t pc) {
-  if (asgst__hs_interp_high) return pc >= asgst__hs_interp_low && pc < asgst__hs_interp_high;
+  if (asgst__hs_interp_high && !asgst__relearn()) return pc >= asgst__hs_interp_low && pc < asgst__hs_interp_high;
   return asgst__hs_in_interpreter_slow(pc);
 }
 /* SS. Kind of the code at pc; *blob gets its code blob (0 for C code and the interpreter). */

@@ -1,91 +1,151 @@
 /*
- * record.c - the page log of a recording walk and the writer of the recording (format.h).
+ * record.c - the page snapshot of a recording walk and the writer of the recording
+ * (format.h).
  *
- * While a recording runs, every guarded load (impl/safe_read.h) notes its page here. The
- * walk and the metadata reads of its frames run as usual on the live VM (without the frame
- * cache, whose hits would skip the reads a replay needs); then each logged page is copied
- * whole into the caller's buffer. Pages are copied after the walk, not as it reads them:
- * the walked thread is stopped in its signal handler all along, so its stack and the code
- * and metadata it runs do not change in between.
+ * While a recording runs, every guarded load (impl/safe_read.h) of the recording thread
+ * comes here first. The first load from a page copies the whole page into the snapshot,
+ * and that load and every later one from the page read the snapshot, not the live page.
+ * So the walk and the metadata reads of its frames see exactly the bytes the recording
+ * holds, even where the VM changes memory meanwhile: a garbage collection can move a
+ * class's mirror and update the handle that points to it while the sampled thread sits in
+ * its signal handler (it is in native or blocked code, so safepoints go on without it).
+ * Copying the pages after the walk, as this file once did, then saved a handle that
+ * pointed to a page the walk never read, and the replay differed.
  *
- * One recording at a time per process (the log is global; a concurrent walk of another
- * thread during a recording only adds pages to it, which is harmless).
+ * Only the thread that called asgst__record_begin is hooked (a thread-local flag); other
+ * threads' loads during a recording read live memory and are not logged. One recording at
+ * a time per process.
  */
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../guard.h"
 #include "../safe_read.h"
 #include "record.h"
 
-#define LOG_CAP 16384 /* distinct pages a recording can hold */
+#define PAGE ASGST__REC_PAGE
+#define SNAP_CAP 8192                 /* distinct pages a recording can hold (32 MiB) */
+#define HASH_BITS 14                  /* 2 * SNAP_CAP slots: probing ends at a free one */
+#define HASH_SIZE (1u << HASH_BITS)
+#define GEN_SHIFT 36                  /* page numbers of 47-bit addresses fit below it */
+#define BOUNCE_CAP 65536              /* a load straddling pages is assembled here */
 
-void *volatile asgst__read_log;
-
+/* The snapshot. Written only by the recording thread between begin and end. */
 static struct {
-  uint64_t pages[LOG_CAP]; /* page numbers, in the order first read (duplicates possible) */
-  atomic_uint n;
-  atomic_int overflow;
-} page_log;
+  uint64_t pages[SNAP_CAP]; /* page number held by each slot, in first-read order */
+  bool absent[SNAP_CAP];    /* the page faulted when first read: it is not in bytes */
+  unsigned n;
+  bool overflow;            /* more than SNAP_CAP pages read: the recording fails */
+  uint8_t *bytes;           /* SNAP_CAP pages, mapped at the first recording */
+  uint64_t keys[HASH_SIZE]; /* gen << GEN_SHIFT | page; an older gen is a free entry */
+  uint32_t slot_of[HASH_SIZE];
+  uint64_t gen;
+  uint32_t order[SNAP_CAP]; /* slots sorted by page, for the writer */
+  uint8_t bounce[BOUNCE_CAP];
+} snap;
 static atomic_flag busy = ATOMIC_FLAG_INIT;
+/* Set on the recording thread only. initial-exec: read in signal handlers. */
+static __thread volatile bool recording_here __attribute__((tls_model("initial-exec")));
 
-/* SS. True if page p is among the last few logged (reads come in runs on one page). */
-static bool recently_logged(uint64_t p) {
-  unsigned n = atomic_load_explicit(&page_log.n, memory_order_relaxed);
-  if (n > LOG_CAP) n = LOG_CAP;
-  for (unsigned i = n, k = 0; i > 0 && k < 8; i--, k++)
-    if (page_log.pages[i - 1] == p) return true;
-  return false;
-}
-
-/* SS. */
-void asgst__log_read(uintptr_t a, size_t n) {
-  uint64_t last = (a + n - 1) / ASGST__REC_PAGE;
-  for (uint64_t p = a / ASGST__REC_PAGE; p <= last; p++) {
-    if (recently_logged(p)) continue;
-    unsigned i = atomic_fetch_add_explicit(&page_log.n, 1, memory_order_relaxed);
-    if (i < LOG_CAP) page_log.pages[i] = p;
-    else atomic_store_explicit(&page_log.overflow, 1, memory_order_relaxed);
-  }
-}
-
-/* SS. */
-bool asgst__record_begin(void) {
-  if (atomic_flag_test_and_set(&busy)) return false;
-  atomic_store(&page_log.n, 0);
-  atomic_store(&page_log.overflow, 0);
-  asgst__read_log = &page_log;
-  return true;
-}
-
-/* SS. Sorts pages[0..n) (shell sort: no recursion, no allocation) and drops duplicates;
- * returns the new count. */
-static unsigned sort_unique(uint64_t *pages, unsigned n) {
-  static const unsigned gaps[] = {1750, 701, 301, 132, 57, 23, 10, 4, 1};
-  for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
-    for (unsigned i = gaps[g]; i < n; i++) {
-      uint64_t v = pages[i];
-      unsigned j = i;
-      for (; j >= gaps[g] && pages[j - gaps[g]] > v; j -= gaps[g]) pages[j] = pages[j - gaps[g]];
-      pages[j] = v;
-    }
-  }
-  unsigned m = 0;
-  for (unsigned i = 0; i < n; i++)
-    if (m == 0 || pages[m - 1] != pages[i]) pages[m++] = pages[i];
-  return m;
-}
-
-/* SS. Copies page p into dst; false if it cannot be read (it faults). */
+/* SS. Copies page p into dst with plain loads (not the hooked ones); false if it faults. */
 static bool copy_page(uint64_t p, uint8_t *dst) {
   volatile bool ok = false;
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
-    ok = asgst__load_bytes((uintptr_t)(p * ASGST__REC_PAGE), dst, ASGST__REC_PAGE);
+    memcpy(dst, (const void *)(uintptr_t)(p * PAGE), PAGE);
+    ok = true;
   ASGST__GUARD_FAULTED(g)
     ok = false;
   ASGST__GUARD_END(g);
   return ok;
+}
+
+/* SS. The snapshot of page p, taken now if this is its first read; NULL if the page
+ * faults (it is then recorded as absent) or the snapshot is full. */
+static const uint8_t *snapshot_of(uint64_t p) {
+  uint64_t key = snap.gen << GEN_SHIFT | p;
+  uint32_t h = (uint32_t)((p * 0x9E3779B97F4A7C15u) >> (64 - HASH_BITS));
+  for (; snap.keys[h] >> GEN_SHIFT == snap.gen; h = (h + 1) & (HASH_SIZE - 1)) {
+    if (snap.keys[h] != key) continue;
+    uint32_t s = snap.slot_of[h];
+    return snap.absent[s] ? NULL : snap.bytes + (size_t)s * PAGE;
+  }
+  if (snap.n >= SNAP_CAP) {
+    snap.overflow = true;
+    return NULL;
+  }
+  uint32_t s = snap.n++;
+  snap.keys[h] = key;
+  snap.slot_of[h] = s;
+  snap.pages[s] = p;
+  snap.absent[s] = !copy_page(p, snap.bytes + (size_t)s * PAGE);
+  return snap.absent[s] ? NULL : snap.bytes + (size_t)s * PAGE;
+}
+
+/* SS. */
+bool asgst__recording_here(void) { return recording_here; }
+
+/* SS. */
+uintptr_t asgst__record_read(uintptr_t a, size_t n) {
+  uint64_t first = a / PAGE, last = (a + n - 1) / PAGE;
+  const uint8_t *c = snapshot_of(first);
+  /* Absent page: the live load faults as it will in the replay. */
+  if (c == NULL) return a;
+  if (first == last) return (uintptr_t)c + a % PAGE;
+  /* A load across pages: take every page, then join the bytes (the pages' copies are
+   * not next to each other). */
+  if (n > BOUNCE_CAP) return a;
+  size_t done = 0;
+  for (uint64_t p = first; p <= last; p++) {
+    const uint8_t *cp = p == first ? c : snapshot_of(p);
+    if (cp == NULL) return a;
+    size_t from = p == first ? a % PAGE : 0;
+    size_t k = PAGE - from < n - done ? PAGE - from : n - done;
+    memcpy(snap.bounce + done, cp + from, k);
+    done += k;
+  }
+  return (uintptr_t)snap.bounce;
+}
+
+/* SS. The first recording maps the snapshot's pages (mmap is a plain system call; no
+ * allocator lock is involved); later ones reuse them. */
+bool asgst__record_begin(void) {
+  if (atomic_flag_test_and_set(&busy)) return false;
+  if (snap.bytes == NULL) {
+    void *m = mmap(NULL, (size_t)SNAP_CAP * PAGE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+      atomic_flag_clear(&busy);
+      return false;
+    }
+    snap.bytes = m;
+  }
+  snap.n = 0;
+  snap.overflow = false;
+  /* A new generation empties the hash table without clearing it. */
+  if (++snap.gen >= (uint64_t)1 << (64 - GEN_SHIFT)) {
+    memset(snap.keys, 0, sizeof snap.keys);
+    snap.gen = 1;
+  }
+  recording_here = true;
+  __atomic_or_fetch(&asgst__read_hooks, ASGST__HOOK_LOG, __ATOMIC_SEQ_CST);
+  return true;
+}
+
+/* SS. Sorts snap.order[0..n) by page number (shell sort: no recursion, no allocation). */
+static void sort_by_page(unsigned n) {
+  static const unsigned gaps[] = {1750, 701, 301, 132, 57, 23, 10, 4, 1};
+  for (unsigned i = 0; i < n; i++) snap.order[i] = i;
+  for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
+    for (unsigned i = gaps[g]; i < n; i++) {
+      uint32_t v = snap.order[i];
+      unsigned j = i;
+      for (; j >= gaps[g] && snap.pages[snap.order[j - gaps[g]]] > snap.pages[v]; j -= gaps[g])
+        snap.order[j] = snap.order[j - gaps[g]];
+      snap.order[j] = v;
+    }
+  }
 }
 
 /* SS. A cursor over the caller's buffer. */
@@ -105,43 +165,42 @@ static bool put(writer *w, const void *src, uint64_t n) {
   return true;
 }
 
-/* SS. Writes the pages section at the end of w and the absent pages before it: pages that
- * fault are moved to the absent list. Returns false when the buffer is too small. */
-static bool put_pages(writer *w, asgst__rec_header *h, uint64_t *pages, unsigned n) {
-  /* Absent pages go first in the file; find them with a trial copy into the page slots. */
-  uint64_t base = w->used, slot = sizeof(asgst__rec_page);
-  unsigned present = 0, absent = 0;
+/* SS. Writes the absent pages' addresses and then the snapshot's pages, both sorted by
+ * address, at the end of w. Returns false when the buffer is too small. */
+static bool put_pages(writer *w, asgst__rec_header *h) {
+  unsigned n = snap.n, absent = 0;
+  sort_by_page(n);
   for (unsigned i = 0; i < n; i++) {
-    if (base + (uint64_t)(present + 1) * slot > w->cap) return false;
-    asgst__rec_page *pg = (asgst__rec_page *)(void *)(w->buf + base + (uint64_t)present * slot);
-    if (copy_page(pages[i], pg->bytes)) {
-      pg->addr = pages[i] * ASGST__REC_PAGE;
-      present++;
-    } else {
-      pages[absent++] = pages[i] * ASGST__REC_PAGE; /* absent < i + 1: no overlap */
+    uint64_t addr = snap.pages[snap.order[i]] * PAGE;
+    if (snap.absent[snap.order[i]]) {
+      if (!put(w, &addr, sizeof addr)) return false;
+      absent++;
     }
   }
-  /* Shift the pages up to make room for the absent list in front of them. */
-  uint64_t shift = (uint64_t)absent * 8;
-  if (base + shift + (uint64_t)present * slot > w->cap) return false;
-  memmove(w->buf + base + shift, w->buf + base, (size_t)present * slot);
-  memcpy(w->buf + base, pages, (size_t)shift);
-  w->used = base + shift + (uint64_t)present * slot;
+  for (unsigned i = 0; i < n; i++) {
+    uint32_t s = snap.order[i];
+    uint64_t addr = snap.pages[s] * PAGE;
+    if (snap.absent[s]) continue;
+    if (sizeof(asgst__rec_page) > w->cap - w->used) return false;
+    asgst__rec_page *pg = (asgst__rec_page *)(void *)(w->buf + w->used);
+    pg->addr = addr;
+    memcpy(pg->bytes, snap.bytes + (size_t)s * PAGE, PAGE);
+    w->used += sizeof(asgst__rec_page);
+  }
   h->nabsent = absent;
-  h->npages = present;
+  h->npages = n - absent;
   return true;
 }
 
 /* SS. */
 int64_t asgst__record_end(const asgst__record_walk *r, void *buf, size_t cap) {
-  asgst__read_log = NULL;
-  unsigned n = atomic_load(&page_log.n);
+  recording_here = false;
+  __atomic_and_fetch(&asgst__read_hooks, ~ASGST__HOOK_LOG, __ATOMIC_SEQ_CST);
   int64_t rc = ASGST_INVALID_ARGUMENT;
   asgst__rec_header h;
   memset(&h, 0, sizeof h);
   writer w = {buf, 0, cap};
-  if (atomic_load(&page_log.overflow) || n > LOG_CAP || buf == NULL) goto out;
-  n = sort_unique(page_log.pages, n);
+  if (snap.overflow || buf == NULL) goto out;
   memcpy(h.magic, ASGST__REC_MAGIC, 8);
   h.version = ASGST__REC_VERSION;
   h.header_size = sizeof h;
@@ -157,7 +216,7 @@ int64_t asgst__record_end(const asgst__record_walk *r, void *buf, size_t cap) {
   h.strings_len = (uint32_t)r->strings_len;
   if (!put(&w, NULL, sizeof h) || !put(&w, r->layout, r->layout_len) ||
       !put(&w, r->frames, (uint64_t)r->nframes * sizeof(asgst__rec_frame)) ||
-      !put(&w, r->strings, r->strings_len) || !put_pages(&w, &h, page_log.pages, n))
+      !put(&w, r->strings, r->strings_len) || !put_pages(&w, &h))
     goto out;
   h.total_size = w.used;
   memcpy(buf, &h, sizeof h);

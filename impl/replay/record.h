@@ -25,9 +25,16 @@ typedef struct {
   size_t strings_len;
 } asgst__record_walk;
 
-/* SS. Starts logging the pages that guarded loads read. False if another recording runs. */
+/* SS. Starts a recording on the calling thread: from now on its guarded loads read a
+ * snapshot of each page, taken at the page's first read. False if another recording runs
+ * (or the snapshot cannot be mapped). asgst__recording_here() (impl/safe_read.h) is
+ * true on that thread until asgst__record_end. */
 bool asgst__record_begin(void);
-/* SS. Stops logging and writes the recording into buf (format.h). Returns its size, or
+/* SS. The address a load of [a, a+n) by the recording thread reads instead: the snapshot
+ * of its page(s), taken now if not yet; a itself when a page faults (the load then faults
+ * as it will in the replay). */
+uintptr_t asgst__record_read(uintptr_t a, size_t n);
+/* SS. Ends the recording and writes it into buf (format.h). Returns its size, or
  * ASGST_INVALID_ARGUMENT when it does not fit in cap or the walk read more pages than a
  * recording holds. */
 int64_t asgst__record_end(const asgst__record_walk *r, void *buf, size_t cap);

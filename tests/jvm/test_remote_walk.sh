@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # test_remote_walk.sh BUILD_DIR - out-of-thread walks of Java threads give the same frames
 # as in-handler walks of the same threads (sleeping threads: identical traces; threads
-# spinning in one loop: identical method sequences). Runs on JDK 17, and on a JDK 25 when
+# spinning in one loop: identical method sequences), and that experimental stack-copy walks
+# (ASGST_COPY_STACK: the target released once its stack is copied) of these threads, whose
+# stacks below the sampled frame do not change, equal the blocking walk of the same moment.
+# Runs on JDK 17, and on a JDK 25 when
 # the system's JVM directory has one.
 set -u
 BUILD=${1:?build dir}
@@ -10,7 +13,7 @@ JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 agent=$BUILD/tests/jvm/libremote_agent.so
 classes=$BUILD/tests/jvm/classes/remote
 mkdir -p "$classes"
-echo "1..4"
+echo "1..7"
 if ! "$JAVA_HOME/bin/javac" -d "$classes" "$HERE/java/remote/RemoteWalkWorkload.java"; then
   echo "not ok 1 - workload compiles"; exit 1
 fi
@@ -29,3 +32,6 @@ echo "$out" | grep '^FAILED' | sed 's/^/# figure: failed walk: /'
 check sleep exact 99 && echo "ok 2 - sleeping threads: identical traces in >= 99% of pairs" || echo "not ok 2 - sleeping threads: identical traces in >= 99% of pairs"
 check busy methods 98 && echo "ok 3 - spinning threads: identical method sequences in >= 98% of pairs" || echo "not ok 3 - spinning threads: identical method sequences in >= 98% of pairs"
 check busy remote_ok 98 && echo "ok 4 - out-of-thread walks of running threads succeed" || echo "not ok 4 - out-of-thread walks of running threads succeed"
+check copy-sleep exact 99 && echo "ok 5 - stack-copy walks of sleeping threads equal the blocking walk in >= 99% of pairs" || echo "not ok 5 - stack-copy walks of sleeping threads equal the blocking walk in >= 99% of pairs"
+check copy-busy exact 98 && echo "ok 6 - stack-copy walks of spinning threads equal the blocking walk in >= 98% of pairs" || echo "not ok 6 - stack-copy walks of spinning threads equal the blocking walk in >= 98% of pairs"
+check copy-busy copy_ok 98 && echo "ok 7 - stack-copy walks of running threads succeed" || echo "not ok 7 - stack-copy walks of running threads succeed"

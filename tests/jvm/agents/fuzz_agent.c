@@ -13,7 +13,9 @@
  * Options (comma separated): label=NAME, interval_us=N (default 20), walks=N (walks per
  * signal, default 16), burst=N (default 4), remote_us=N (pause between out-of-thread
  * walks, default 50; -1 switches them off), info=N (1 walk in N calls the information
- * accessors on every method it returns; default 1, 0 never).
+ * accessors on every method it returns; default 1, 0 never), copy=N (percent of the
+ * out-of-thread walks that are experimental stack-copy walks, default 50), copy_delay_us=N
+ * (a checked stack-copy walk walks the copy N us after the target's release, default 0).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -164,7 +166,8 @@ static bool parse(const char *s) {
   while (s && *s) {
     if (sscanf(s, "interval_us=%d", &interval_us) == 1 || sscanf(s, "walks=%d", &walks) == 1 ||
         sscanf(s, "burst=%d", &burst) == 1 || sscanf(s, "remote_us=%d", &remote_us) == 1 ||
-        sscanf(s, "info=%d", &fuzz_info_every) == 1) {
+        sscanf(s, "info=%d", &fuzz_info_every) == 1 || sscanf(s, "copy=%d", &fuzz_copy_percent) == 1 ||
+        sscanf(s, "copy_delay_us=%d", &fuzz_copy_delay_us) == 1) {
     } else if (strncmp(s, "label=", 6) == 0) {
       snprintf(label, sizeof label, "%.*s", (int)strcspn(s + 6, ","), s + 6);
     } else {
@@ -174,7 +177,8 @@ static bool parse(const char *s) {
     s = strchr(s, ',');
     if (s) s++;
   }
-  return interval_us > 0 && walks > 0 && burst > 0;
+  return interval_us > 0 && walks > 0 && burst > 0 && fuzz_copy_percent >= 0 &&
+         fuzz_copy_percent <= 100;
 }
 
 /* N. Installs the SIGPROF handler and the JVMTI callbacks; sampling starts at VMInit. */

@@ -28,6 +28,7 @@ enum fuzz_ctx {
   CTX_STACK,      /* sp/fp somewhere higher on the real stack, pc from a pool or the heap */
   CTX_GARBAGE,    /* random, NULL, non-canonical, kernel and misaligned values */
   CTX_REMOTE,     /* ASGST_RunWithIteratorOnThread (fuzz_agent/remote.c) */
+  CTX_COPY,       /* the same with ASGST_COPY_STACK: the copy of a released thread's stack */
   CTX_COUNT
 };
 
@@ -60,12 +61,17 @@ typedef struct {
   atomic_ulong rewinds, rewind_mismatch, signals, handler_ns, handler_max_ns;
   atomic_ulong java_without_method; /* bytecode frames with a NULL method (allowed) */
   atomic_long first_violation_code;
+  /* Stack-copy walks checked against the blocking walk of the same moment (remote.c). */
+  atomic_ulong copy_checked, copy_identical, copy_with_wrong, copy_wrong_frames, copy_frames;
 } fuzz_counts;
 
 extern fuzz_counts fuzz_n;
 /* The walks that call the accessors on every method they return: 1 in fuzz_info_every
  * (0: none). The accessors cost more than the walk itself. */
 extern int fuzz_info_every;
+/* Percent of the out-of-thread walks that are stack-copy walks, and how long after the
+ * target's release a checked one walks the copy (remote.c). */
+extern int fuzz_copy_percent, fuzz_copy_delay_us;
 
 /* Address ranges, found once by fuzz_agent/ranges.c (0,0 when unknown). */
 typedef struct {
@@ -95,6 +101,8 @@ typedef struct {
   int frames, code;  /* out: frames returned, terminal NextFrame code */
   bool rewind;       /* walk once more after ASGST_RewindIterator and compare */
   int32_t options;   /* the walk's options, for the option checks */
+  ASGST_Frame *keep; /* if not NULL: the first keep_cap frames are stored here */
+  int keep_cap;
 } fuzz_walk;
 void fuzz_drain(ASGST_Iterator *it, void *arg);
 /* SS. Counts the outcome of a walk that returned `kind` after fuzz_drain filled *w. */

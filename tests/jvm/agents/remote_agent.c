@@ -9,6 +9,11 @@
  * With the option "probe" it only prints whether ASGST_Initialize succeeded.
  * Prints "RESULT <kind> pairs=N exact=N methods=N remote_ok=N local_ok=N exiting=N" at VM
  * death (exiting: pairs left out because the thread began exiting between the two walks).
+ *
+ * Then, per target, one experimental stack-copy walk (ASGST_COPY_STACK) with the blocking
+ * walk of the same moment (ASGST__OPT_COPY_CHECK): "RESULT copy-<kind> pairs=N exact=N
+ * methods=N copy_ok=N blocking_ok=N wrong_frames=N frames=N" (wrong_frames: frames of the
+ * copy walk that differ from the blocking walk's at the same depth, or are missing).
  */
 #include <jvmti.h>
 #include <pthread.h>
@@ -21,6 +26,7 @@
 #include <unistd.h>
 
 #include "asgst.h"
+#include "impl/backend.h" /* ASGST__OPT_COPY_CHECK */
 
 #define MAX_FRAMES 256
 #define MAX_TARGETS 16
@@ -48,6 +54,9 @@ static long pairs[2], exact[2], methods[2], remote_ok[2], local_ok[2];
 static long exiting[2]; /* pairs left out: the thread began exiting between the two walks */
 /* Results of failed walks (remote, local), by error code 0..-31, for the report. */
 static long remote_err[2][32], local_err[2][32];
+/* Stack-copy walks against blocking walks of the same moment, per target kind. */
+static long cpairs[2], cexact[2], cmethods[2], copy_ok[2], blocking_ok[2], wrong_frames[2], cframes[2];
+static long copy_err[2][32];
 
 /* SS. Collects Java frames of one walk. */
 static void collect(ASGST_Iterator *it, void *arg) {
@@ -122,6 +131,46 @@ static void compare_once(const target *t) {
   if (same_frames(&remote, &local_trace)) exact[k]++;
 }
 
+/* The two walks of one ASGST__OPT_COPY_CHECK call: [0] blocking, [1] the copy. */
+typedef struct {
+  int pass;
+  trace t[2];
+} copy_pair;
+
+/* N. Collects each pass into its own trace. */
+static void collect_pass(ASGST_Iterator *it, void *arg) {
+  copy_pair *p = arg;
+  if (p->pass < 2) collect(it, &p->t[p->pass]);
+  p->pass++;
+}
+
+/* Frames of b missing or different from a's at the same depth. */
+static int frames_differing(const trace *a, const trace *b) {
+  int d = a->n > b->n ? a->n - b->n : 0;
+  for (int i = 0; i < b->n; i++)
+    if (i >= a->n || a->f[i].method != b->f[i].method || a->f[i].bci != b->f[i].bci) d++;
+  return d;
+}
+
+/* N. One stack-copy walk of target t with its blocking walk. */
+static void copy_once(const target *t) {
+  static copy_pair p;
+  int k = t->busy;
+  p.pass = 0;
+  ASGST_RunWithIteratorOnThread(t->tid, ASGST_COPY_STACK | ASGST__OPT_COPY_CHECK, 200000,
+                                collect_pass, &p);
+  if (p.pass != 2 || p.t[0].result == ASGST_THREAD_EXIT) return;
+  const trace *b = &p.t[0], *c = &p.t[1];
+  cpairs[k]++;
+  if (b->result == 0 && b->n > 0) blocking_ok[k]++;
+  if (c->result == 0 && c->n > 0) copy_ok[k]++;
+  else if (c->result <= 0 && c->result > -32) copy_err[k][-c->result]++;
+  if (same_methods(b, c)) cmethods[k]++;
+  if (same_frames(b, c)) cexact[k]++;
+  wrong_frames[k] += frames_differing(b, c);
+  cframes[k] += b->n;
+}
+
 static void JNICALL walker_thread(jvmtiEnv *env, JNIEnv *jni, void *arg) {
   (void)env;
   (void)jni;
@@ -131,6 +180,7 @@ static void JNICALL walker_thread(jvmtiEnv *env, JNIEnv *jni, void *arg) {
     nanosleep(&pause, NULL);
     int n = atomic_load(&ntargets);
     for (int i = 0; i < n && !finished; i++) compare_once(&targets[i]);
+    for (int i = 0; i < n && !finished; i++) copy_once(&targets[i]);
   }
 }
 
@@ -152,7 +202,12 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni) {
     printf("RESULT %s pairs=%ld exact=%ld methods=%ld remote_ok=%ld local_ok=%ld exiting=%ld\n",
            names[k], pairs[k], exact[k], methods[k], remote_ok[k], local_ok[k], exiting[k]);
   for (int k = 0; k < 2; k++)
+    printf("RESULT copy-%s pairs=%ld exact=%ld methods=%ld copy_ok=%ld blocking_ok=%ld "
+           "wrong_frames=%ld frames=%ld\n", names[k], cpairs[k], cexact[k], cmethods[k],
+           copy_ok[k], blocking_ok[k], wrong_frames[k], cframes[k]);
+  for (int k = 0; k < 2; k++)
     for (int e = 0; e < 32; e++) {
+      if (copy_err[k][e]) printf("FAILED copy-%s %s %ld\n", names[k], ASGST_ErrorName(-e), copy_err[k][e]);
       if (remote_err[k][e]) printf("FAILED %s remote %s %ld\n", names[k], ASGST_ErrorName(-e), remote_err[k][e]);
       if (local_err[k][e]) printf("FAILED %s local %s %ld\n", names[k], ASGST_ErrorName(-e), local_err[k][e]);
     }

@@ -4,6 +4,10 @@
  * walks go on, and now and then on itself, on a thread that just ended, on a non-Java
  * thread (the sampler) or on a tid that does not exist, with random timeouts (a 1 us
  * timeout exercises the give-up path while the target answers late).
+ * fuzz_copy_percent (half by default) of the walks are experimental stack-copy walks (ASGST_COPY_STACK: the target runs
+ * on while its copied stack is walked); half of those also take the blocking walk of the
+ * same moment (ASGST__OPT_COPY_CHECK) and count how many frames the copy walk got wrong,
+ * walking the copy fuzz_copy_delay_us after the target's release.
  */
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -11,6 +15,9 @@
 #include <unistd.h>
 
 #include "../fuzz_agent.h"
+#include "impl/backend.h" /* ASGST__OPT_COPY_CHECK */
+
+int fuzz_copy_percent = 50, fuzz_copy_delay_us = 0;
 
 static pthread_t remote;
 static atomic_int remote_on;
@@ -42,19 +49,78 @@ static int32_t pick_timeout(void) {
   return t[fuzz_below(sizeof t / sizeof t[0])];
 }
 
+#define KEEP 256
+
+/* A checked stack-copy walk: the blocking walk's frames, then the copy walk's. */
+typedef struct {
+  fuzz_walk w; /* the copy walk, checked by fuzz_drain */
+  int pass, nb, bcode;
+  ASGST_Frame blocking[KEEP], copy[KEEP];
+} copy_check;
+
+/* N. Pass 0 (the held target): keeps the frames; pass 1 (the copy): fuzz_drain. */
+static void check_drain(ASGST_Iterator *it, void *arg) {
+  copy_check *c = arg;
+  if (c->pass++ > 0) {
+    if (fuzz_copy_delay_us > 0) {
+      /* A walker that gets to the copy late: the target has run on meanwhile. Rewinding
+       * walks the whole copy again from its top, after the pause. */
+      struct timespec d = {fuzz_copy_delay_us / 1000000, (fuzz_copy_delay_us % 1000000) * 1000L};
+      nanosleep(&d, NULL);
+      ASGST_RewindIterator(it);
+    }
+    fuzz_drain(it, &c->w);
+    return;
+  }
+  ASGST_Frame f;
+  for (c->nb = 0; (c->bcode = ASGST_NextFrame(it, &f)) == 1; c->nb++)
+    if (c->nb < KEEP) c->blocking[c->nb] = f;
+}
+
+/* N. Counts how far the copy walk strayed from the blocking one. */
+static void compare_copy(const copy_check *c) {
+  int n = c->nb < c->w.frames ? c->nb : c->w.frames, wrong = 0;
+  for (int i = 0; i < n && i < KEEP; i++)
+    if (c->blocking[i].method != c->copy[i].method || c->blocking[i].bci != c->copy[i].bci) wrong++;
+  wrong += c->nb > c->w.frames ? c->nb - c->w.frames : c->w.frames - c->nb;
+  atomic_fetch_add(&fuzz_n.copy_checked, 1);
+  atomic_fetch_add(&fuzz_n.copy_frames, (unsigned long)c->nb);
+  if (wrong == 0 && c->bcode == c->w.code) atomic_fetch_add(&fuzz_n.copy_identical, 1);
+  if (wrong) atomic_fetch_add(&fuzz_n.copy_with_wrong, 1);
+  atomic_fetch_add(&fuzz_n.copy_wrong_frames, (unsigned long)wrong);
+}
+
+/* N. One out-of-thread walk of tid with options opt, of the kind the dice choose. */
+static void walk_one(int64_t tid, int32_t opt) {
+  static copy_check c;
+  bool copy = (int)fuzz_below(100) < fuzz_copy_percent, check = copy && fuzz_below(2) == 0;
+  fuzz_walk w = {copy ? CTX_COPY : CTX_REMOTE, 0, 0, fuzz_below(8) == 0, opt, NULL, 0};
+  if (copy) opt |= ASGST_COPY_STACK;
+  int kind;
+  if (check) {
+    c.w = w;
+    c.w.keep = c.copy;
+    c.w.keep_cap = KEEP;
+    c.pass = 0;
+    kind = ASGST_RunWithIteratorOnThread(tid, opt | ASGST__OPT_COPY_CHECK, pick_timeout(),
+                                         check_drain, &c);
+    w = c.w;
+    if (c.pass == 2) compare_copy(&c);
+  } else {
+    kind = ASGST_RunWithIteratorOnThread(tid, opt, pick_timeout(), fuzz_drain, &w);
+  }
+  if (tid > INT32_MAX && kind > 0) fuzz_violated(V_KIND, kind); /* walked another thread */
+  /* A walk that never ran its handler (bad tid, no answer) left w.code at 0. */
+  if (kind <= 0) w.code = kind;
+  fuzz_count(&w, kind);
+}
+
 /* N. */
 static void *remote_main(void *arg) {
   (void)arg;
   struct timespec iv = {0, (long)period_us * 1000};
   while (atomic_load(&remote_on)) {
-    int32_t opt = (int32_t)fuzz_below(4);
-    fuzz_walk w = {CTX_REMOTE, 0, 0, fuzz_below(8) == 0, opt};
-    int64_t tid = pick();
-    int kind = ASGST_RunWithIteratorOnThread(tid, opt, pick_timeout(), fuzz_drain, &w);
-    if (tid > INT32_MAX && kind > 0) fuzz_violated(V_KIND, kind); /* walked another thread */
-    /* A walk that never ran its handler (bad tid, no answer) left w.code at 0. */
-    if (kind <= 0) w.code = kind;
-    fuzz_count(&w, kind);
+    walk_one(pick(), (int32_t)fuzz_below(4));
     if (fuzz_below(4) == 0) fuzz_random_info();
     if (period_us > 0) nanosleep(&iv, NULL);
   }

@@ -10,7 +10,7 @@
 
 static const char *const ctx_names[CTX_COUNT] = {
   "real", "here", "spfp", "pc_delta", "codecache", "libjvm", "interp", "pool", "stack",
-  "garbage", "remote"};
+  "garbage", "remote", "copy"};
 static const char *const violation_names[V_COUNT] = {
   "state_mismatch", "error_frame_not_zeroed", "bad_frame_field", "runaway",
   "kind_vs_state", "undocumented_code", "bad_info", "options_ignored"};
@@ -69,6 +69,11 @@ void fuzz_report(const char *label, double secs, int threads) {
   histogram(label, "outcomes", fuzz_n.by_code);
   histogram(label, "remote_outcomes", fuzz_n.remote_by_code);
   by_start(label);
+  printf("FUZZ # figure: fuzz=%s copy_walks=%lu copy_faulted=%lu checked_against_blocking=%lu "
+         "identical=%lu with_wrong_frames=%lu wrong_frames=%lu of %lu\n",
+         label, get(&fuzz_n.by_ctx[CTX_COPY]), get(&fuzz_n.faults_by_ctx[CTX_COPY]),
+         get(&fuzz_n.copy_checked), get(&fuzz_n.copy_identical), get(&fuzz_n.copy_with_wrong),
+         get(&fuzz_n.copy_wrong_frames), get(&fuzz_n.copy_frames));
   violations();
   if (get(&fuzz_n.violations[V_UNDOCUMENTED]) == 0)
     printf("FUZZ ok - every error code is a documented one\n");

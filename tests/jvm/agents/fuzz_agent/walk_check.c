@@ -131,7 +131,8 @@ static void check_options(const ASGST_Frame *f, int32_t options, int *java) {
 
 /* SS. Takes frames until the end, checking State against each NextFrame result. Returns
  * the terminal code; *n gets the frame count. */
-static int take_all(ASGST_Iterator *it, int *n, int32_t options, bool info) {
+static int take_all(ASGST_Iterator *it, int *n, const fuzz_walk *w, bool info) {
+  int32_t options = w->options;
   ASGST_Frame f;
   int r, java = 0;
   *n = 0;
@@ -142,6 +143,7 @@ static int take_all(ASGST_Iterator *it, int *n, int32_t options, bool info) {
     if (r != 1) break;
     check_options(&f, options, &java);
     on_frame(&f, info);
+    if (w->keep && *n < w->keep_cap) w->keep[*n] = f;
     if (++*n > RUNAWAY_FRAMES) {
       fuzz_violated(V_RUNAWAY, 0);
       return 0;
@@ -157,10 +159,12 @@ static int take_all(ASGST_Iterator *it, int *n, int32_t options, bool info) {
 void fuzz_drain(ASGST_Iterator *it, void *arg) {
   fuzz_walk *w = arg;
   bool info = fuzz_info_every > 0 && fuzz_below((uint64_t)fuzz_info_every) == 0;
-  w->code = take_all(it, &w->frames, w->options, info);
+  w->code = take_all(it, &w->frames, w, info);
   if (!w->rewind) return;
   ASGST_RewindIterator(it);
-  int n2, code2 = take_all(it, &n2, w->options, false);
+  fuzz_walk again = *w;
+  again.keep = NULL;
+  int n2, code2 = take_all(it, &n2, &again, false);
   add(&fuzz_n.rewinds, 1);
   /* Not a violation: metadata other threads change (a deoptimization, an unload) may
    * legitimately end a second walk of the same stack elsewhere; counted for the report. */
@@ -176,7 +180,7 @@ void fuzz_count(fuzz_walk *w, int kind) {
   int slot = outcome + CODE_OFF;
   if (slot < 0 || slot >= CODE_SLOTS) slot = 0;
   add(&fuzz_n.by_code[slot], 1);
-  if (w->ctx == CTX_REMOTE) add(&fuzz_n.remote_by_code[slot], 1);
+  if (w->ctx == CTX_REMOTE || w->ctx == CTX_COPY) add(&fuzz_n.remote_by_code[slot], 1);
   if (kind > 0 && kind <= ASGST_NON_JAVA_TRACE) add(&fuzz_n.by_kind[kind], 1);
   add(&fuzz_n.walks, 1);
   add(&fuzz_n.frames, (unsigned long)w->frames);

@@ -1,0 +1,51 @@
+/*
+ * stack_copy.c - taking the copy of a held thread's stack (see stack_copy.h).
+ */
+#include "stack_copy.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#include "guard.h"
+#include "safe_read.h"
+
+#define PAGE 4096u
+
+/* N. */
+int asgst__stack_copy_init(asgst__stack_copy *c, size_t cap) {
+  void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return -1;
+  c->buf = p;
+  c->cap = cap;
+  c->lo = c->hi = 0;
+  return 0;
+}
+
+/* SS. Copies [lo, hi) page by page; returns the end of what was copied (a page that
+ * faults, e.g. the unmapped guard zone of a stack whose base is unknown, ends it). */
+static uintptr_t copy_pages(uint8_t *dst, uintptr_t lo, uintptr_t hi) {
+  volatile uintptr_t done = lo;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g) {
+    while (done < hi) {
+      uintptr_t end = (done + PAGE) & ~(uintptr_t)(PAGE - 1);
+      if (end > hi) end = hi;
+      memcpy(dst + (done - lo), (const void *)done, end - done);
+      done = end;
+    }
+  }
+  ASGST__GUARD_FAULTED(g) {}
+  ASGST__GUARD_END(g);
+  return done;
+}
+
+/* SS. */
+size_t asgst__stack_copy_take(asgst__stack_copy *c, uintptr_t sp, uintptr_t stack_base) {
+  uintptr_t lo = sp & ~(uintptr_t)63; /* keeps every load's alignment in the copy */
+  uintptr_t hi = lo + c->cap;
+  if (stack_base > lo && stack_base < hi) hi = stack_base;
+  c->lo = c->hi = lo;
+  if (c->buf == NULL || !asgst__plausible(lo, hi - lo)) return 0;
+  c->hi = copy_pages(c->buf, lo, hi);
+  return c->hi - lo;
+}
