@@ -9,6 +9,8 @@
 #                      (profiler-demo/eval/eval.sh; options after `eval` go to it)
 #   ./build.sh fuzz [SECONDS]  build, then fuzz the walker on live JVMs (default 60 s,
 #                      split across the JDKs; exits non-zero on a crash or a failed check)
+#   ./build.sh soak [MINUTES]  build, then profile a churning workload at 100 us in every
+#                      profiler mode on every JDK (default 60 min; tests/soak/soak.sh)
 #   ./build.sh clean   remove build/ and out/
 # Missing Debian build dependencies are installed when running as root; otherwise the
 # exact apt-get command is printed.
@@ -69,6 +71,7 @@ case "${1:-build}" in
   bench) do_build; exec "$ROOT/tests/bench/run_bench.sh" "$BUILD" ;;
   eval) do_build; shift; exec "$ROOT/profiler-demo/eval/eval.sh" --build "$BUILD" "$@" ;;
   fuzz) do_build; exec "$ROOT/tests/fuzz/fuzz.sh" "$BUILD" "${2:-60}" ;;
+  soak) do_build; exec "$ROOT/tests/soak/soak.sh" "$BUILD" "${2:-60}" ;;
   clean) rm -rf "$BUILD" "$ROOT/out" ;;
-  *) echo "usage: $0 build|test|demo|bench|eval|fuzz [SECONDS]|clean" >&2; exit 2 ;;
+  *) echo "usage: $0 build|test|demo|bench|eval|fuzz [SECONDS]|soak [MINUTES]|clean" >&2; exit 2 ;;
 esac

@@ -251,6 +251,7 @@ typedef struct {
   _Atomic uint64_t held_ns;           /* thread: RunWithIteratorOnThread calls (target held) */
   _Atomic uint64_t requests;          /* thread: handler requests to the walker thread */
   _Atomic uint64_t request_full;      /* thread: dropped, the request ring was full */
+  _Atomic uint64_t request_late;      /* thread: dropped, older than REQUEST_MAX_AGE_NS */
   _Atomic uint64_t not_answering;     /* thread: the target did not answer in time */
   _Atomic uint64_t enqueued;          /* queue: elements ASGST_Enqueue accepted */
   _Atomic uint64_t enqueue_full;      /* queue: ASGST_ENQUEUE_FULL_QUEUE */

@@ -45,8 +45,9 @@ static double ratio(uint64_t a, uint64_t b) {
 /* N. The mode's own counters. */
 static void write_counters(FILE *out) {
   if (prof_opts.walk == WALK_THREAD)
-    fprintf(out, "  walker requests %llu (dropped, request ring full: %llu), out-of-thread "
-            "walks %llu, targets not answering %llu\n", ST(requests), ST(request_full),
+    fprintf(out, "  walker requests %llu (dropped, request ring full: %llu; dropped, older "
+            "than 50 ms when their turn came: %llu), out-of-thread walks %llu, targets not "
+            "answering %llu\n", ST(requests), ST(request_full), ST(request_late),
             ST(sampler_walks), ST(not_answering));
   if (prof_opts.walk == WALK_QUEUE)
     fprintf(out, "  enqueued %llu, handled %llu (stale %llu), not enqueued: queue full %llu, "
@@ -67,11 +68,11 @@ static void write_stats_line(FILE *out, const mode_data *d, double lag_med, doub
   uint64_t events = 0;
   for (int i = 0; i < prof_opts.nevents; i++) events += prof_stats.signals[i];
   fprintf(out, "stats: mode=%s events=%llu records=%llu ok=%llu requests=%llu "
-          "request_full=%llu not_answering=%llu enqueued=%llu handled=%llu stale=%llu "
+          "request_full=%llu request_late=%llu not_answering=%llu enqueued=%llu handled=%llu stale=%llu "
           "full=%llu no_queue=%llu enqueue_failed=%llu compared=%llu same=%llu top_same=%llu "
           "lag_median_us=%.2f lag_p90_us=%.2f handler_us=%.3f sampler_us=%.3f held_us=%.3f\n",
           modes[prof_opts.walk], (unsigned long long)events, (unsigned long long)d->records,
-          (unsigned long long)d->ok, ST(requests), ST(request_full), ST(not_answering),
+          (unsigned long long)d->ok, ST(requests), ST(request_full), ST(request_late), ST(not_answering),
           ST(enqueued), ST(handled), ST(stale), ST(enqueue_full), ST(enqueue_no_queue),
           ST(enqueue_failed), ST(compared), ST(compare_same), ST(compare_top_same), lag_med,
           lag_p90, ratio(ST(handler_ns), ST(handler_calls)) / 1e3,

@@ -15,7 +15,9 @@
  *     `compare` measures: an out-of-thread walk of a CPU or syscall event sees a later
  *     stack than the event's.
  * The library runs one out-of-thread walk at a time, so the walker and a wall timer thread
- * take turns.
+ * take turns. A walker that falls behind (each walk waits for its target to be scheduled)
+ * drops requests older than REQUEST_MAX_AGE_NS instead of walking them: the stack it would
+ * find then has nothing to do with the event (seconds late at 100 us on a busy machine).
  */
 #include <errno.h>
 #include <poll.h>
@@ -29,6 +31,7 @@
 
 #define RING 1024            /* requests in flight; power of two */
 #define TARGET_TIMEOUT_US 10000 /* a thread that has not answered in 10 ms is left out */
+#define REQUEST_MAX_AGE_NS 50000000ull /* summary_walk_mode.c says 50 ms too */
 
 typedef struct {
   _Atomic uint64_t seq; /* cell sequence of the bounded ring (see push / pop) */
@@ -133,8 +136,11 @@ static void drain(void) {
   for (;;) {
     request *c = &ring[ring_head & (RING - 1)];
     if (atomic_load_explicit(&c->seq, memory_order_acquire) != ring_head + 1) return;
-    walk_target(c->ev, c->tid, c->t_event, c->has_fdi ? &c->fdi : NULL,
-                c->ref.n >= 0 ? &c->ref : NULL);
+    if (prof_now_ns() - c->t_event > REQUEST_MAX_AGE_NS)
+      atomic_fetch_add_explicit(&prof_stats.request_late, 1, memory_order_relaxed);
+    else
+      walk_target(c->ev, c->tid, c->t_event, c->has_fdi ? &c->fdi : NULL,
+                  c->ref.n >= 0 ? &c->ref : NULL);
     /* Free the cell for the producer that comes round the ring to it. */
     atomic_store_explicit(&c->seq, ring_head + RING, memory_order_release);
     ring_head++;
