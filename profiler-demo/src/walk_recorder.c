@@ -45,6 +45,13 @@ void prof_recorder_walk(void *ucontext, int options, int walk_result) {
       return;
     }
     pool[i].size = ASGST_RecordWalk(ucontext, options, pool[i].buf, BUF_SIZE);
+    if (pool[i].size == ASGST_BUSY) {
+      /* Another thread's recording runs (one at a time per process): this walk gives its
+       * turn back to a later one instead of using up one of the record_n. */
+      atomic_fetch_sub(&taken, 1);
+      atomic_store(&pool[i].state, FREE);
+      return;
+    }
     atomic_store(&pool[i].state, FULL);
     return;
   }
