@@ -13,6 +13,8 @@
 # stops at the first Java frame (the fixed part) and the median ASGST_GetMethodInfo time
 # (budget: < 200 ns), and the ASGST_Initialize time with 1k, 10k and 50k classes loaded
 # (attach_bench.sh; budget < 100 ms at 50k). BENCH_SECONDS sets the length of each run (default 6).
+# ASPROF_HOME (a build of async-profiler from its public source) adds its walker's error
+# share on the javac workload (javac_asprof.sh).
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -50,10 +52,13 @@ bench_jdk() {
 }
 
 # The javac workload (cold, deep, mixed tiers) on one JDK: error shares and walk time
-# percentiles of both walkers (tests/bench/javac_bench.sh).
+# percentiles of both walkers (tests/bench/javac_bench.sh); with ASPROF_HOME set (a build
+# of async-profiler), the error share of async-profiler's walker on the same workload.
 javac_jdk() {
   echo
   bash "$ROOT/tests/bench/javac_bench.sh" "$BUILD" "$1"
+  if [ -n "${ASPROF_HOME:-}" ]; then bash "$ROOT/tests/bench/javac_asprof.sh" "$BUILD" "$ASPROF_HOME" "$1"
+  else echo "# javac under async-profiler: not run (set ASPROF_HOME to a build of it)"; fi
 }
 
 # The default JDK, then one build of every other feature version the tests use.
