@@ -190,7 +190,7 @@ int asgst__hs_barrier_frame(const asgst__thread *t, asgst__regs *r, uintptr_t *b
 
 /* SS. A stub without a frame size (frame_size 0: StubRoutines and friends). It is either
  * at its first instruction or at a ret (nothing pushed) or has built an rbp frame with
- * enter(); the last is accepted only if rbp points into the stack above sp and the saved
+ * enter(); the last is accepted only if rbp points into the stack at or above sp and the saved
  * return address leads into Java code. */
 static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asgst__thread *t,
                        asgst__regs *s) {
@@ -205,7 +205,9 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
     stack_effect e = {0, -1, false};
     return sender_from_effect(r, &e, s);
   }
-  if (r->fp <= r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base))
+  /* rbp == rsp is the moment just after enter()'s mov rbp,rsp, before anything else is
+   * pushed: the frame is complete (javac: a tenth of the walk errors were stubs there). */
+  if (r->fp < r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base))
     return ASGST_UNSAFE_STATE;
   if (!asgst__load_ptr(r->fp + 8, &s->pc) || !asgst__load_ptr(r->fp, &s->fp))
     return ASGST_BAD_FRAME;

@@ -9,6 +9,10 @@
 # Budget (DESIGN.md section 7): error share no higher than async-profiler's own walker
 # (else <= 1%), p99 <= 20 us and max <= 200 us. Timing on these shared 2-core machines is
 # noisy: compare the two walkers of the same run, and repeat before believing a max.
+# The agent runs with slow=1: ASGST walks first in every sample (the cold position; ASGCT
+# then runs second), and each walk's thread CPU time is read too, so the figures also give
+# the walker's time without the machine's: CPU time percentiles and the wall time of the
+# walks that were not descheduled (a walk the scheduler interrupts keeps its wall time).
 # Without JAVA_HOME arguments: $JAVA_HOME (default JDK 17). JAVAC_CLASSES sets the class
 # count (default 300), JAVAC_AGENT_OPTS adds walk agent options (e.g. diag=1).
 set -u
@@ -32,12 +36,12 @@ javac_jdk() {
   echo "== javac ($N classes) on JDK ${v:-?} ($home)"
   local t0=$SECONDS
   (cd "$WORK" && "$home/bin/javac" \
-    "-J-agentpath:$AGENT=label=javac,bench=1,interval_us=1000${JAVAC_AGENT_OPTS:+,$JAVAC_AGENT_OPTS}" \
+    "-J-agentpath:$AGENT=label=javac,bench=1,slow=1,interval_us=1000${JAVAC_AGENT_OPTS:+,$JAVAC_AGENT_OPTS}" \
     -d out gen/*.java) >"$log" 2>&1
   local rc=$?
   [ $rc = 0 ] || { echo "javac exit status $rc (log: $log)"; tail -3 "$log"; return; }
   echo "javac took $((SECONDS - t0)) s"
-  grep -E '^WALK # (figure: (workload|errors|times)=|signals=)' "$log" | sed 's/^WALK # //; s/ disagreements:.*//'
+  grep -E '^WALK # (figure: (workload|errors|times|cputimes|slow)=|signals=)' "$log" | sed 's/^WALK # //; s/ disagreements:.*//'
 }
 
 for home in "$@"; do javac_jdk "$home"; done

@@ -316,12 +316,36 @@ static void record_all_times(const sample *s) {
 /* slow=1: what the walks over 20 us had in common. */
 static long slow_n, slow_fault, slow_preempt, slow_rewalk_fast, slow_deep, all_fault;
 static uint64_t slow_fault_ns;
+/* Per sample: the walk's thread CPU time, and its wall time if it was not descheduled (0). */
+static uint32_t *slow_cpu, *slow_ran;
+static long slow_nall;
+
+/* N. Sorts v[0..n) and returns its q-quantile (0..1), of the non-zero values only with
+ * skip_zero; 0 if there are none. */
+static int cmp_time(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+static uint32_t quantile(uint32_t *v, long n, double q, bool skip_zero) {
+  qsort(v, (size_t)n, sizeof *v, cmp_time);
+  long first = 0;
+  while (skip_zero && first < n && v[first] == 0) first++;
+  if (first >= n) return 0;
+  long i = first + (long)(q * (double)(n - first)); /* as print_percentiles: n * 99 / 100 */
+  return v[i < n ? i : n - 1];
+}
 
 /* N. Classifies a slow walk (over 20 us): page faults in it, descheduled (thread CPU time
  * well under the wall time), a second walk right after it fast (cold state the first
  * walk warmed), deep. */
 static void record_slow(const sample *s) {
   all_fault += s->faults > 0;
+  if (slow_cpu == NULL) slow_cpu = calloc(MAXT, 4), slow_ran = calloc(MAXT, 4);
+  if (slow_cpu && slow_ran && slow_nall < MAXT) {
+    slow_cpu[slow_nall] = (uint32_t)(s->t_cpu < UINT32_MAX ? s->t_cpu : UINT32_MAX);
+    /* Wall time of the walks that kept their CPU (not descheduled halfway). */
+    slow_ran[slow_nall++] = s->t_cpu * 2 < s->t_asgst ? 0 : (uint32_t)s->t_asgst;
+  }
   if (s->t_asgst <= 20000) return;
   slow_n++;
   if (s->faults > 0) slow_fault++, slow_fault_ns += s->t_asgst;
@@ -338,6 +362,16 @@ static void record_slow(const sample *s) {
 void walk_report_slow(void) {
   fprintf(stderr, "WALK # figure: slow=%s walks_over_20us=%ld with_faults=%ld descheduled=%ld rewalk_4x_faster=%ld over_100_frames=%ld "
           "(walks with faults overall: %ld)\n", walk_opts.label, slow_n, slow_fault, slow_preempt, slow_rewalk_fast, slow_deep, all_fault);
+  if (slow_nall == 0) return;
+  /* The walker's own cost without the machine's: CPU time (a walk descheduled by a busy
+   * neighbour keeps its wall time, not its CPU time), and the wall time of the walks that
+   * were not descheduled. CPU times include the clock reads around the walk (a system
+   * call each, about 1 us here). */
+  fprintf(stderr, "WALK # figure: cputimes=%s samples=%ld asgst_cpu_median_ns=%u asgst_cpu_p99_ns=%u asgst_cpu_max_ns=%u "
+          "not_descheduled_p99_ns=%u not_descheduled_max_ns=%u\n", walk_opts.label, slow_nall,
+          quantile(slow_cpu, slow_nall, 0.5, false), quantile(slow_cpu, slow_nall, 0.99, false),
+          quantile(slow_cpu, slow_nall, 1.0, false), quantile(slow_ran, slow_nall, 0.99, true),
+          quantile(slow_ran, slow_nall, 1.0, true));
 }
 
 /* N. */
