@@ -24,10 +24,25 @@ compile() {
   "$JAVA_HOME/bin/javac" -d "$CLASSES" "$TESTS"/java/*.java "$TESTS"/../sample/*.java
 }
 
+# Seconds a test's JVM may run before it is stopped; the test then says which JVM did not
+# exit (its own line in the TAP output, wherever the JVM's output goes).
+JVM_LIMIT=${JVM_LIMIT:-180}
+exec 9>&1
+
+# jvm ARGS...: java ARGS under the time limit; the JVM's exit status (124 if stopped).
+jvm() {
+  timeout -k 5 "$JVM_LIMIT" "$JAVA" "$@"
+  local rc=$?
+  if [ $rc = 124 ] || [ $rc = 137 ]; then
+    echo "# timeout: the JVM 'java $*' did not exit within $JVM_LIMIT s and was stopped" >&9
+  fi
+  return $rc
+}
+
 # run_agent OPTIONS CLASS ARGS...: runs CLASS under the agent; stderr in $WORK/stderr.
 run_agent() {
   local opts=$1; shift
-  "$JAVA" -agentpath:"$AGENT=$opts" -cp "$CLASSES" "$@" 2>"$WORK/stderr"
+  jvm -agentpath:"$AGENT=$opts" -cp "$CLASSES" "$@" 2>"$WORK/stderr"
 }
 
 # samples_with FILE REGEX: sum of counts of folded-stack lines matching REGEX.

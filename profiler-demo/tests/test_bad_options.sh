@@ -22,7 +22,7 @@ echo "1..$((2 * ${#CASES[@]} + 3))"
 compile || { echo "Bail out! javac failed"; exit 1; }
 for c in "${CASES[@]}"; do
   opts=${c%%|*} bad=${c#*|}
-  "$JAVA" -agentpath:"$AGENT=$opts" -cp "$CLASSES" LongRunner 0.1 >"$WORK/out" 2>&1
+  jvm -agentpath:"$AGENT=$opts" -cp "$CLASSES" LongRunner 0.1 >"$WORK/out" 2>&1
   rc=$?
   check "-agentpath with '$opts': JVM does not start (rc $rc) and names '$bad'" \
     bash -c "[ $rc != 0 ] && grep -qF -- '$bad' '$WORK/out' && ! grep -q '^rounds' '$WORK/out'"
@@ -31,7 +31,7 @@ done
 
 # A JVM the library refuses (a field hidden through the library's test hook) is like a
 # bad option: the JVM does not start, and the message says why.
-ASGST_TEST_HIDE_FIELD=Method::_constMethod "$JAVA" -agentpath:"$AGENT=event=cpu" -cp "$CLASSES" \
+ASGST_TEST_HIDE_FIELD=Method::_constMethod jvm -agentpath:"$AGENT=event=cpu" -cp "$CLASSES" \
   LongRunner 0.1 >"$WORK/out" 2>&1
 rc=$?
 check "-agentpath on a JVM the library refuses: JVM does not start (rc $rc), reason given" \
