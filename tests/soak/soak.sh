@@ -8,10 +8,13 @@
 # Not part of `./build.sh test`; run as `./build.sh soak [MINUTES]`.
 #
 # Per segment: the JVM must finish the workload and exit 0 within the segment plus 2
-# minutes (else: hang), with no hs_err file; printed: samples, the share of walks that
-# succeeded, lost and throttled samples, the longest walk, the workload's operations, and
-# the JVM's resident memory at a quarter of the segment, at its end and at most (a leak
-# shows as growth from the first to the second). TAP lines per segment; the last line
+# minutes (else: hang), with no hs_err file; printed: samples, walks made and the share
+# that gave a trace, walk requests dropped as late (walk=thread) and stale queue elements
+# (walk=queue), lost and throttled samples, the longest walk, the workload's operations,
+# and the JVM's resident memory at a quarter of the segment, at its end and at most. The
+# demo profiler keeps every sample in its append-only buffer (about 340 bytes a sample
+# here, up to 1 GiB) until it writes its output, so resident memory grows with the
+# samples taken; a leak shows as growth beyond that. TAP lines per segment; the last line
 # totals them. Logs stay in BUILD_DIR/soak/.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
@@ -77,17 +80,24 @@ segment() {
   local rc=$?
   local log=$dir/run.log crash
   crash=$(cd "$dir" && ls hs_err_*.log core* 2>/dev/null | head -3 | tr '\n' ' ')
-  local ops samples ok walkmax throttled lost
+  local ops samples walkmax throttled lost
   ops=$(sed -n 's/^workload .* done .* ops=\([0-9]*\).*/\1/p' "$log" | tail -1)
   samples=$(sed -n 's/^stats: .* events=\([0-9]*\) .*/\1/p' "$log" | tail -1)
-  ok=$(sed -n 's/^stats: .* ok=\([0-9]*\) .*/\1/p' "$log" | tail -1)
   walkmax=$(sed -n 's/^walk time: .* max \([0-9.]*\) us.*/\1/p' "$log" | tail -1)
   throttled=$(grep -Eo 'throttled [0-9]+ samples' "$log" | awk '{s += $2} END {print s + 0}')
   lost=$(sed -n 's/^lost: \([0-9]*\) signals.*/\1/p' "$log" | tail -1)
-  local share="-"
-  [ -n "$samples" ] && [ "$samples" -gt 0 ] && share=$(awk -v o="${ok:-0}" -v s="$samples" 'BEGIN {printf "%.2f%%", 100 * o / s}')
+  # Of the walks made (the summary's "walk results"), the share that gave a trace; walk
+  # requests dropped as late (walk=thread) and stale queue elements (walk=queue) apart.
+  local walks traced late stale share="-"
+  read -r walks traced < <(awk '/^walk results:/ {on = 1; next}
+    on && /^  ASGST_/ {n += $2; if ($1 ~ /_TRACE$/) t += $2; next}
+    on {exit} END {print n + 0, t + 0}' "$log")
+  [ "${walks:-0}" -gt 0 ] && share=$(awk -v t="$traced" -v n="$walks" 'BEGIN {printf "%.2f%%", 100 * t / n}')
+  late=$(sed -n 's/^stats: .* request_late=\([0-9]*\) .*/\1/p' "$log" | tail -1)
+  stale=$(sed -n 's/^stats: .* stale=\([0-9]*\) .*/\1/p' "$log" | tail -1)
   echo "# figure: soak seg=$i jdk=$label profile=$prof seconds=$secs exit=$rc ops=${ops:-?}" \
-    "samples=${samples:-?} walks_ok=$share lost=${lost:-?} throttled=$throttled" \
+    "samples=${samples:-?} walks=${walks:-?} traced=$share late_dropped=${late:-?} stale=${stale:-?}" \
+    "lost=${lost:-?} throttled=$throttled" \
     "walk_max_us=${walkmax:-?} rss_mb_quarter=$rss_q rss_mb_end=$rss_end rss_mb_max=$rss_max"
   local what="seg $i ($label, $prof, $secs s)"
   if [ $hung = 1 ]; then
