@@ -12,9 +12,9 @@
 # that gave a trace, walk requests dropped as late (walk=thread) and stale queue elements
 # (walk=queue), lost and throttled samples, the longest walk, the workload's operations,
 # and the JVM's resident memory at a quarter of the segment, at its end and at most. The
-# demo profiler keeps every sample in its append-only buffer (about 340 bytes a sample
-# here, up to 1 GiB) until it writes its output, so resident memory grows with the
-# samples taken; a leak shows as growth beyond that. TAP lines per segment; the last line
+# demo profiler keeps every sample in its append-only buffer (up to 1 GiB) until it writes
+# its output, so resident memory grows with the samples taken (110-490 bytes a sample in
+# the hour measured here, more for deeper traces); a leak shows as growth beyond that. TAP lines per segment; the last line
 # totals them. Logs stay in BUILD_DIR/soak/.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
