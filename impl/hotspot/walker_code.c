@@ -6,9 +6,9 @@
  * return address just below it, the caller's saved rbp below that. Between the entry and
  * _frame_complete_offset, and in the epilogue, the frame is only partly there. Instead of
  * guessing, the walker decodes the few instructions HotSpot's x86_64 compilers put there
- * (stack bang, push rbp, mov rbp,rsp, sub/add rsp, pop rbp, the return poll, ret, nops)
- * from the entry (prologue) or from the pc (epilogue) and knows exactly where the return
- * address is. Anything else ends the walk with ASGST_UNSAFE_STATE.
+ * (stack bang, push rbp, mov rbp,rsp, sub/add rsp, the entry barrier, pop rbp, the return
+ * poll, ret, nops) from the entry (prologue) or from the pc (epilogue) and knows exactly
+ * where the return address is. Anything else ends the walk with ASGST_UNSAFE_STATE.
  */
 /* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
  * stores stall on failed store forwarding. */
@@ -58,6 +58,16 @@ static int prologue_insn(const uint8_t *p, stack_effect *e) {
     e->fp_slot = (long)(p[4] | p[5] << 8 | p[6] << 16 | (uint32_t)p[7] << 24);
     return 8;
   }
+  /* The nmethod entry barrier (JDK 20+ with G1, any JDK with ZGC or Shenandoah) ends the
+   * prologue: cmp dword [r15+disp],imm32 against the thread's disarmed value, then either
+   * jne to an out-of-line slow path (C2) or je over a call of the barrier stub (C1). Both
+   * paths come back to the next instruction with the stack as it was, so for a pc after
+   * them the stack effect is that of the instructions before. */
+  if (p[0] == 0x41 && p[1] == 0x81 && p[2] == 0x7f) return 8;          /* cmp [r15+d8],imm32 */
+  if (p[0] == 0x41 && p[1] == 0x81 && p[2] == 0xbf) return 11;         /* cmp [r15+d32],imm32 */
+  if (p[0] == 0x0f && p[1] == 0x85) return 6;                          /* jne rel32 */
+  if (p[0] == 0x74) return 2;                                          /* je rel8 */
+  if (p[0] == 0xe8) return 5;                                          /* call rel32 */
   return 0;
 }
 
@@ -212,6 +222,14 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
   if (!asgst__load_ptr(r->fp + 8, &s->pc) || !asgst__load_ptr(r->fp, &s->fp))
     return ASGST_BAD_FRAME;
   s->sp = r->fp + 16;
+  /* The nmethod entry barrier stub pushes a word of -1 (where it writes the new sp if it
+   * deoptimizes the caller) before enter(): its return address is one word higher, and
+   * leads into the nmethod that called it (javac on 21: half of the walk errors). */
+  if (s->pc == UINTPTR_MAX) {
+    if (!asgst__load_ptr(r->fp + 16, &s->pc)) return ASGST_BAD_FRAME;
+    s->sp = r->fp + 24;
+    return asgst__hs_classify(s->pc, &(uintptr_t){0}) == ASGST__HK_NMETHOD ? 1 : ASGST_UNSAFE_STATE;
+  }
   uintptr_t b;
   int k = asgst__hs_classify(s->pc, &b);
   if (k == ASGST__HK_C) return ASGST_UNSAFE_STATE;
