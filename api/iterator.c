@@ -141,6 +141,7 @@ ASGST__HOT static int run_here(const asgst__regs *top, int32_t options, ASGST_It
                     void *arg) {
   const asgst__backend *be = asgst__active_backend();
   asgst__thread t = {0};
+  if (be && be->prefetch) be->prefetch(top);
   int kind = be ? be->current_thread(&t) : ASGST_NOT_INITIALIZED;
   if (kind <= 0) {
     ASGST_Iterator it;

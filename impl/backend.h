@@ -89,6 +89,10 @@ typedef struct asgst__backend {
    * ASGST_JAVA_TRACE, ASGST_NON_JAVA_TRACE or an error (ASGST_THREAD_EXIT, ...). */
   int (*current_thread)(asgst__thread *t);
 
+  /* SS, optional. Starts loading what the walk from *top will read first, before the
+   * thread lookup: its misses then overlap the lookup's instead of following them. */
+  void (*prefetch)(const asgst__regs *top);
+
   /* SS. Prepare a walk of it->thread starting at *top (registers from a ucontext or given
    * by the caller). Sets it->cur (possibly different from *top, e.g. from the thread's last
    * Java frame anchor when the top is in VM code) and its scratch. Returns the trace kind or

@@ -91,6 +91,9 @@ ASGST__HOT int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *
   return n;
 }
 
+/* SS. A prefetch never faults, whatever the address. */
+void asgst__hs_fc_prefetch(uintptr_t pc) { __builtin_prefetch((const void *)row(key_of(pc, true))); }
+
 /* SS. */
 void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e) {
   if (e->n < 1 || e->n > ASGST__FC_MAX || e->frame_size > 0xffff || e->level < 0 || e->level > 0xff)

@@ -42,12 +42,18 @@ static int line_table(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry *e
   return asgst__hs_line_table(m, offset, e, length);
 }
 
+/* SS. backend.h prefetch(): a sampled thread is mostly interrupted in compiled code whose
+ * top frame the frame cache knows; its row is the walk's first dependent miss after the
+ * thread lookup's. */
+static void prefetch(const asgst__regs *top) { asgst__hs_fc_prefetch(top->pc); }
+
 /* SS. backend.h capabilities(): queues need the JVMTI suspend capability. */
 static int capabilities(void) { return asgst__hs_can_suspend ? ASGST_REGISTER_QUEUE : 0; }
 
 const asgst__backend asgst__hotspot_backend = {
     .name = "hotspot",
     .current_thread = asgst__hs_current_thread,
+    .prefetch = prefetch,
     .begin = asgst__hs_begin,
     .decode = asgst__hs_decode,
     .step = asgst__hs_step,

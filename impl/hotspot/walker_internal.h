@@ -93,6 +93,8 @@ typedef struct {
 int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *out, int room,
                         uintptr_t *blob, uint32_t *fsize,
                         uintptr_t *checked);
+/* SS. Starts loading the entry of an interrupted top frame at pc (no fault possible). */
+void asgst__hs_fc_prefetch(uintptr_t pc);
 /* SS. Remembers a decoding (n logical frames, 1..ASGST__FC_MAX) of the frame at a return
  * address, or with `top` of a complete top frame at an interrupted pc. */
 void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e);
