@@ -16,12 +16,6 @@
 #include "../safe_read.h"
 #include "walker_internal.h"
 
-/* Stack effect of the instructions between a frame's entry and pc. */
-typedef struct {
-  long depth;     /* bytes pushed/allocated since entry: the return address is at sp+depth */
-  long fp_slot;   /* offset from sp of the caller's saved rbp, -1 if rbp not saved */
-  bool fp_moved;  /* mov rbp,rsp executed: rbp no longer holds the caller's fp */
-} stack_effect;
 
 /* SS. Length of a multi-byte nop (0f 1f /0 with ModRM/SIB/disp) at p, 0 if not one. */
 static int nop_len(const uint8_t *p) {
@@ -37,7 +31,7 @@ static int nop_len(const uint8_t *p) {
 }
 
 /* SS. Applies one prologue instruction at p; returns its length, 0 if not understood. */
-static int prologue_insn(const uint8_t *p, stack_effect *e) {
+static int prologue_insn(const uint8_t *p, asgst__hs_stack_effect *e) {
   int n = nop_len(p);
   if (n) return n;
   if (p[0] == 0x89 && p[1] == 0x84 && p[2] == 0x24) return 7;   /* stack bang */
@@ -71,9 +65,8 @@ static int prologue_insn(const uint8_t *p, stack_effect *e) {
   return 0;
 }
 
-/* SS. Stack effect from the verified entry point `entry` up to pc. false if an
- * instruction on the way is not one of the known prologue instructions. */
-static bool decode_prologue(uintptr_t entry, uintptr_t pc, stack_effect *e) {
+/* SS. See walker_internal.h. At most 16 instructions: a prologue is short. */
+bool asgst__hs_decode_prologue(uintptr_t entry, uintptr_t pc, asgst__hs_stack_effect *e) {
   e->depth = 0;
   e->fp_slot = -1;
   e->fp_moved = false;
@@ -88,9 +81,8 @@ static bool decode_prologue(uintptr_t entry, uintptr_t pc, stack_effect *e) {
   return at == pc;
 }
 
-/* SS. If pc starts an epilogue (the rest of the frame's code is [vzeroupper] [add rsp,N]
- * [pop rbp] [return poll] ret), its stack effect relative to the return address. */
-static bool decode_epilogue(uintptr_t pc, stack_effect *e) {
+/* SS. See walker_internal.h. The effect is relative to the return address. */
+bool asgst__hs_decode_epilogue(uintptr_t pc, asgst__hs_stack_effect *e) {
   uint8_t b[40];
   if (!asgst__load_bytes(pc, b, sizeof b)) return false;
   int i = 0;
@@ -119,7 +111,7 @@ static bool decode_epilogue(uintptr_t pc, stack_effect *e) {
 }
 
 /* SS. Sender from a known stack effect at r. */
-static int sender_from_effect(const asgst__regs *r, const stack_effect *e, asgst__regs *s) {
+static int sender_from_effect(const asgst__regs *r, const asgst__hs_stack_effect *e, asgst__regs *s) {
   uintptr_t ra = r->sp + (uintptr_t)e->depth;
   if (!asgst__load_ptr(ra, &s->pc)) return ASGST_BAD_FRAME;
   s->sp = ra + 8;
@@ -212,7 +204,7 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
    * calling compiled code is at sp at every pc of theirs. */
   if (top && (r->pc == code || (asgst__load_u8(r->pc, &op) && op == 0xc3) ||
               asgst__hs_blob_named(blob, "vtable chunks") || asgst__hs_blob_named(blob, "InlineCacheBuffer"))) {
-    stack_effect e = {0, -1, false};
+    asgst__hs_stack_effect e = {0, -1, false};
     return sender_from_effect(r, &e, s);
   }
   /* rbp == rsp is the moment just after enter()'s mov rbp,rsp, before anything else is
@@ -250,7 +242,7 @@ ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool 
      * return address at sp. */
     uintptr_t b;
     if (top && asgst__hs_classify(r->pc, &b) == ASGST__HK_NATIVE) {
-      stack_effect none = {0, -1, false};
+      asgst__hs_stack_effect none = {0, -1, false};
       return sender_from_effect(r, &none, s);
     }
     return stub_sender(blob, r, top, t, s);
@@ -259,7 +251,7 @@ ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool 
   /* Stopped at a call (a return address or an anchor), a blob with a frame size has its
    * whole frame, even one the VM calls never safe (safepoint handler, runtime stubs). */
   if (!top) return sender_by_size(r, size, s);
-  stack_effect e;
+  asgst__hs_stack_effect e;
   if (complete < 0 || r->pc < code + (uint32_t)complete) {
     uintptr_t entry = code;
     int kind = asgst__hs_classify(r->pc, &(uintptr_t){0});
@@ -269,15 +261,15 @@ ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool 
       /* Before the verified entry is the inline cache check: nothing pushed yet. */
       if (r->pc < vep) {
         if (r->pc < ep) return ASGST_UNSAFE_STATE;
-        stack_effect none = {0, -1, false};
+        asgst__hs_stack_effect none = {0, -1, false};
         return sender_from_effect(r, &none, s);
       }
       entry = vep;
     }
-    if (!decode_prologue(entry, r->pc, &e)) return ASGST_UNSAFE_STATE;
+    if (!asgst__hs_decode_prologue(entry, r->pc, &e)) return ASGST_UNSAFE_STATE;
     return sender_from_effect(r, &e, s);
   }
-  if (decode_epilogue(r->pc, &e)) return sender_from_effect(r, &e, s);
+  if (asgst__hs_decode_epilogue(r->pc, &e)) return sender_from_effect(r, &e, s);
   return sender_by_size(r, size, s);
 }
 
@@ -285,11 +277,11 @@ ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool 
 ASGST__HOT bool asgst__hs_frame_complete_at(uintptr_t blob, uintptr_t pc) {
   int32_t size, complete;
   uintptr_t code;
-  stack_effect e;
+  asgst__hs_stack_effect e;
   if (!asgst__vm_blob_frame(blob, &size, &complete) || !asgst__vm_code_begin(blob, &code))
     return false;
   if (size <= 0 || size > (1 << 20) || complete < 0) return false;
-  return pc >= code + (uint32_t)complete && !decode_epilogue(pc, &e);
+  return pc >= code + (uint32_t)complete && !asgst__hs_decode_epilogue(pc, &e);
 }
 
 /* SS. */

@@ -21,6 +21,19 @@ enum {
   ASGST__HK_ENTRY      /* the call stub at its return address: C called Java here */
 };
 
+/* Stack effect of the instructions between a frame's entry and pc (walker_code.c). */
+typedef struct {
+  long depth;     /* bytes pushed/allocated since entry: the return address is at sp+depth */
+  long fp_slot;   /* offset from sp of the caller's saved rbp, -1 if rbp not saved */
+  bool fp_moved;  /* mov rbp,rsp executed: rbp no longer holds the caller's fp */
+} asgst__hs_stack_effect;
+/* SS. Stack effect from a verified entry point up to pc, through the prologue
+ * instructions HotSpot's x86_64 compilers emit; false at any other instruction. */
+bool asgst__hs_decode_prologue(uintptr_t entry, uintptr_t pc, asgst__hs_stack_effect *e);
+/* SS. If the code at pc is an epilogue ([vzeroupper] [add rsp,N] [pop rbp] [return poll]
+ * ret), its stack effect. */
+bool asgst__hs_decode_epilogue(uintptr_t pc, asgst__hs_stack_effect *e);
+
 /* SS. The code blob containing pc, 0 if pc is not in a live blob of the code cache. */
 uintptr_t asgst__hs_find_blob(uintptr_t pc);
 /* The template interpreter's code range, 0/0 until learned (codecache.c). */

@@ -1,0 +1,116 @@
+/* test_hs_code_decode.c - the x86_64 prologue and epilogue decoder of the HotSpot walker
+ * (impl/hotspot/walker_code.c) over instruction bytes as HotSpot's compilers emit them
+ * (no JVM): where the return address and the caller's rbp are at each pc of a C2 and a
+ * C1 prologue with the nmethod entry barrier (JDK 20+ with G1), of an epilogue with the
+ * return poll, and that any other instruction stops the decoding. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "impl/hotspot/walker_internal.h"
+
+/* C2's verified entry with G1 on JDK 21 (frame of 0x20 bytes below the saved rbp). */
+static const uint8_t c2_prologue[80] = { /* padded: the decoders read ahead */
+    0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff,       /*  0 mov [rsp-0x14000],eax (stack bang) */
+    0x55,                                           /*  7 push rbp */
+    0x48, 0x83, 0xec, 0x20,                         /*  8 sub rsp,0x20 */
+    0x66, 0x90,                                     /* 12 nop (align 4) */
+    0x41, 0x81, 0x7f, 0x20, 0x01, 0x00, 0x00, 0x00, /* 14 cmp dword [r15+0x20],1 (entry barrier) */
+    0x0f, 0x85, 0x40, 0x01, 0x00, 0x00,             /* 22 jne slow path (out of line) */
+    0x48, 0x8b, 0x06,                               /* 28 mov rax,[rsi]: the method's code */
+};
+
+/* C1's build_frame on JDK 21: the barrier calls its stub inline. */
+static const uint8_t c1_prologue[80] = {
+    0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff,       /*  0 stack bang */
+    0x55,                                           /*  7 push rbp */
+    0x48, 0x81, 0xec, 0x30, 0x01, 0x00, 0x00,       /*  8 sub rsp,0x130 */
+    0x41, 0x81, 0x7f, 0x20, 0x01, 0x00, 0x00, 0x00, /* 15 cmp dword [r15+0x20],1 */
+    0x74, 0x05,                                     /* 23 je over the call */
+    0xe8, 0x10, 0x20, 0x30, 0x00,                   /* 25 call the entry barrier stub */
+    0x48, 0x8b, 0x06,                               /* 30 the method's code */
+};
+
+/* C2's epilogue with the return poll. */
+static const uint8_t epilogue[80] = {
+    0x48, 0x83, 0xc4, 0x20,                         /*  0 add rsp,0x20 */
+    0x5d,                                           /*  4 pop rbp */
+    0x49, 0x3b, 0xa7, 0x48, 0x04, 0x00, 0x00,       /*  5 cmp rsp,[r15+0x448] (return poll) */
+    0x0f, 0x87, 0x01, 0x00, 0x00, 0x00,             /* 12 ja the poll stub */
+    0xc3,                                           /* 18 ret */
+};
+
+static asgst__hs_stack_effect at(const uint8_t *code, size_t off, bool *ok) {
+  asgst__hs_stack_effect e;
+  *ok = asgst__hs_decode_prologue((uintptr_t)code, (uintptr_t)code + off, &e);
+  return e;
+}
+
+static void c2_entry_barrier(void **state) {
+  (void)state;
+  bool ok;
+  asgst__hs_stack_effect e = at(c2_prologue, 7, &ok);
+  assert_true(ok);
+  assert_int_equal(e.depth, 0);
+  assert_int_equal(e.fp_slot, -1);
+  e = at(c2_prologue, 8, &ok);
+  assert_true(ok);
+  assert_int_equal(e.depth, 8);
+  assert_int_equal(e.fp_slot, 0);
+  /* In the barrier and after it (both of its paths return to the next instruction). */
+  for (size_t off = 12; off <= 28; off += off == 12 ? 2 : off == 14 ? 8 : 6) {
+    e = at(c2_prologue, off, &ok);
+    assert_true(ok);
+    assert_int_equal(e.depth, 0x28);
+    assert_int_equal(e.fp_slot, 0x20);
+  }
+  /* Past an instruction that is not a prologue's. */
+  at(c2_prologue, 31, &ok);
+  assert_false(ok);
+  /* A pc inside an instruction. */
+  at(c2_prologue, 10, &ok);
+  assert_false(ok);
+}
+
+static void c1_entry_barrier_call(void **state) {
+  (void)state;
+  bool ok;
+  const size_t offs[] = {15, 23, 25, 30};
+  for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+    asgst__hs_stack_effect e = at(c1_prologue, offs[i], &ok);
+    assert_true(ok);
+    assert_int_equal(e.depth, 0x138);
+    assert_int_equal(e.fp_slot, 0x130);
+    assert_false(e.fp_moved);
+  }
+}
+
+static void epilogue_with_poll(void **state) {
+  (void)state;
+  asgst__hs_stack_effect e;
+  assert_true(asgst__hs_decode_epilogue((uintptr_t)epilogue, &e));
+  assert_int_equal(e.depth, 0x28);
+  assert_int_equal(e.fp_slot, 0x20);
+  assert_true(asgst__hs_decode_epilogue((uintptr_t)epilogue + 4, &e));
+  assert_int_equal(e.depth, 8);
+  assert_int_equal(e.fp_slot, 0);
+  assert_true(asgst__hs_decode_epilogue((uintptr_t)epilogue + 5, &e));
+  assert_int_equal(e.depth, 0);
+  assert_int_equal(e.fp_slot, -1);
+  assert_true(asgst__hs_decode_epilogue((uintptr_t)epilogue + 18, &e));
+  assert_int_equal(e.depth, 0);
+  /* Method code is not an epilogue. */
+  assert_false(asgst__hs_decode_epilogue((uintptr_t)c2_prologue + 28, &e));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(c2_entry_barrier),
+      cmocka_unit_test(c1_entry_barrier_call),
+      cmocka_unit_test(epilogue_with_poll),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
