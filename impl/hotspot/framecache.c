@@ -58,7 +58,7 @@ static inline uint64_t key_of(uintptr_t pc, bool top) { return (uint64_t)pc | (t
 
 /* SS. */
 ASGST__HOT int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *out, int room,
-                        uintptr_t *blob, uint32_t *fsize, uintptr_t *checked) {
+                        uintptr_t *blob, uint32_t *fsize, uintptr_t *checked, uintptr_t stack_base) {
   uint64_t key = key_of(r->pc, top);
   _Atomic uint64_t *row_ = row(key);
   uint64_t w[FC_WORDS];
@@ -67,6 +67,12 @@ ASGST__HOT int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *
   int n = (int)(w[2] >> 56);
   if (n < 1 || n > ASGST__FC_MAX) return 0;
   if (n > room) return -1;
+  /* The sender's return address is on the (warm) stack: start loading the row its lookup
+   * will read, so that its miss overlaps the compile id check's below instead of
+   * following it (two dependent misses per cached frame were most of a deep cold walk). */
+  uintptr_t ssp = r->sp + 8 * (uintptr_t)((w[2] >> 32) & 0xffff), ra;
+  if (stack_base && ssp > r->sp && ssp <= stack_base && asgst__load_ptr(ssp - 8, &ra))
+    __builtin_prefetch((const void *)row(key_of(ra, false)));
   /* Is the nmethod still the one decoded? Checked once per walk and nmethod (*checked is
    * the last one proven): a walk is microseconds long, and the load is a cache miss per
    * frame otherwise (most of a cached frame's cost in the javac benchmark's profile). */

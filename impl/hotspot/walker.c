@@ -272,7 +272,8 @@ static bool repeat(ASGST_Iterator *it, hs_state *s) {
 ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
   uintptr_t blob;
   uint32_t fsize;
-  int n = asgst__hs_fc_frames(&it->cur, top, out_of(it), asgst__room(it), &blob, &fsize, &s->fc_checked);
+  int n = asgst__hs_fc_frames(&it->cur, top, out_of(it), asgst__room(it), &blob, &fsize, &s->fc_checked,
+                              it->thread.stack_base);
   if (n <= 0) return n < 0 ? ASGST__NO_ROOM : 1;
   /* A top frame's decoding differs from that of a return address at the same pc. */
   if (top) s->memo_n = 0; else memo(it, s, it->npending, n);

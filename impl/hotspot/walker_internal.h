@@ -105,7 +105,7 @@ typedef struct {
  * fit in room. *checked is the nmethod the walk has already proven current (updated). */
 int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *out, int room,
                         uintptr_t *blob, uint32_t *fsize,
-                        uintptr_t *checked);
+                        uintptr_t *checked, uintptr_t stack_base);
 /* SS. Starts loading the entry of an interrupted top frame at pc (no fault possible). */
 void asgst__hs_fc_prefetch(uintptr_t pc);
 /* SS. Remembers a decoding (n logical frames, 1..ASGST__FC_MAX) of the frame at a return
