@@ -16,7 +16,6 @@
 #include "../safe_read.h"
 #include "walker_internal.h"
 
-
 /* SS. Length of a multi-byte nop (0f 1f /0 with ModRM/SIB/disp) at p, 0 if not one. */
 static int nop_len(const uint8_t *p) {
   int n = 0;

@@ -14,8 +14,8 @@
 # and the JVM's resident memory at a quarter of the segment, at its end and at most. The
 # demo profiler keeps every sample in its append-only buffer (up to 1 GiB) until it writes
 # its output, so resident memory grows with the samples taken (110-490 bytes a sample in
-# the hour measured here, more for deeper traces); a leak shows as growth beyond that. TAP lines per segment; the last line
-# totals them. Logs stay in BUILD_DIR/soak/.
+# the hour measured here, more for deeper traces); a leak shows as growth beyond that.
+# TAP lines per segment; the last line totals them. Logs stay in BUILD_DIR/soak/.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 MINUTES=${2:-60}

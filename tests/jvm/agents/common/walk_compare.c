@@ -320,16 +320,10 @@ static uint64_t slow_fault_ns;
 static uint32_t *slow_cpu, *slow_ran;
 static long slow_nall;
 
-/* N. */
-static int cmp_time(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* N. Sorts v[0..n) and returns its q-quantile (0..1), of the non-zero values only with
  * skip_zero; 0 if there are none. */
 static uint32_t quantile(uint32_t *v, long n, double q, bool skip_zero) {
-  qsort(v, (size_t)n, sizeof *v, cmp_time);
+  qsort(v, (size_t)n, sizeof *v, walk_cmp_u32);
   long first = 0;
   while (skip_zero && first < n && v[first] == 0) first++;
   if (first >= n) return 0;

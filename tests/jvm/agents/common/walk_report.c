@@ -22,8 +22,8 @@ static void print_trace(const char *side, const wframe *f, int n) {
   fprintf(stderr, n > 12 ? " ...\n" : "\n");
 }
 
-/* N. */
-static int cmp_u32(const void *a, const void *b) {
+/* N. walk_stats.h. */
+int walk_cmp_u32(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return x < y ? -1 : x > y;
 }
@@ -35,7 +35,7 @@ static uint32_t median(const uint32_t *v, const uint16_t *d, long n, int lo, int
   for (long i = 0; i < n; i++)
     if (d[i] >= lo && d[i] <= hi) tmp[k++] = v[i];
   *count = k;
-  qsort(tmp, (size_t)k, sizeof *tmp, cmp_u32);
+  qsort(tmp, (size_t)k, sizeof *tmp, walk_cmp_u32);
   uint32_t r = k ? tmp[k / 2] : 0;
   free(tmp);
   return r;
@@ -68,7 +68,7 @@ static void report_bench(const walk_stats *st) {
 
 /* N. Prints median/p90/p99/max of n walk times (sorts v). */
 static void print_percentiles(const char *side, uint32_t *v, long n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_u32);
+  qsort(v, (size_t)n, sizeof *v, walk_cmp_u32);
   fprintf(stderr, " %s_median_ns=%u %s_p90_ns=%u %s_p99_ns=%u %s_max_ns=%u", side, v[n / 2], side,
           v[n * 90 / 100], side, v[n * 99 / 100], side, v[n - 1]);
 }

@@ -43,6 +43,8 @@ typedef struct {
 
 /* N. */
 const walk_stats *walk_get_stats(void);
+/* N. qsort comparison of uint32_t values (walk times, counts). */
+int walk_cmp_u32(const void *a, const void *b);
 /* N. "Class.method" of a Method*. */
 void walk_method_name(uintptr_t m, char *out, size_t cap);
 /* N. Sums over the methods named `name`: levels mask, frames seen, inlined, native. */
