@@ -3,13 +3,16 @@
 # runs its JVM tests on, one per line: "LABEL JAVA_HOME" or "LABEL SKIP reason".
 #   - OpenJDK 21 and 25 from Debian's next release, provisioned by provision.sh into a
 #     cache (labels jdk21, jdk25);
+#   - the newest update of JDK 17 that the system's apt sources offer, when the installed
+#     one is older (label jdk17; provision.sh says why it is skipped otherwise);
 #   - every other JDK in the system's JVM directory (label jdkNN-<directory>).
-# ASGST_TEST_JDKS=none lists none; ASGST_TEST_JDKS="21 25" limits what is provisioned;
+# ASGST_TEST_JDKS=none lists none; ASGST_TEST_JDKS="21 25" limits what is provisioned
+# (default "17 21 25");
 # ASGST_JDK_CACHE sets the cache (default /var/cache/asgst-jdks as root).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 DEFAULT=$(readlink -f "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}")
-WANT=${ASGST_TEST_JDKS-21 25}
+WANT=${ASGST_TEST_JDKS-17 21 25}
 [ "$WANT" = none ] && exit 0
 
 # The feature version of a JDK directory, from its release file.

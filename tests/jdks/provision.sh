@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # provision.sh [CACHE_DIR] [VERSION ...] - OpenJDKs from Debian's next release (trixie) for
-# the JVM tests on a Debian 12 (bookworm) machine, without installing anything system-wide.
+# the JVM tests on a Debian 12 (bookworm) machine, without installing anything system-wide;
+# for a version the host's own release carries (17), its newest update (provision_host_jdk).
 #
 # Each JDK is downloaded with apt (a private sources list and state, the system's apt state
 # untouched), unpacked with dpkg-deb into CACHE_DIR, and made runnable on bookworm: trixie's
@@ -372,6 +373,56 @@ provision_jdk() {
   echo "jdk$v $dir/home"
 }
 
+# The feature versions the host's own release carries (bookworm: 17). For these the newest
+# update the host's apt sources offer (security updates included) is provisioned, when it
+# differs from the installed openjdk-NN: updates move fields of the VM's structures, and a
+# fresh machine installs the newest one. Same glibc, so no wrapping.
+host_carries() {
+  [ -n "$(apt-cache policy "openjdk-$1-jdk-headless" 2>/dev/null | sed -n 's/^ *Candidate: *//p' |
+    grep -v '(none)')" ]
+}
+
+# Provisions the newest update of the host's JDK $1 into CACHE/jdkNN with the system's own
+# apt lists (read only: run apt-get update first for the newest), or skips it when the
+# system's installed openjdk-NN is that update already.
+provision_host_jdk() {
+  local v=$1 dir root jdk debs pkgs candidate installed pkg
+  JDK_V=$v
+  dir=$(jdk_dir "$v")
+  root=$dir/root
+  debs=$dir/debs
+  jdk=$root/usr/lib/jvm/java-$v-openjdk-$ARCH
+  pkgs=("openjdk-$v-jre-headless" "openjdk-$v-jdk-headless")
+  candidate=$(apt-cache policy "${pkgs[1]}" | sed -n 's/^ *Candidate: *//p')
+  installed=$(dpkg-query -W -f '${Status} ${Version}' "${pkgs[1]}" 2>/dev/null |
+    sed -n 's/^install ok installed //p')
+  [ "$candidate" != "$installed" ] ||
+    skip "the system's ${pkgs[1]} is the newest update the apt sources offer ($installed)"
+  if [ -f "$(jdk_stamp "$v")" ] && [ "$(cat "$(jdk_stamp "$v")")" = "openjdk-$v $candidate" ]; then
+    echo "jdk$v $(jdk_home "$v")"
+    return 0
+  fi
+  rm -rf "$dir"
+  mkdir -p "$debs" "$root"
+  log "downloading ${pkgs[*]} $candidate with the system's apt sources"
+  (cd "$debs" && quietly apt-get -q -o APT::Sandbox::User=root download "${pkgs[@]/%/=$candidate}") ||
+    skip "downloading ${pkgs[*]} $candidate failed (see $LOG)"
+  for pkg in "${pkgs[@]}"; do
+    log "unpacking $pkg"
+    dpkg-deb -x "$debs/${pkg}"_*.deb "$root"
+  done
+  [ -x "$jdk/bin/java" ] || skip "${pkgs[1]} has no java-$v-openjdk-$ARCH"
+  fix_symlinks "$root"
+  rm -rf "$jdk/jmods"
+  ln -sfn "${jdk#"$dir"/}" "$dir/home"
+  log "testing jdk$v ($candidate)"
+  smoke_test "$dir/home" "$v"
+  echo "openjdk-$v $candidate" >"$(jdk_stamp "$v")"
+  rm -rf "$debs"
+  log "jdk$v: openjdk-$v $candidate ready"
+  echo "jdk$v $dir/home"
+}
+
 # Runs "$@" in a subshell with errexit in force, and keeps its exit status in STEP_RC
 # (a call inside if/||/&& would switch errexit off within the function; a skip's status
 # must not trip the ERR trap out here).
@@ -401,14 +452,18 @@ main() {
   exec 9>"$CACHE/.lock"
   flock 9
   for v in "${VERSIONS[@]}"; do
-    jdk_ready "$v" || { echo "== provision.sh run $RUN_ID, $(date -u +%FT%TZ)" >"$LOG"; break; }
+    jdk_ready "$v" && ! host_carries "$v" ||
+      { echo "== provision.sh run $RUN_ID, $(date -u +%FT%TZ)" >"$LOG"; break; }
   done
   for v in "${VERSIONS[@]}"; do
-    if jdk_ready "$v"; then
+    if host_carries "$v"; then
+      run_isolated provision_host_jdk "$v"
+    elif jdk_ready "$v"; then
       echo "jdk$v $(jdk_home "$v")"
       continue
+    else
+      run_isolated provision_jdk "$v"
     fi
-    run_isolated provision_jdk "$v"
     case $STEP_RC in
       0 | "$SKIP_RC") ;;
       *)
