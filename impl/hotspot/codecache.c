@@ -33,6 +33,7 @@ static heap heaps[MAX_HEAPS];
 static int nheaps;
 static atomic_int heaps_ready;
 uintptr_t asgst__hs_interp_low, asgst__hs_interp_high;
+uintptr_t asgst__hs_call_stub_ret;
 static atomic_int interp_ready;
 /* The _name pointers of nmethod blobs: every nmethod shares one string literal. */
 static atomic_uintptr_t name_nmethod, name_native;
@@ -84,7 +85,7 @@ static bool load_interp(void) {
  * asgst__hs_in_interpreter reads without the flag: only with no walk running (a replay's
  * start and end). */
 void asgst__hs_codecache_forget(bool values) {
-  if (values) asgst__hs_interp_low = asgst__hs_interp_high = 0;
+  if (values) asgst__hs_interp_low = asgst__hs_interp_high = asgst__hs_call_stub_ret = 0;
   atomic_store_explicit(&heaps_ready, 0, memory_order_relaxed);
   atomic_store_explicit(&interp_ready, 0, memory_order_relaxed);
   atomic_store_explicit(&name_nmethod, 0, memory_order_relaxed);
@@ -163,7 +164,12 @@ ASGST__HOT int asgst__hs_classify(uintptr_t pc, uintptr_t *blob) {
   if (b == 0) return ASGST__HK_C;
   *blob = b;
   uintptr_t csr;
-  if (asgst__load_ptr(asgst__vm.call_stub_return, &csr) && pc == csr) return ASGST__HK_ENTRY;
+  if (asgst__load_ptr(asgst__vm.call_stub_return, &csr) && pc == csr) {
+    /* Learned here, where the lookup has just proven it a return address in the call
+     * stub's blob (and a recording has just read it from VM memory). */
+    if (!asgst__relearn()) asgst__hs_call_stub_ret = csr;
+    return ASGST__HK_ENTRY;
+  }
   uintptr_t name;
   if (!asgst__vm_blob_name(b, &name)) return ASGST__HK_STUB;
   if (name_is(name, &name_nmethod, "nmethod")) return ASGST__HK_NMETHOD;

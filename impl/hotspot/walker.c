@@ -337,6 +337,16 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
   /* The frame cache knows compiled frames at a return address (exact) and complete top
    * frames (near); see cacheable(). */
   int top = LD(s->top);
+  /* The entry frame ends every Java segment: known by its pc alone, it costs neither a
+   * frame cache miss nor a code cache lookup (cold memory on every walk). */
+  if (asgst__hs_is_entry(it->cur.pc)) {
+    s->memo_n = 0;
+    s->fsize = 0;
+    s->kind = ASGST__HK_ENTRY;
+    s->blob = 0;
+    non_java(it);
+    return 0;
+  }
   if (cacheable(LD(s->pcmode), top) && !(it->options & ASGST__OPT_NO_FRAME_CACHE) &&
       !asgst__hs_in_interpreter(it->cur.pc)) {
     if (!top && repeat(it, s)) return 0;

@@ -45,6 +45,14 @@ static inline bool asgst__hs_in_interpreter(uintptr_t pc) {
   if (asgst__hs_interp_high && !asgst__relearn()) return pc >= asgst__hs_interp_low && pc < asgst__hs_interp_high;
   return asgst__hs_in_interpreter_slow(pc);
 }
+/* The call stub's return address once a walk has classified it (codecache.c), else 0. */
+extern uintptr_t asgst__hs_call_stub_ret;
+/* SS. True if pc is the call stub's return address as learned: an entry frame (C called
+ * Java) known without a code cache lookup. False until learned, and in recording walks,
+ * which must read what classify reads. */
+static inline bool asgst__hs_is_entry(uintptr_t pc) {
+  return pc == asgst__hs_call_stub_ret && pc != 0 && !asgst__relearn();
+}
 /* SS. Kind of the code at pc; *blob gets its code blob (0 for C code and the interpreter). */
 int asgst__hs_classify(uintptr_t pc, uintptr_t *blob);
 /* SS. True if blob's name equals s (blob names are static strings of libjvm). */
