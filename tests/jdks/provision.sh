@@ -397,7 +397,7 @@ provision_host_jdk() {
   installed=$(dpkg-query -W -f '${Status} ${Version}' "${pkgs[1]}" 2>/dev/null |
     sed -n 's/^install ok installed //p')
   [ "$candidate" != "$installed" ] ||
-    skip "the system's ${pkgs[1]} is the newest update the apt sources offer ($installed)"
+    skip "the system's ${pkgs[1]} ($installed) is the newest update its apt lists know (apt-get update refreshes them)"
   if [ -f "$(jdk_stamp "$v")" ] && [ "$(cat "$(jdk_stamp "$v")")" = "openjdk-$v $candidate" ]; then
     echo "jdk$v $(jdk_home "$v")"
     return 0
