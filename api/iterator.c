@@ -94,6 +94,17 @@ static inline void copy_frame(ASGST_Frame *d, const ASGST_Frame *s) {
 
 /* SS. */
 ASGST__HOT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
+  /* Most calls hand out a buffered frame that is not the batch's last: state stays 1, and
+   * only the index moves (the frame's type matters only under END_ON_FIRST_JAVA_FRAME). A
+   * call per frame is a good part of a deep walk's cost. */
+  if (__builtin_expect(it != NULL && frame != NULL, 1)) {
+    int i = it->ipending;
+    if (it->state > 0 && i + 1 < it->npending && !(it->options & ASGST_END_ON_FIRST_JAVA_FRAME)) {
+      copy_frame(frame, &it->pending[i]);
+      it->ipending = i + 1;
+      return 1;
+    }
+  }
   if (it == NULL || frame == NULL) {
     if (frame) memset(frame, 0, sizeof *frame);
     return ASGST_INVALID_ARGUMENT;

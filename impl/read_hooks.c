@@ -1,6 +1,7 @@
 /*
- * read_hooks.c - the slow path of the guarded loads of impl/safe_read.h, taken only while
- * a recording walk reads its page snapshot or a thread walks a stack copy (impl/stack_copy.h).
+ * read_hooks.c - the slow path of the guarded loads of impl/safe_read.h: addresses that
+ * fail the fast path's one compare (implausible, misaligned, or any load while a recording
+ * walk reads its page snapshot or a thread walks a stack copy, impl/stack_copy.h).
  */
 #include <stdbool.h>
 
@@ -9,6 +10,7 @@
 #include "stack_copy.h"
 
 volatile int asgst__read_hooks;
+uintptr_t asgst__fast_limit = ASGST__MAX_ADDR - ASGST__MIN_ADDR;
 
 /* The stack copy the calling thread walks, NULL if none. initial-exec TLS: read from
  * signal handlers, which must not trigger a lazy TLS allocation. */
@@ -29,8 +31,34 @@ uintptr_t asgst__hooked_read(uintptr_t a, size_t n) {
 }
 
 /* SS. */
+bool asgst__load_slow(uintptr_t a, size_t n, bool aligned, uint64_t *out) {
+  *out = 0;
+  if (!asgst__plausible(a, n) || (aligned && (a & (n - 1)))) return false;
+  uintptr_t p = ASGST__HOOKED(a, n);
+  switch (n) {
+    case 1: *out = *(const volatile uint8_t *)p; return true;
+    case 2: *out = *(const volatile uint16_t *)p; return true;
+    case 4: *out = *(const volatile uint32_t *)p; return true;
+    case 8: *out = *(const volatile uint64_t *)p; return true;
+    default: return false;
+  }
+}
+
+/* SS. Turns hooks on (on) or off and sets the fast path's bound to match. Two threads may
+ * change hooks at once: each stores the bound its own reading of the hooks implies, and
+ * stores again if the hooks changed meanwhile, so the last store always matches them. */
+void asgst__read_hooks_set(int hooks, bool on) {
+  if (on) __atomic_or_fetch(&asgst__read_hooks, hooks, __ATOMIC_SEQ_CST);
+  else __atomic_and_fetch(&asgst__read_hooks, ~hooks, __ATOMIC_SEQ_CST);
+  for (;;) {
+    int h = __atomic_load_n(&asgst__read_hooks, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&asgst__fast_limit, h ? 0 : ASGST__MAX_ADDR - ASGST__MIN_ADDR, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&asgst__read_hooks, __ATOMIC_SEQ_CST) == h) return;
+  }
+}
+
+/* SS. */
 void asgst__stack_copy_use(const asgst__stack_copy *c) {
   copy_here = c;
-  if (c) __atomic_or_fetch(&asgst__read_hooks, ASGST__HOOK_COPY, __ATOMIC_SEQ_CST);
-  else __atomic_and_fetch(&asgst__read_hooks, ~ASGST__HOOK_COPY, __ATOMIC_SEQ_CST);
+  asgst__read_hooks_set(ASGST__HOOK_COPY, c != NULL);
 }

@@ -129,7 +129,7 @@ bool asgst__record_begin(void) {
     snap.gen = 1;
   }
   recording_here = true;
-  __atomic_or_fetch(&asgst__read_hooks, ASGST__HOOK_LOG, __ATOMIC_SEQ_CST);
+  asgst__read_hooks_set(ASGST__HOOK_LOG, true);
   return true;
 }
 
@@ -195,7 +195,7 @@ static bool put_pages(writer *w, asgst__rec_header *h) {
 /* SS. */
 int64_t asgst__record_end(const asgst__record_walk *r, void *buf, size_t cap) {
   recording_here = false;
-  __atomic_and_fetch(&asgst__read_hooks, ~ASGST__HOOK_LOG, __ATOMIC_SEQ_CST);
+  asgst__read_hooks_set(ASGST__HOOK_LOG, false);
   int64_t rc = ASGST_INVALID_ARGUMENT;
   asgst__rec_header h;
   memset(&h, 0, sizeof h);
