@@ -159,14 +159,17 @@ ASGST__HOT static int decode_interpreted(ASGST_Iterator *it) {
   if (!asgst__load_u16(cm + l->cm_code_size, &code_size)) return ASGST_BAD_FRAME;
   uintptr_t codes = cm + (uintptr_t)l->cm_sizeof;
   ASGST_Frame *f = out_of(it);
-  f->type = ASGST_FRAME_JAVA;
-  f->bci = -1;
-  if (method_is_native(m)) {
-    f->type = ASGST_FRAME_JAVA_NATIVE;
-  } else if (bcp >= codes && bcp < codes + code_size) {
+  /* A bcp inside the bytecodes proves a Java method (a native one has none), without
+   * reading its access flags. */
+  if (bcp >= codes && bcp < codes + code_size) {
+    f->type = ASGST_FRAME_JAVA;
     f->bci = (int)(bcp - codes);
-  } else if (bcp == 0) {
-    f->bci = 0;
+  } else if (method_is_native(m)) {
+    f->type = ASGST_FRAME_JAVA_NATIVE;
+    f->bci = -1;
+  } else {
+    f->type = ASGST_FRAME_JAVA;
+    f->bci = bcp == 0 ? 0 : -1;
   }
   f->comp_level = 0;
   f->method = (ASGST_Method)m;
