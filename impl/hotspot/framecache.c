@@ -62,6 +62,8 @@ ASGST__HOT int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *
   uint64_t key = key_of(r->pc, top);
   _Atomic uint64_t *row_ = row(key);
   uint64_t w[FC_WORDS];
+  /* Unrolled, so that the words stay in registers (a loop went through a stack copy). */
+#pragma GCC unroll 8
   for (int i = 0; i < FC_WORDS; i++) w[i] = atomic_load_explicit(&row_[i], memory_order_relaxed);
   if (w[0] != key || w[FC_WORDS - 1] != check(w)) return 0;
   int n = (int)(w[2] >> 56);

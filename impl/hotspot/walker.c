@@ -223,8 +223,8 @@ static inline void memo(ASGST_Iterator *it, hs_state *s, int at, int n) {
 static inline void copy_frames(ASGST_Iterator *it, const ASGST_Frame *src, int n) {
   ASGST_Frame *dst = out_of(it);
   for (int i = 0; i < n; i++) {
-    /* Everything up to sp in two 16-byte moves. The source was written the same way by
-     * the previous copy (or long enough ago), so the loads forward from the stores. */
+    /* Everything up to sp in two 16-byte moves. The source is the first frame of the run,
+     * written a step earlier (a load still waiting on narrower stores would stall). */
     __builtin_memcpy(&dst[i], &src[i], offsetof(ASGST_Frame, sp));
     dst[i].sp = (void *)it->cur.sp;
     dst[i].fp = (void *)it->cur.fp;
@@ -263,7 +263,8 @@ static bool repeat(ASGST_Iterator *it, hs_state *s) {
     it->cur.sp = ssp;
     it->cur.fp = nfp;
     it->depth++;
-    src = &it->pending[it->npending - n];
+    /* From the same source each time: copying the previous copy chained every frame's
+     * loads to the stores just before them. */
     copy_frames(it, src, n);
   }
   s->memo_at = (uint16_t)(it->npending - n);
