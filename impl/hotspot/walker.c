@@ -351,14 +351,21 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
     non_java(it);
     return 0;
   }
-  if (cacheable(LD(s->pcmode), top) && !(it->options & ASGST__OPT_NO_FRAME_CACHE) &&
-      !asgst__hs_in_interpreter(it->cur.pc)) {
+  bool interp = asgst__hs_in_interpreter(it->cur.pc);
+  if (cacheable(LD(s->pcmode), top) && !(it->options & ASGST__OPT_NO_FRAME_CACHE) && !interp) {
     if (!top && repeat(it, s)) return 0;
     int r = decode_cached(it, s, top);
     if (r <= 0) return r;
   }
   s->memo_n = 0;
   s->fsize = 0;
+  if (interp) {
+    s->kind = ASGST__HK_INTERP;
+    s->blob = 0;
+    int r = decode_interpreted(it);
+    if (r == 0) s->java_seen = 1;
+    return r;
+  }
   uintptr_t blob;
   s->kind = (uint8_t)asgst__hs_classify(it->cur.pc, &blob);
   s->blob = blob;
