@@ -100,7 +100,9 @@ ASGST__HOT int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *
 }
 
 /* SS. A prefetch never faults, whatever the address. */
-void asgst__hs_fc_prefetch(uintptr_t pc) { __builtin_prefetch((const void *)row(key_of(pc, true))); }
+ASGST__HOT void asgst__hs_fc_prefetch(uintptr_t pc) {
+  __builtin_prefetch((const void *)row(key_of(pc, true)));
+}
 
 /* SS. */
 void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e) {

@@ -45,7 +45,7 @@ static int line_table(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry *e
 /* SS. backend.h prefetch(): a sampled thread is mostly interrupted in compiled code whose
  * top frame the frame cache knows; its row is the walk's first dependent miss after the
  * thread lookup's. */
-static void prefetch(const asgst__regs *top) { asgst__hs_fc_prefetch(top->pc); }
+ASGST__HOT static void prefetch(const asgst__regs *top) { asgst__hs_fc_prefetch(top->pc); }
 
 /* SS. backend.h capabilities(): queues need the JVMTI suspend capability. */
 static int capabilities(void) { return asgst__hs_can_suspend ? ASGST_REGISTER_QUEUE : 0; }

@@ -242,7 +242,7 @@ static inline void copy_frames(ASGST_Iterator *it, const ASGST_Frame *src, int n
  * taken here too, stepped by the frame size with the checks of asgst__step_checked (sp
  * grows by the frame size, so only the depth and the stack base are left to check), until
  * the batch is full. Each is committed as it completes. True if done. */
-static bool repeat(ASGST_Iterator *it, hs_state *s) {
+ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
   int n = LD(s->memo_n), at = LD(s->memo_at);
   uintptr_t pc = s->memo_pc;
   if (n == 0 || it->cur.pc != pc || at + n != it->npending || n > asgst__room(it))
