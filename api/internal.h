@@ -16,6 +16,9 @@
 int asgst__iterator_begin(ASGST_Iterator *it, const asgst__backend *be, const asgst__thread *t,
                           const asgst__regs *top, int32_t options);
 
+/* SS. Makes `it` an iterator that reports `error` (<= 0) from its first use. */
+void asgst__iterator_fail(ASGST_Iterator *it, int error);
+
 /* SS. Registers of an x86_64 Linux ucontext_t. */
 void asgst__regs_from_ucontext(const void *ucontext, asgst__regs *r);
 

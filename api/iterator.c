@@ -42,9 +42,15 @@ ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
     r = ASGST_WALK_FAULTED;
     it->npending = it->committed; /* a partly decoded frame is not handed out */
   ASGST__GUARD_END(g);
-  if (kind <= 0) return it->state = kind;
+  if (kind <= 0) {
+    it->fast_end = 0;
+    return it->state = kind;
+  }
   it->end = r;
   it->state = it->npending > 0 ? 1 : r;
+  /* All but the batch's last frame go out by NextFrame's fast path, unless only the first
+   * Java frame is wanted (then each frame's type matters). */
+  it->fast_end = it->state > 0 && !(it->options & ASGST_END_ON_FIRST_JAVA_FRAME) ? it->npending - 1 : 0;
   return kind;
 }
 
@@ -83,7 +89,10 @@ ASGST__HOT int asgst__iterator_begin(ASGST_Iterator *it, const asgst__backend *b
   it->thread.stack_base = __atomic_load_n(&t->stack_base, __ATOMIC_RELAXED);
   it->thread.stack_limit = __atomic_load_n(&t->stack_limit, __ATOMIC_RELAXED);
   copy_regs(&it->top, top);
-  if (be == NULL) return it->state = ASGST_NOT_INITIALIZED;
+  if (be == NULL) {
+    asgst__iterator_fail(it, ASGST_NOT_INITIALIZED);
+    return ASGST_NOT_INITIALIZED;
+  }
   int kind = start(it);
   if (kind > 0) it->kind = kind;
   return kind;
@@ -99,11 +108,11 @@ static inline void copy_frame(ASGST_Frame *d, const ASGST_Frame *s) {
 /* SS. */
 ASGST__HOT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
   /* Most calls hand out a buffered frame that is not the batch's last: state stays 1, and
-   * only the index moves (the frame's type matters only under END_ON_FIRST_JAVA_FRAME). A
-   * call per frame is a good part of a deep walk's cost. */
+   * only the index moves (batch() set fast_end). A call per frame is a good part of a deep
+   * walk's cost. */
   if (__builtin_expect(it != NULL && frame != NULL, 1)) {
     int i = it->ipending;
-    if (it->state > 0 && i + 1 < it->npending && !(it->options & ASGST_END_ON_FIRST_JAVA_FRAME)) {
+    if (i < it->fast_end) {
       copy_frame(frame, &it->pending[i]);
       it->ipending = i + 1;
       return 1;
@@ -128,6 +137,14 @@ ASGST__HOT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
   else
     batch(it, FULL_BATCH, false);
   return 1;
+}
+
+/* SS. */
+void asgst__iterator_fail(ASGST_Iterator *it, int error) {
+  it->be = NULL;
+  it->kind = error;
+  it->state = error;
+  it->npending = it->ipending = it->fast_end = 0;
 }
 
 /* SS. */
@@ -160,8 +177,7 @@ ASGST__HOT static int run_here(const asgst__regs *top, int32_t options, ASGST_It
   int kind = be ? be->current_thread(&t) : ASGST_NOT_INITIALIZED;
   if (kind <= 0) {
     ASGST_Iterator it;
-    it.state = kind;
-    it.kind = kind;
+    asgst__iterator_fail(&it, kind);
     if (fun) fun(&it, arg);
     return kind;
   }

@@ -31,7 +31,7 @@ static void error_iterator(ASGST_Iterator *it, const asgst__queue_point *p, int3
   it->options = options;
   it->kind = error;
   it->state = error;
-  it->npending = 0;
+  it->npending = it->ipending = it->fast_end = 0;
 }
 
 typedef struct {

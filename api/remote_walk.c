@@ -186,7 +186,7 @@ int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options, int32_t
       r = asgst__run_with_iterator(be, &thread, &top, options, fun, arg);
     } else {
       ASGST_Iterator it;
-      it.state = it.kind = r;
+      asgst__iterator_fail(&it, r);
       if (fun) fun(&it, arg);
     }
     /* Release the target unless a copy walk did so already, then wait for it to leave its

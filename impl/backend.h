@@ -71,6 +71,7 @@ struct _ASGST_Iterator {
   ASGST_Frame pending[ASGST__PENDING_CAP];
   int32_t npending;
   int32_t ipending;
+  int32_t fast_end;      /* NextFrame hands out pending[ipending] unchecked while ipending < this */
   int32_t seen_java;     /* a Java frame has been returned (END_ON_FIRST_JAVA_FRAME) */
   int32_t cur_decoded;   /* it->cur's frames are in pending (step before the next decode) */
   int32_t end;           /* what follows the buffered frames: 1 more frames, else end/error */
