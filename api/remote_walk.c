@@ -2,7 +2,7 @@
  * remote_walk.c - ASGST_RunWithIteratorOnThread: walking another thread of this process.
  *
  * The walker signals the target with the library's own real-time signal. The target's
- * handler captures the backend's view of itself (current_thread), publishes its ucontext
+ * handler captures the backend's view of itself (current_thread), publishes its registers
  * and spins until the walker releases it; the walker walks the now-frozen stack under its
  * own crash guard. So no walking code runs on the sampled thread, and results equal those
  * of an in-handler walk of the same context.
@@ -28,7 +28,12 @@
 #include "../impl/guard.h"
 #include "../impl/stack_copy.h"
 
-enum { IDLE, REQUESTED, PUBLISHED, RELEASED, CANCELLED };
+/* IDLE -> REQUESTED (walker) -> CLAIMED (target) -> PUBLISHED (target) -> RELEASED
+ * (walker) -> IDLE (target). A target claims the request before it writes the slot, so only
+ * the thread the walker is waiting for writes it; the walker cancels only a request nobody
+ * claimed (REQUESTED -> CANCELLED) or a claim that did not publish for TARGET_MAX_WAIT_NS
+ * (CLAIMED -> CANCELLED). */
+enum { IDLE, REQUESTED, CLAIMED, PUBLISHED, RELEASED, CANCELLED };
 
 /* How long a target waits for its release before it gives up and returns (the walker
  * never holds a target longer than its own walk; this only bounds a walker that died). */
@@ -40,7 +45,7 @@ static struct {
   atomic_int phase;
   atomic_uint seq;
   atomic_int target;       /* OS thread id asked to answer */
-  void *volatile ucontext; /* the target's context, valid while it waits */
+  asgst__regs top;         /* the target's registers where the signal stopped it */
   asgst__thread thread;    /* the target's own view of itself */
   volatile int kind;       /* current_thread's result on the target */
 } slot;
@@ -67,12 +72,24 @@ static void on_walk_signal(int sig, siginfo_t *info, void *uc) {
     errno = saved_errno;
     return;
   }
+  int expected = REQUESTED;
+  if (!atomic_compare_exchange_strong(&slot.phase, &expected, CLAIMED)) {
+    errno = saved_errno;
+    return;
+  }
+  /* The claim is ours only if it is still the request checked above: the walker may have
+   * given that one up and asked another thread meanwhile (a real-time signal stays queued
+   * after its request was cancelled). Then give it back for its real target. */
+  if (seq != atomic_load(&slot.seq) || atomic_load(&slot.target) != (int)syscall(SYS_gettid)) {
+    atomic_store(&slot.phase, REQUESTED);
+    errno = saved_errno;
+    return;
+  }
   const asgst__backend *be = asgst__active_backend();
   slot.kind = be ? be->current_thread(&slot.thread) : ASGST_NOT_INITIALIZED;
-  slot.ucontext = uc;
-  int expected = REQUESTED;
-  if (seq == atomic_load(&slot.seq) &&
-      atomic_compare_exchange_strong(&slot.phase, &expected, PUBLISHED)) {
+  asgst__regs_from_ucontext(uc, &slot.top);
+  expected = CLAIMED;
+  if (atomic_compare_exchange_strong(&slot.phase, &expected, PUBLISHED)) {
     int64_t deadline = now_ns() + TARGET_MAX_WAIT_NS;
     while (atomic_load(&slot.phase) == PUBLISHED && now_ns() < deadline) {
       __builtin_ia32_pause();
@@ -136,14 +153,21 @@ static int request(pid_t tid, int32_t timeout_us) {
     atomic_store(&slot.phase, IDLE);
     return e == EAGAIN ? ASGST_SIGNAL_NOT_DELIVERED : ASGST_THREAD_NOT_FOUND;
   }
-  int64_t limit = (timeout_us > 0 ? timeout_us : 100000) * 1000LL;
-  if (wait_phase_change(REQUESTED, now_ns() + limit) == PUBLISHED) return 0;
-  int expected = REQUESTED;
-  if (atomic_compare_exchange_strong(&slot.phase, &expected, CANCELLED)) {
-    atomic_store(&slot.target, 0);
-    return ASGST_THREAD_NOT_ANSWERING;
+  int64_t deadline = now_ns() + (timeout_us > 0 ? timeout_us : 100000) * 1000LL;
+  for (;;) {
+    int p = wait_phase_change(REQUESTED, deadline);
+    /* A claimer publishes (or gives a stale claim back) within microseconds of running. */
+    if (p == CLAIMED) p = wait_phase_change(CLAIMED, now_ns() + TARGET_MAX_WAIT_NS);
+    if (p == PUBLISHED) return 0;
+    if (p == REQUESTED && now_ns() < deadline) continue; /* a stale claim was given back */
+    int expected = p;
+    if ((p == REQUESTED || p == CLAIMED) &&
+        atomic_compare_exchange_strong(&slot.phase, &expected, CANCELLED)) {
+      atomic_store(&slot.target, 0);
+      return ASGST_THREAD_NOT_ANSWERING;
+    }
+    /* The phase moved as we gave up (claimed or published): look again. */
   }
-  return 0; /* it published just as we gave up */
 }
 
 /* N (walker side, target held). An ASGST_COPY_STACK walk: copies the target's stack,
@@ -162,22 +186,30 @@ static int walk_copy(const asgst__backend *be, const asgst__thread *t, const asg
   return r;
 }
 
-/* N (walker side). */
-int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options, int32_t timeout_us,
-                                  ASGST_IteratorHandler fun, void *arg) {
-  /* Above INT32_MAX it is no tid: cut to a pid_t, tid + 2^32 would walk thread tid. */
-  if (os_thread_id <= 0 || os_thread_id > INT32_MAX) return ASGST_INVALID_ARGUMENT;
-  if (os_thread_id == (int64_t)syscall(SYS_gettid))
-    return ASGST_RunWithIterator(NULL, options & ~(ASGST_COPY_STACK | ASGST__OPT_COPY_CHECK),
-                                 fun, arg);
+/* N (walker side). Lets the crash guard's signals through on the calling thread, whose
+ * mask is saved in *saved; returns whether that changed the mask. A sampler thread often
+ * blocks every signal, and a synchronous SIGSEGV that is blocked is not delivered: the
+ * kernel kills the process (found by the soak test: the demo's walker thread died on the
+ * first fault its guard should have caught). */
+static bool unblock_guard_signals(sigset_t *saved) {
+  sigset_t sync;
+  sigemptyset(&sync);
+  sigaddset(&sync, SIGSEGV);
+  sigaddset(&sync, SIGBUS);
+  if (pthread_sigmask(SIG_UNBLOCK, &sync, saved) != 0) return false;
+  return sigismember(saved, SIGSEGV) || sigismember(saved, SIGBUS);
+}
+
+/* N (walker side). The walk of another thread, with the guard's signals let through. */
+static int walk_other(pid_t tid, int32_t options, int32_t timeout_us,
+                      ASGST_IteratorHandler fun, void *arg) {
   const asgst__backend *be = asgst__active_backend();
   if (be == NULL) return ASGST_NOT_INITIALIZED;
   if (asgst__guard_install() != 0 || asgst__remote_init() != 0) return ASGST_UNSUPPORTED;
   pthread_mutex_lock(&walker_lock);
-  int r = request((pid_t)os_thread_id, timeout_us);
+  int r = request(tid, timeout_us);
   if (r == 0) {
-    asgst__regs top;
-    asgst__regs_from_ucontext(slot.ucontext, &top);
+    asgst__regs top = slot.top;
     asgst__thread thread = slot.thread;
     r = slot.kind;
     if (r > 0 && (options & ASGST_COPY_STACK)) {
@@ -198,5 +230,22 @@ int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options, int32_t
     atomic_store(&slot.target, 0);
   }
   pthread_mutex_unlock(&walker_lock);
+  return r;
+}
+
+/* N (walker side). */
+int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options, int32_t timeout_us,
+                                  ASGST_IteratorHandler fun, void *arg) {
+  /* Above INT32_MAX it is no tid: cut to a pid_t, tid + 2^32 would walk thread tid. */
+  if (os_thread_id <= 0 || os_thread_id > INT32_MAX) return ASGST_INVALID_ARGUMENT;
+  sigset_t saved_mask;
+  bool unblocked = unblock_guard_signals(&saved_mask);
+  int r;
+  if (os_thread_id == (int64_t)syscall(SYS_gettid))
+    r = ASGST_RunWithIterator(NULL, options & ~(ASGST_COPY_STACK | ASGST__OPT_COPY_CHECK),
+                              fun, arg);
+  else
+    r = walk_other((pid_t)os_thread_id, options, timeout_us, fun, arg);
+  if (unblocked) pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
   return r;
 }

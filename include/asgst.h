@@ -138,7 +138,9 @@ typedef void (*ASGST_IteratorHandler)(ASGST_Iterator *it, void *arg);
  * calls fun(it, arg) once and returns the trace kind (> 0) or an error (<= 0). When the
  * iterator cannot be built, fun is still called once with an iterator whose
  * ASGST_State is that error, so handlers have one code path. The iterator is valid only
- * inside fun. `options` is a bit set of enum ASGST_Options. */
+ * inside fun. `options` is a bit set of enum ASGST_Options. The crash guard needs SIGSEGV
+ * and SIGBUS deliverable: a signal handler that calls this must not block them in its
+ * sa_mask (a blocked synchronous fault kills the process). */
 ASGST_EXPORT int ASGST_RunWithIterator(void *ucontext, int32_t options,
                                        ASGST_IteratorHandler fun, void *arg);
 
@@ -296,7 +298,9 @@ ASGST_EXPORT const char *ASGST_DisabledFeatures(void);
 /* N on the walker side. Signals the OS thread `os_thread_id` of this process, holds it in
  * its signal handler while fun(it, arg) walks its stack under the crash guard, then
  * releases it. Waits at most timeout_us for the target to answer (<= 0: 100 ms).
- * Returns the kind or an error: ASGST_THREAD_NOT_FOUND, ASGST_THREAD_NOT_ANSWERING, ... */
+ * Returns the kind or an error: ASGST_THREAD_NOT_FOUND, ASGST_THREAD_NOT_ANSWERING, ...
+ * The calling thread may block every signal: SIGSEGV and SIGBUS are let through for the
+ * walk's duration and its mask is put back before the call returns. */
 ASGST_EXPORT int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options,
                                                int32_t timeout_us, ASGST_IteratorHandler fun,
                                                void *arg);
