@@ -7,15 +7,26 @@
  * A file may hold several recordings one after the other (the demo profiler's record=).
  *   asgst-replay --check FILE... one line per recording, then "replayed N: I identical, D differ,
  *                                F failed"; exit status 0 only if every file is identical
+ * A replay maps the recorded pages at their recorded addresses. Where this process's own
+ * mappings already hold one (address randomization put a library, the heap or a stack
+ * there: ASGST_BUSY), that recording is replayed again by a new process of this program,
+ * which gets another layout (internal options --only K, --print).
  */
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "asgst.h"
 #include "impl/replay/format.h"
 
 #define MAX_FRAMES 2048
+#define TRIES 3        /* new processes tried for a recording whose pages collide */
+#define EXIT_BUSY 3    /* a --only replay's status when its pages collided again */
+
+extern char **environ;
+static int only = -1;  /* --only K: replay recording K of the one file, no summary */
 
 typedef struct {
   asgst__rec_frame frames[MAX_FRAMES];
@@ -92,11 +103,35 @@ static const char *differs(const asgst__rec_header *h, const asgst__rec_frame *l
   return NULL;
 }
 
-/* N. Replays one recording; 0 identical (or printed), 1 differs, 2 failed. */
-static int replay_one(const uint8_t *rec, size_t len, const char *label, bool check, replayed *r) {
+/* N. Replays recording k of path in a new process (another address layout); its outcome
+ * as replay_one's, or -1 if every try collided too or none could run. */
+static int replay_elsewhere(const char *path, int k, bool check) {
+  char idx[16];
+  snprintf(idx, sizeof idx, "%d", k);
+  char *args[] = {"asgst-replay", check ? "--check" : "--print", "--only", idx, (char *)path, NULL};
+  for (int t = 0; t < TRIES; t++) {
+    fflush(stdout);
+    pid_t pid;
+    int st;
+    if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, environ) != 0) return -1;
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st)) return -1;
+    if (WEXITSTATUS(st) != EXIT_BUSY) return WEXITSTATUS(st) <= 2 ? WEXITSTATUS(st) : 2;
+  }
+  return -1;
+}
+
+/* N. Replays recording k of path; 0 identical (or printed), 1 differs, 2 failed, EXIT_BUSY
+ * (--only) its pages collided with this process's mappings. */
+static int replay_one(const uint8_t *rec, size_t len, const char *path, int k, const char *label,
+                      bool check, replayed *r) {
   int kind = ASGST_ReplayWalk(rec, len, collect, r);
   const asgst__rec_header *h = (const asgst__rec_header *)(const void *)rec;
   if (kind <= 0 && (len < sizeof *h || h->kind > 0)) {
+    if (kind == ASGST_BUSY) {
+      if (only >= 0) return EXIT_BUSY;
+      int again = replay_elsewhere(path, k, check);
+      if (again >= 0) return again;
+    }
     printf("FAILED %s: %s %s\n", label, ASGST_ErrorName(kind), ASGST_ReplayError());
     return 2;
   }
@@ -137,7 +172,14 @@ static void replay_file(const char *path, bool check, replayed *r, int counts[3]
     char label[1200];
     if (off == 0 && one == len) snprintf(label, sizeof label, "%s", path);
     else snprintf(label, sizeof label, "%s#%d", path, k);
-    counts[replay_one(rec + off, one, label, check, r)]++;
+    if (only < 0 || k == only) {
+      int outcome = replay_one(rec + off, one, path, k, label, check, r);
+      if (only >= 0) {
+        fflush(stdout);
+        exit(outcome);
+      }
+      counts[outcome]++;
+    }
     off += one;
   }
   free(rec);
@@ -145,13 +187,19 @@ static void replay_file(const char *path, bool check, replayed *r, int counts[3]
 
 int main(int argc, char **argv) {
   bool check = argc > 1 && strcmp(argv[1], "--check") == 0;
-  if (argc < 2 + check) {
+  int first = 1 + (check || (argc > 1 && strcmp(argv[1], "--print") == 0));
+  if (argc > first + 2 && strcmp(argv[first], "--only") == 0) {
+    only = atoi(argv[first + 1]);
+    first += 2;
+  }
+  if (argc < first + 1) {
     fprintf(stderr, "usage: asgst-replay [--check] RECORDING...\n");
     return 2;
   }
   static replayed r;
   int counts[3] = {0};
-  for (int i = 1 + check; i < argc; i++) replay_file(argv[i], check, &r, counts);
+  for (int i = first; i < argc; i++) replay_file(argv[i], check, &r, counts);
+  if (only >= 0) return 2; /* recording K is not in the file */
   if (check)
     printf("replayed %d: %d identical, %d differ, %d failed\n", counts[0] + counts[1] + counts[2], counts[0],
            counts[1], counts[2]);

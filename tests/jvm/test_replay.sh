@@ -2,8 +2,9 @@
 # test_replay.sh BUILD_DIR - recorded walks (ASGST_RecordWalk) replayed without a JVM.
 #  1. the recordings in tests/data/replay (JDK 17, 21 and 25; see its README) replay to the
 #     frames, names, line numbers and end codes their live walks produced (no JVM runs);
-#  2. damaged recordings (truncated, another format version, a page left out) give a clear
-#     error or a walk error, never a crash;
+#  2. a recording whose page the replaying process already holds is replayed by a new
+#     process; damaged recordings (truncated, another format version, a page left out) give
+#     a clear error or a walk error, never a crash;
 #  3. on the JDK under test (JAVA_HOME), 1000 walks of sampled threads of the walk workload
 #     are recorded (tests/jvm/agents/record_agent.c) and each replays identically.
 set -u
@@ -35,6 +36,17 @@ for jdk in 17 21 25; do
     grep -v '^ok' <<<"$out" | head -5 | sed 's/^/# /'
   fi
 done
+
+# A recording whose page this process already holds (address randomization put something
+# there) is replayed by a new process of the tool, with the same result.
+src=$(ls "$DATA"/jdk17-*.asgstrec | head -1)
+out=$(ASGST_TEST_OCCUPY=$src LD_PRELOAD=$BUILD/tests/replay/libreplay_occupy.so "$REPLAY" --check "$src" 2>&1); rc=$?
+if [ $rc = 0 ] && grep -q "^occupy_page: holding" <<<"$out" && grep -q "1 identical, 0 differ, 0 failed" <<<"$out"; then
+  tap "ok" "a recording whose page the replaying process holds is replayed in a new process: $(tail -1 <<<"$out")"
+else
+  tap "not ok" "occupied page: status $rc"
+  head -5 <<<"$out" | sed 's/^/# /'
+fi
 
 # Little-endian bytes of a number, as printf escapes.
 le() { local v=$1 w=$2 s=""; for ((i = 0; i < w; i++)); do s+=$(printf '\\x%02x' $(((v >> (8 * i)) & 255))); done; echo "$s"; }
