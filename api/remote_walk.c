@@ -81,7 +81,8 @@ static void on_walk_signal(int sig, siginfo_t *info, void *uc) {
    * given that one up and asked another thread meanwhile (a real-time signal stays queued
    * after its request was cancelled). Then give it back for its real target. */
   if (seq != atomic_load(&slot.seq) || atomic_load(&slot.target) != (int)syscall(SYS_gettid)) {
-    atomic_store(&slot.phase, REQUESTED);
+    int mine = CLAIMED; /* unless the walker cancelled the claim meanwhile */
+    atomic_compare_exchange_strong(&slot.phase, &mine, REQUESTED);
     errno = saved_errno;
     return;
   }
