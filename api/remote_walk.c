@@ -67,7 +67,8 @@ static void on_walk_signal(int sig, siginfo_t *info, void *uc) {
   (void)info;
   int saved_errno = errno;
   unsigned seq = atomic_load(&slot.seq);
-  if (atomic_load(&slot.target) != (int)syscall(SYS_gettid) ||
+  int self = (int)syscall(SYS_gettid);
+  if (atomic_load(&slot.target) != self ||
       atomic_load(&slot.phase) != REQUESTED) {
     errno = saved_errno;
     return;
@@ -80,7 +81,7 @@ static void on_walk_signal(int sig, siginfo_t *info, void *uc) {
   /* The claim is ours only if it is still the request checked above: the walker may have
    * given that one up and asked another thread meanwhile (a real-time signal stays queued
    * after its request was cancelled). Then give it back for its real target. */
-  if (seq != atomic_load(&slot.seq) || atomic_load(&slot.target) != (int)syscall(SYS_gettid)) {
+  if (seq != atomic_load(&slot.seq) || atomic_load(&slot.target) != self) {
     int mine = CLAIMED; /* unless the walker cancelled the claim meanwhile */
     atomic_compare_exchange_strong(&slot.phase, &mine, REQUESTED);
     errno = saved_errno;
@@ -187,20 +188,6 @@ static int walk_copy(const asgst__backend *be, const asgst__thread *t, const asg
   return r;
 }
 
-/* N (walker side). Lets the crash guard's signals through on the calling thread, whose
- * mask is saved in *saved; returns whether that changed the mask. A sampler thread often
- * blocks every signal, and a synchronous SIGSEGV that is blocked is not delivered: the
- * kernel kills the process (found by the soak test: the demo's walker thread died on the
- * first fault its guard should have caught). */
-static bool unblock_guard_signals(sigset_t *saved) {
-  sigset_t sync;
-  sigemptyset(&sync);
-  sigaddset(&sync, SIGSEGV);
-  sigaddset(&sync, SIGBUS);
-  if (pthread_sigmask(SIG_UNBLOCK, &sync, saved) != 0) return false;
-  return sigismember(saved, SIGSEGV) || sigismember(saved, SIGBUS);
-}
-
 /* N (walker side). The walk of another thread, with the guard's signals let through. */
 static int walk_other(pid_t tid, int32_t options, int32_t timeout_us,
                       ASGST_IteratorHandler fun, void *arg) {
@@ -239,8 +226,10 @@ int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options, int32_t
                                   ASGST_IteratorHandler fun, void *arg) {
   /* Above INT32_MAX it is no tid: cut to a pid_t, tid + 2^32 would walk thread tid. */
   if (os_thread_id <= 0 || os_thread_id > INT32_MAX) return ASGST_INVALID_ARGUMENT;
+  /* A sampler thread often blocks every signal; the walk's guard needs SIGSEGV (the soak
+   * test's walker thread died on the first fault its guard should have caught). */
   sigset_t saved_mask;
-  bool unblocked = unblock_guard_signals(&saved_mask);
+  bool unblocked = asgst__guard_let_through(&saved_mask);
   int r;
   if (os_thread_id == (int64_t)syscall(SYS_gettid))
     r = ASGST_RunWithIterator(NULL, options & ~(ASGST_COPY_STACK | ASGST__OPT_COPY_CHECK),

@@ -81,6 +81,16 @@ int asgst__guard_install(void) {
   return 0;
 }
 
+/* N. */
+bool asgst__guard_let_through(sigset_t *saved) {
+  sigset_t sync;
+  sigemptyset(&sync);
+  sigaddset(&sync, SIGSEGV);
+  sigaddset(&sync, SIGBUS);
+  if (pthread_sigmask(SIG_UNBLOCK, &sync, saved) != 0) return false;
+  return sigismember(saved, SIGSEGV) || sigismember(saved, SIGBUS);
+}
+
 /* SS. */
 uint64_t asgst__guard_faults(void) {
   return atomic_load_explicit(&fault_count, memory_order_relaxed);

@@ -21,6 +21,7 @@
 #define ASGST_IMPL_GUARD_H
 
 #include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -47,6 +48,13 @@ typedef struct {
 /* N. Installs the guard's SIGSEGV and SIGBUS handlers in front of the current ones (once;
  * later calls do nothing). Returns 0 or -1 (sigaction failed). */
 int asgst__guard_install(void);
+/* N. Lets the guard's signals (SIGSEGV, SIGBUS) through on the calling thread; the mask
+ * it had goes to *saved. True if that changed the mask: the caller then puts *saved back
+ * with pthread_sigmask(SIG_SETMASK) when its guarded work is done. A synchronous fault that
+ * is blocked is not delivered, the kernel kills the process: for N entry points that may
+ * run on a thread blocking every signal (a profiler's sampler thread). SS paths cannot
+ * afford the system call; their callers must leave these signals unblocked (asgst.h). */
+bool asgst__guard_let_through(sigset_t *saved);
 /* SS. A pointer-sized load of `a` under a guard of its own: 0 when the address is
  * implausible or the load faulted. For code outside a walk (N code, one-off reads). */
 uintptr_t asgst__guarded_ptr(uintptr_t a);

@@ -155,8 +155,8 @@ static int replay_one(const uint8_t *rec, size_t len, const char *path, int k, c
 }
 
 /* N. Replays every recording of a file (the demo profiler's record= file holds several,
- * one after the other); adds the outcomes to counts. */
-static void replay_file(const char *path, bool check, replayed *r, int counts[3]) {
+ * one after the other), or only recording `only`; adds the outcomes to counts. */
+static void replay_file(const char *path, bool check, replayed *r, int counts[4]) {
   size_t len;
   uint8_t *rec = read_file(path, &len);
   if (rec == NULL) {
@@ -172,14 +172,7 @@ static void replay_file(const char *path, bool check, replayed *r, int counts[3]
     char label[1200];
     if (off == 0 && one == len) snprintf(label, sizeof label, "%s", path);
     else snprintf(label, sizeof label, "%s#%d", path, k);
-    if (only < 0 || k == only) {
-      int outcome = replay_one(rec + off, one, path, k, label, check, r);
-      if (only >= 0) {
-        fflush(stdout);
-        exit(outcome);
-      }
-      counts[outcome]++;
-    }
+    if (only < 0 || k == only) counts[replay_one(rec + off, one, path, k, label, check, r)]++;
     off += one;
   }
   free(rec);
@@ -197,9 +190,13 @@ int main(int argc, char **argv) {
     return 2;
   }
   static replayed r;
-  int counts[3] = {0};
+  int counts[4] = {0}; /* by replay_one's outcome */
   for (int i = first; i < argc; i++) replay_file(argv[i], check, &r, counts);
-  if (only >= 0) return 2; /* recording K is not in the file */
+  if (only >= 0) { /* the exit status is the outcome; 2 if recording K is not in the file */
+    for (int o = 0; o < 4; o++)
+      if (counts[o]) return o;
+    return 2;
+  }
   if (check)
     printf("replayed %d: %d identical, %d differ, %d failed\n", counts[0] + counts[1] + counts[2], counts[0],
            counts[1], counts[2]);
