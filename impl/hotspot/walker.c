@@ -145,18 +145,12 @@ ASGST__HOT static bool method_is_native(uintptr_t m) {
   return asgst__vm_method_access(m, &flags) && (flags & 0x0100);
 }
 
-/* SS. The bytecode index of an interpreted frame stopped at a call (not interrupted
- * anywhere): the bcp the interpreter saved before the call, always inside the bytecodes.
- * So it is checked against the largest code size the class file format allows instead of
- * the method's own: that size is in the ConstMethod's line, a cache miss per frame on most
- * walks (40-80 ns of an 800 ns 50-frame walk on JDK 25 here, for the four interpreted
- * frames at the base of the bench's stacks: Thread.run and its callers; paired in one
- * JVM). A native method has no bytecodes, and its bcp slot holds 0 or the start of where
- * they would be (JDK 25), so only a bcp at or below the start needs the access flags to
- * tell a native method (in the Method's next line half of the time). On a torn stack, a bcp
- * inside 64 KiB past the start only misreports the bci. Writes the frame's type and bci. */
-ASGST__HOT static void bci_at_call(uintptr_t m, uintptr_t codes, uintptr_t bcp, ASGST_Frame *f) {
-  if (bcp > codes && bcp - codes < 65535) {
+/* SS. The type and bci of an interpreted frame of Method m: a bcp in [first, end) proves a
+ * Java method without reading its access flags; any other needs them (a native method has
+ * no bytecodes, and its bcp slot holds 0 or, on JDK 25, where they would start). */
+ASGST__HOT static void type_and_bci(uintptr_t m, uintptr_t codes, uintptr_t bcp, uintptr_t first,
+                                    uintptr_t end, ASGST_Frame *f) {
+  if (bcp >= first && bcp < end) {
     f->type = ASGST_FRAME_JAVA;
     f->bci = (int)(bcp - codes);
   } else if (method_is_native(m)) {
@@ -168,24 +162,22 @@ ASGST__HOT static void bci_at_call(uintptr_t m, uintptr_t codes, uintptr_t bcp, 
   }
 }
 
-/* SS. The same for a frame interrupted anywhere: it may be between bytecodes or half
- * built, so its bcp is checked against the method's code size. */
-ASGST__HOT static bool bci_interrupted(uintptr_t m, uintptr_t cm, uintptr_t codes, uintptr_t bcp,
-                                       ASGST_Frame *f) {
-  uint16_t code_size;
-  if (!asgst__load_u16(cm + asgst__vm.cm_code_size, &code_size)) return false;
-  /* A bcp inside the bytecodes proves a Java method (a native one has none), without
-   * reading its access flags. */
-  if (bcp >= codes && bcp < codes + code_size) {
-    f->type = ASGST_FRAME_JAVA;
-    f->bci = (int)(bcp - codes);
-  } else if (method_is_native(m)) {
-    f->type = ASGST_FRAME_JAVA_NATIVE;
-    f->bci = -1;
-  } else {
-    f->type = ASGST_FRAME_JAVA;
-    f->bci = bcp == 0 ? 0 : -1;
-  }
+/* SS. Where the bcp of an interpreted frame may lie without the access flags: [*first,
+ * *end). `top`: interrupted anywhere (it may be between bytecodes or half built), so the
+ * method's code size bounds it. Otherwise the frame is stopped at a call and its bcp is
+ * the one the interpreter saved before the call, always inside the bytecodes: the largest
+ * code size the class file format allows bounds it, and the start is left out (where a
+ * native method's bcp may point). The exact size is in the ConstMethod's line, a cache
+ * miss per frame on most walks: 40-80 ns of an 800 ns 50-frame walk on JDK 25 here, for
+ * the four interpreted frames at the base of the bench's stacks (Thread.run and its
+ * callers; paired in one JVM). On a torn stack, a bcp inside 64 KiB past the start only
+ * misreports the bci. */
+ASGST__HOT static bool bcp_bounds(uintptr_t cm, uintptr_t codes, bool top, uintptr_t *first,
+                                  uintptr_t *end) {
+  uint16_t code_size = 0;
+  if (top && !asgst__load_u16(cm + asgst__vm.cm_code_size, &code_size)) return false;
+  *first = top ? codes : codes + 1;
+  *end = codes + (top ? code_size : 65535u);
   return true;
 }
 
@@ -200,10 +192,10 @@ ASGST__HOT static int decode_interpreted(ASGST_Iterator *it, bool top) {
       !asgst__load_ptr(fp + 8 * l->interp_bcp_slot, &bcp) ||
       !asgst__load_ptr(m + l->method_const, &cm) || cm == 0 || (cm & 7))
     return ASGST_BAD_FRAME;
-  uintptr_t codes = cm + (uintptr_t)l->cm_sizeof;
+  uintptr_t codes = cm + (uintptr_t)l->cm_sizeof, first, end;
+  if (!bcp_bounds(cm, codes, top, &first, &end)) return ASGST_BAD_FRAME;
   ASGST_Frame *f = out_of(it);
-  if (!top) bci_at_call(m, codes, bcp, f);
-  else if (!bci_interrupted(m, cm, codes, bcp, f)) return ASGST_BAD_FRAME;
+  type_and_bci(m, codes, bcp, first, end, f);
   f->comp_level = 0;
   f->method = (ASGST_Method)m;
   f->pc = (void *)it->cur.pc;
