@@ -28,6 +28,11 @@ mkdir -p "$WORK/classes"
 # The bucket of stack depths each workload's samples fall in (see walk_report.c).
 declare -A BUCKET=([bench10]="5-20" [bench50]="35-75" [bench200]="150-320")
 
+# median_of VALUES...: the middle value (the lower middle of an even count), "none" if none.
+median_of() {
+  printf '%s\n' "$@" | grep . | sort -n | awk '{v[NR] = $1} END {print NR ? v[int((NR + 1) / 2)] : "none"}'
+}
+
 # bench_jdk LABEL JAVA_HOME: the walk benchmark on one JDK.
 bench_jdk() {
   local label=$1 home=$2 mode w flags log line
@@ -51,7 +56,7 @@ bench_jdk() {
         echo "${line:-bench=$mode workload=$w: no samples (log: ${log#$BUILD/})}"
         ratios="$ratios $(sed -n 's/.* ratio=\([0-9.]*\).*/\1/p' <<<"$line")"
       done
-      [ "$runs" -gt 1 ] && echo "# figure: ratio at 50 compiled frames on $label, $runs JVMs:$ratios; median $(tr ' ' '\n' <<<"$ratios" | grep . | sort -n | awk '{v[NR] = $1} END {print NR ? v[int((NR + 1) / 2)] : "none"}') (budget <= 0.30)"
+      [ "$runs" -gt 1 ] && echo "# figure: ratio at 50 compiled frames on $label, $runs JVMs:$ratios; median $(median_of $ratios) (budget <= 0.30)"
     done
   done
   bash "$ROOT/tests/bench/attach_bench.sh" "$BUILD" "$home"
