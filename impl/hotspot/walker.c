@@ -162,6 +162,8 @@ ASGST__HOT static void type_and_bci(uintptr_t m, uintptr_t codes, uintptr_t bcp,
   }
 }
 
+#define MAX_CODE_SIZE 65535u /* the class file format's limit on a method's bytecodes */
+
 /* SS. Where the bcp of an interpreted frame may lie without the access flags: [*first,
  * *end). `top`: interrupted anywhere (it may be between bytecodes or half built), so the
  * method's code size bounds it. Otherwise the frame is stopped at a call and its bcp is
@@ -177,7 +179,7 @@ ASGST__HOT static bool bcp_bounds(uintptr_t cm, uintptr_t codes, bool top, uintp
   uint16_t code_size = 0;
   if (top && !asgst__load_u16(cm + asgst__vm.cm_code_size, &code_size)) return false;
   *first = top ? codes : codes + 1;
-  *end = codes + (top ? code_size : 65535u);
+  *end = codes + (top ? code_size : MAX_CODE_SIZE);
   return true;
 }
 
