@@ -8,7 +8,9 @@
 # median/p90/p99/max of both over every sample, failed walks included.
 # Budget (DESIGN.md section 7): error share no higher than async-profiler's own walker
 # (else <= 1%), p99 <= 20 us and max <= 200 us. Timing on these shared 2-core machines is
-# noisy: compare the two walkers of the same run, and repeat before believing a max.
+# noisy: compare the two walkers of the same run, and repeat before believing a max. Before
+# the runs, stall_probe measures how often the machine takes the CPU away for over 20 us;
+# after each, the share of walks that absorbed such a stall is printed (stall_share).
 # The agent runs with slow=1: ASGST walks first in every sample (the cold position; ASGCT
 # then runs second), and each walk's thread CPU time is read too, so the figures also give
 # the walker's time without the machine's: CPU time percentiles and the wall time of the
@@ -42,6 +44,31 @@ javac_jdk() {
   [ $rc = 0 ] || { echo "javac exit status $rc (log: $log)"; tail -3 "$log"; return; }
   echo "javac took $((SECONDS - t0)) s"
   grep -E '^WALK # (figure: (workload|errors|times|cputimes|slow)=|signals=)' "$log" | sed 's/^WALK # //; s/ disagreements:.*//'
+  stall_share "$log" "${v:-?}"
 }
+
+# stall_share LOG VERSION: the machine's stalls (stall_probe, just before the run) against
+# the mean ASGST walk time of the run: the share of walks that absorbed a stall of over
+# 20 us, 1 - exp(-rate * mean). Over 1%, the p99 is at least a stall's length whatever the
+# walker does (see stall_probe.c).
+stall_share() {
+  local mean
+  mean=$(sed -n 's/^WALK # figure: times=.* asgst_mean_ns=\([0-9]*\).*/\1/p' "$1")
+  [ -n "$mean" ] && [ -n "$STALLS" ] || return 0
+  awk -v rate="$STALLS" -v mean="$mean" -v v="$2" 'BEGIN {
+    p = 100 * (1 - exp(-rate * mean / 1e9))
+    printf "# figure: javac on JDK %s: machine stalls over 20 us %d per second x mean walk %.1f us: %.2f%% of walks absorb one%s\n",
+      v, rate, mean / 1e3, p, (p >= 1 ? " (at this mean walk time, the p99 cannot be under 20 us on this machine)" : "")
+  }'
+}
+
+# The machine's stall rate, measured once before the runs (stall_probe.c).
+PROBE=$BUILD/tests/bench/stall_probe
+STALLS=""
+if [ -x "$PROBE" ]; then
+  line=$("$PROBE" 3)
+  echo "# figure: machine stalls (a spinning thread's clock reads over 20 us apart): $line"
+  STALLS=$(sed -n 's/^stalls_per_s=\([0-9]*\).*/\1/p' <<<"$line")
+fi
 
 for home in "$@"; do javac_jdk "$home"; done
