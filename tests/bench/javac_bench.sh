@@ -49,8 +49,8 @@ javac_jdk() {
 
 # stall_share LOG VERSION: the machine's stalls (stall_probe, just before the run) against
 # the mean ASGST walk time of the run: the share of walks that absorbed a stall of over
-# 20 us, 1 - exp(-rate * mean). Over 1%, the p99 is at least a stall's length whatever the
-# walker does (see stall_probe.c).
+# 20 us, 1 - exp(-rate * mean). Over 1%, more than 1% of the walks last over 20 us, so at
+# that mean walk time the p99 cannot be under 20 us on this machine (see stall_probe.c).
 stall_share() {
   local mean
   mean=$(sed -n 's/^WALK # figure: times=.* asgst_mean_ns=\([0-9]*\).*/\1/p' "$1")
