@@ -281,10 +281,17 @@ ASGST_EXPORT void ASGST_SetOnQueueProcessingEnd(ASGST_Queue *q, int options,
  * Library extensions (not part of the ASGST proposal).
  * ==================================================================================== */
 
+/* Extension: an ASGST_Initialize flag. A JDK newer than the newest this library was tested
+ * on is refused by default; with this flag it is accepted when every required piece of the
+ * model resolves and the self-check at initialization passes, and ASGST_DisabledFeatures()
+ * then starts with "untested JDK N". Older or unknown JDKs are refused all the same. */
+#define ASGST_INIT_UNTESTED_JDK 1
+
 /* N. Binds the library to a running JVM (from Agent_OnLoad, Agent_OnAttach, VMInit or
  * JNI_OnLoad). Uses the library's own JVMTI environment. Returns 0, or an error < -16
  * (ASGST_UNSUPPORTED_VM with the reason in ASGST_InitializeError()). Calling it again
- * after success is harmless and returns 0. `flags` is reserved, pass 0. */
+ * after success is harmless and returns 0. `flags`: 0 or ASGST_INIT_UNTESTED_JDK; other
+ * bits are ASGST_INVALID_ARGUMENT. */
 ASGST_EXPORT int ASGST_Initialize(JavaVM *vm, int32_t flags);
 /* N. Why the last ASGST_Initialize failed ("" if it did not). */
 ASGST_EXPORT const char *ASGST_InitializeError(void);

@@ -18,9 +18,9 @@
 /* SS. The class's java.lang.Class mirror object, 0 if unreadable. */
 static uintptr_t mirror_of(uintptr_t k) {
   uintptr_t handle = 0, mirror = 0;
-  if (!asgst__load_ptr(k + (uintptr_t)H.k_mirror, &handle) || handle == 0 ||
-      !asgst__load_ptr(handle, &mirror))
-    return 0;
+  if (!asgst__load_ptr(k + (uintptr_t)H.k_mirror, &handle) || handle == 0) return 0;
+  if (!H.mirror_handle) return handle; /* JDK 8: the field is the oop itself */
+  if (!asgst__load_ptr(handle, &mirror)) return 0;
   return mirror;
 }
 
@@ -85,13 +85,39 @@ void asgst__hs_learn_mirror_modifiers(jvmtiEnv *jvmti, JNIEnv *env) {
   H.mirror_modifiers = found;
 }
 
-/* SS. The class's generic signature from its constant pool, 0 if none. */
+/* SS. The class's generic signature from its constant pool, 0 if none. The index sits in
+ * the constant pool (17+) or in the InstanceKlass (8, 11). */
 static uintptr_t generic_symbol(uintptr_t k) {
-  if (H.cp_generic_index < 0) return 0;
+  if (H.cp_generic_index < 0 && H.ik_generic_index < 0) return 0;
   uintptr_t cp = 0;
   if (!asgst__load_ptr(k + (uintptr_t)H.ik_constants, &cp)) return 0;
-  uint32_t idx = (uint32_t)asgst__hs_field(cp, H.cp_generic_index, 2);
+  uint32_t idx = H.cp_generic_index >= 0
+                     ? (uint32_t)asgst__hs_field(cp, H.cp_generic_index, 2)
+                     : (uint32_t)asgst__hs_field(k, H.ik_generic_index, 2);
   return idx ? asgst__hs_cp_symbol(cp, idx) : 0;
+}
+
+/* SS. JDK 8 and 11 name a VM-anonymous class (Unsafe.defineAnonymousClass: lambda forms,
+ * lambdas) in JVMTI and in stack traces "<name>/<identity hash of its mirror>". The VM
+ * computes that hash on first request; ASGST only reads it from the mirror's header
+ * (unlocked, not biased, hash set) and leaves the bare name when the hash is not there
+ * yet. Only a complete copy gets the suffix. */
+static void anonymous_class_form(uintptr_t k, char *name, jint *len, jint cap) {
+  uintptr_t cld = 0, mirror = 0, mark = 0;
+  if (!H.anonymous_hash_names || H.k_cld < 0 || H.cld_mirror_holder < 0 || name == NULL ||
+      *len >= cap || !asgst__load_ptr(k + (uintptr_t)H.k_cld, &cld) || cld == 0 ||
+      asgst__hs_field(cld, H.cld_mirror_holder, 1) == 0 || (mirror = mirror_of(k)) == 0 ||
+      !asgst__load_ptr(mirror, &mark) || (mark & 7) != 1)
+    return;
+  uint32_t hash = (uint32_t)((mark >> 8) & 0x7fffffff);
+  if (hash == 0) return;
+  char digits[12];
+  int n = 0;
+  for (uint32_t h = hash; h; h /= 10) digits[n++] = (char)('0' + h % 10);
+  if (*len + 1 + n >= cap) return;
+  name[(*len)++] = '/';
+  while (n) name[(*len)++] = digits[--n];
+  name[*len] = '\0';
 }
 
 /* SS. A hidden class's name is "<name>+0x<hex>" in the VM (the suffix is an address);
@@ -115,6 +141,7 @@ void asgst__hs_class_info(ASGST_Class k, ASGST_ClassInfo *info) {
   jint cap = info->class_name_length;
   asgst__hs_copy_symbol(name, info->class_name, &info->class_name_length);
   hidden_class_form(info->class_name, info->class_name_length, cap);
+  if (name) anonymous_class_form(kp, info->class_name, &info->class_name_length, cap);
   uintptr_t gen = name ? generic_symbol(kp) : 0;
   asgst__hs_copy_symbol(gen, info->generic_class_name, &info->generic_class_name_length);
   info->modifiers = name ? class_modifiers(kp) : 0;

@@ -167,7 +167,7 @@ uintptr_t asgst__hs_klass_of(JNIEnv *env, jclass c) {
   uintptr_t mirror = asgst__guarded_ptr((uintptr_t)c & ~(uintptr_t)3);
   uintptr_t k = mirror ? asgst__guarded_ptr(mirror + (uintptr_t)asgst__vm.mirror_klass_offset) : 0;
   uintptr_t handle = k ? asgst__guarded_ptr(k + (uintptr_t)asgst__vm.k_mirror) : 0;
-  uintptr_t back = handle ? asgst__guarded_ptr(handle) : 0;
+  uintptr_t back = handle && asgst__vm.mirror_handle ? asgst__guarded_ptr(handle) : handle;
   (*env)->ReleasePrimitiveArrayCritical(env, pin_array, pin, JNI_ABORT);
   return back == mirror ? k : 0;
 }
@@ -313,8 +313,8 @@ void JNICALL asgst__hs_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *env, jclass r
 
 /* ---- conversions ---- */
 
-/* N. A JNIEnv for the calling thread, NULL if it is not attached. */
-static JNIEnv *jni_env(void) {
+/* N. */
+JNIEnv *asgst__hs_jni_env(void) {
   JNIEnv *env = NULL;
   if (asgst__hs_vm == NULL ||
       (*asgst__hs_vm)->GetEnv(asgst__hs_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK)
@@ -336,7 +336,7 @@ static jweak registered_ref(uintptr_t k) {
  * class not found may be one loaded before the binding and not registered yet: the
  * lookup is retried once the backlog is done. */
 jclass asgst__hs_to_jclass(ASGST_Class k) {
-  JNIEnv *env = jni_env();
+  JNIEnv *env = asgst__hs_jni_env();
   if (env == NULL) return NULL;
   jweak ref = registered_ref((uintptr_t)k);
   if (ref == NULL) {
@@ -348,7 +348,7 @@ jclass asgst__hs_to_jclass(ASGST_Class k) {
 
 /* N. Through the class's tag (GC-safe); classes not (yet) registered through the mirror. */
 ASGST_Class asgst__hs_from_jclass(jclass c) {
-  JNIEnv *env = jni_env();
+  JNIEnv *env = asgst__hs_jni_env();
   jlong tag = 0;
   if (env == NULL || asgst__hs_jvmti == NULL) return NULL;
   if ((*asgst__hs_jvmti)->GetTag(asgst__hs_jvmti, c, &tag) == JVMTI_ERROR_NONE && tag > 0) {
@@ -359,37 +359,6 @@ ASGST_Class asgst__hs_from_jclass(jclass c) {
     if (k) return (ASGST_Class)k;
   }
   return (ASGST_Class)asgst__hs_klass_of(env, c);
-}
-
-/* N. A jmethodID is a pointer to a slot holding the Method*. */
-ASGST_Method asgst__hs_from_jmethodid(jmethodID id) {
-  return (ASGST_Method)asgst__guarded_ptr((uintptr_t)id);
-}
-
-/* N. Slow: lists the holder's methods through JVMTI (creating their jmethodIDs) and picks
- * the one whose slot holds m. Meant for occasional use (e.g. once per method a profiler
- * reports), not per sample. */
-jmethodID asgst__hs_to_jmethodid(ASGST_Method m) {
-  JNIEnv *env = jni_env();
-  if (env == NULL || asgst__hs_jvmti == NULL) return NULL;
-  volatile ASGST_Class k = NULL;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    k = asgst__hs_method_class(m);
-  ASGST__GUARD_FAULTED(g)
-    k = NULL;
-  ASGST__GUARD_END(g);
-  jclass c = k ? asgst__hs_to_jclass(k) : NULL;
-  if (c == NULL) return NULL;
-  jint n = 0;
-  jmethodID *ids = NULL, found = NULL;
-  if ((*asgst__hs_jvmti)->GetClassMethods(asgst__hs_jvmti, c, &n, &ids) == JVMTI_ERROR_NONE) {
-    for (jint i = 0; i < n && found == NULL; i++)
-      if (asgst__guarded_ptr((uintptr_t)ids[i]) == (uintptr_t)m) found = ids[i];
-    (*asgst__hs_jvmti)->Deallocate(asgst__hs_jvmti, (unsigned char *)ids);
-  }
-  (*env)->DeleteLocalRef(env, c);
-  return found;
 }
 
 /* N. Forgets every registration (the tags stay on the mirrors of a disposed env). */

@@ -97,6 +97,8 @@ jclass asgst__hs_to_jclass(ASGST_Class k);
 ASGST_Class asgst__hs_from_jclass(jclass c);
 jmethodID asgst__hs_to_jmethodid(ASGST_Method m);
 ASGST_Method asgst__hs_from_jmethodid(jmethodID id);
+/* N. A JNIEnv for the calling thread, NULL if it is not attached (class_unload.c). */
+JNIEnv *asgst__hs_jni_env(void);
 /* N. Forgets the registry (Shutdown). */
 void asgst__hs_classes_reset(void);
 

@@ -59,13 +59,31 @@ int asgst__hs_set_bool_flag(const char *name, bool value) {
   return -1;
 }
 
+/* N. The JVM's java.vm.specification.version as a feature version ("1.8" is 8, "11" is
+ * 11), 0 if it cannot be read. A short-lived JVMTI environment of its own: the system
+ * properties are readable from the OnLoad phase on. */
+static int spec_version(JavaVM *vm) {
+  jvmtiEnv *jvmti = NULL;
+  char *value = NULL;
+  int v = 0;
+  if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK || jvmti == NULL) return 0;
+  if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.specification.version", &value) ==
+          JVMTI_ERROR_NONE && value) {
+    v = atoi(strncmp(value, "1.", 2) == 0 ? value + 2 : value);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)value);
+  }
+  (*jvmti)->DisposeEnvironment(jvmti);
+  return v;
+}
+
 /* N. Checks the VM: its tables, and the model of its version built from them. The test
  * agent's "unsupported" mode hides names through ASGST_TEST_HIDE_FIELD, read here once
  * per initialization (never on a walk). */
-static int check_vm(void) {
+static int check_vm(JavaVM *vm, int32_t flags) {
   if (asgst__vms_load(error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
   asgst__vm_hide_for_test(getenv("ASGST_TEST_HIDE_FIELD"));
-  return asgst__vm_model_init(error, sizeof error) == 0 ? 0 : ASGST_UNSUPPORTED_VM;
+  int spec = spec_version(vm);
+  return asgst__vm_model_init(spec, flags, error, sizeof error) == 0 ? 0 : ASGST_UNSUPPORTED_VM;
 }
 
 /* N. Asks for one capability; optional ones may be refused. */
@@ -188,12 +206,11 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
 
 /* N. */
 int asgst__bind_jvm(JavaVM *vm, int32_t flags) {
-  (void)flags;
   pthread_mutex_lock(&init_lock);
   int rc = 0;
   if (state == READY || state == PENDING) goto out;
   error[0] = '\0';
-  if ((rc = check_vm()) != 0 || (rc = create_env(vm)) != 0) goto out;
+  if ((rc = check_vm(vm, flags)) != 0 || (rc = create_env(vm)) != 0) goto out;
   jvmtiPhase phase = JVMTI_PHASE_LIVE;
   (*asgst__hs_jvmti)->GetPhase(asgst__hs_jvmti, &phase);
   JNIEnv *env = NULL;

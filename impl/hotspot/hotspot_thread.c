@@ -55,21 +55,37 @@ ASGST__HOT static bool is_java_thread_vtable(uintptr_t vt) {
 }
 
 
+/* N. The vtables of the JavaThreads in ThreadsSMRSupport's current list (17+). */
+static void collect_from_list(void) {
+  uintptr_t list = 0, threads = 0;
+  uint32_t len = 0;
+  if (asgst__load_ptr(H.java_thread_list, &list) && list &&
+      asgst__load_u32(list + (uintptr_t)H.tl_length, &len) &&
+      asgst__load_ptr(list + (uintptr_t)H.tl_threads, &threads)) {
+    for (uint32_t i = 0; i < len && i < 100000; i++) {
+      uintptr_t t = 0, vt = 0;
+      if (asgst__load_ptr(threads + i * 8, &t) && asgst__load_ptr(t, &vt)) add_vtable(vt);
+    }
+  }
+}
+
+/* N. The same from the linked list of JavaThreads that 8 and 11 export instead. */
+static void collect_from_chain(void) {
+  uintptr_t t = 0, vt = 0;
+  if (!asgst__load_ptr(H.thread_list_head, &t)) return;
+  for (int i = 0; t && i < 100000; i++) {
+    if (asgst__load_ptr(t, &vt)) add_vtable(vt);
+    if (!asgst__load_ptr(t + (uintptr_t)H.jt_next, &t)) break;
+  }
+}
+
 /* N. The vtables of every JavaThread in the VM's current thread list (read under the
- * guard: the list may be replaced while we read it). */
+ * guard: the list may be replaced, or a thread freed, while we read it). */
 static void collect_vtables(void) {
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
-    uintptr_t list = 0, threads = 0;
-    uint32_t len = 0;
-    if (asgst__load_ptr(H.java_thread_list, &list) && list &&
-        asgst__load_u32(list + (uintptr_t)H.tl_length, &len) &&
-        asgst__load_ptr(list + (uintptr_t)H.tl_threads, &threads)) {
-      for (uint32_t i = 0; i < len && i < 100000; i++) {
-        uintptr_t t = 0, vt = 0;
-        if (asgst__load_ptr(threads + i * 8, &t) && asgst__load_ptr(t, &vt)) add_vtable(vt);
-      }
-    }
+    if (H.java_thread_list) collect_from_list();
+    else if (H.thread_list_head) collect_from_chain();
   ASGST__GUARD_FAULTED(g)
   ASGST__GUARD_END(g);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "asgst.h"
 #include "elf_symtab.h"
 #include "vmstructs.h"
 
@@ -34,6 +35,10 @@ typedef struct {
 #define UPTO21 0, 21  /* the CodeBlob/CompiledMethod pointer layout */
 #define FROM25 25, 0  /* the offset layout */
 #define FROM21 21, 0  /* continuations (virtual threads) */
+#define UPTO11 0, 11  /* threads in a linked list, before thread-safe memory reclamation */
+#define FROM17 17, 0  /* ThreadsSMRSupport's lists (exported from 12 on; 11 does not) */
+#define ONLY25 25, 25 /* the method handle deoptimization handler, dropped in 26 */
+#define UPTO27 0, 27  /* the transition thread states, dropped in 28 */
 #define REQ NULL
 /* Optional features, named as ASGST_InitializeError and the notes report them. */
 #define F_HIDDEN "unload handlers for hidden classes that unload on their own"
@@ -47,7 +52,7 @@ static const row rows[] = {
     {STATIC, "Abstract_VM_Version::_vm_major_version", NULL, &V.jdk_major_addr, NULL, ANY, REQ},
     /* Code cache */
     {STATIC, "CodeCache::_heaps", NULL, &V.codecache_heaps, NULL, ANY, REQ},
-    {OFFSET, "GrowableArrayBase::_len", NULL, &V.ga_len, NULL, ANY, REQ},
+    {OFFSET, "GrowableArrayBase::_len", "GenericGrowableArray::_len", &V.ga_len, NULL, ANY, REQ},
     {OFFSET, "GrowableArray<int>::_data", NULL, &V.ga_data, NULL, ANY, REQ},
     {OFFSET, "CodeHeap::_memory", NULL, &V.heap_memory, NULL, ANY, REQ},
     {OFFSET, "CodeHeap::_segmap", NULL, &V.heap_segmap, NULL, ANY, REQ},
@@ -80,8 +85,8 @@ static const row rows[] = {
     {OFFSET, "CompiledMethod::_deopt_mh_handler_begin", NULL, &V.nm_deopt_mh_handler, NULL, UPTO21, REQ},
     {OFFSET, "nmethod::_entry_point", NULL, &V.nm_entry, NULL, UPTO21, REQ},
     {OFFSET, "nmethod::_verified_entry_point", NULL, &V.nm_verified_entry, NULL, UPTO21, REQ},
-    {OFFSET, "nmethod::_deopt_handler_offset", NULL, &V.nm_deopt_handler, NULL, FROM25, REQ},
-    {OFFSET, "nmethod::_deopt_mh_handler_offset", NULL, &V.nm_deopt_mh_handler, NULL, FROM25, REQ},
+    {OFFSET, "nmethod::_deopt_handler_offset", "nmethod::_deopt_handler_entry_offset", &V.nm_deopt_handler, NULL, FROM25, REQ},
+    {OFFSET, "nmethod::_deopt_mh_handler_offset", NULL, &V.nm_deopt_mh_handler, NULL, ONLY25, REQ},
     {OFFSET, "nmethod::_entry_offset", NULL, &V.nm_entry, NULL, FROM25, REQ},
     {OFFSET, "nmethod::_verified_entry_offset", NULL, &V.nm_verified_entry, NULL, FROM25, REQ},
     {OFFSET, "nmethod::_scopes_data_offset", NULL, &V.nm_scopes_data_offset, NULL, FROM25, REQ},
@@ -121,13 +126,14 @@ static const row rows[] = {
     {INT, "ConstMethod::_has_default_annotations", "ConstMethodFlags::_misc_has_default_annotations", &V.cm_has_default_ann, NULL, ANY, REQ},
     {OFFSET, "ConstantPool::_pool_holder", NULL, &V.cp_holder, NULL, ANY, REQ},
     {OFFSET, "ConstantPool::_length", NULL, &V.cp_length, NULL, ANY, REQ},
-    {OFFSET, "ConstantPool::_generic_signature_index", NULL, &V.cp_generic_index, NULL, ANY, F_GENERIC},
+    {OFFSET, "ConstantPool::_generic_signature_index", NULL, &V.cp_generic_index, NULL, FROM17, F_GENERIC},
+    {OFFSET, "InstanceKlass::_generic_signature_index", NULL, &V.ik_generic_index, NULL, UPTO11, F_GENERIC},
     {SIZE, "ConstantPool", NULL, &V.cp_sizeof, NULL, ANY, REQ},
     {OFFSET, "Symbol::_length", NULL, &V.sym_length, NULL, ANY, REQ},
     {OFFSET, "Symbol::_body", NULL, &V.sym_body, NULL, ANY, REQ},
     /* Klass */
     {OFFSET, "Klass::_name", NULL, &V.k_name, NULL, ANY, REQ},
-    {OFFSET, "Klass::_access_flags", NULL, &V.k_access, &V.k_access_w, ANY, REQ},
+    {OFFSET, "Klass::_access_flags", "InstanceKlass::_access_flags", &V.k_access, &V.k_access_w, ANY, REQ},
     {OFFSET, "Klass::_java_mirror", NULL, &V.k_mirror, NULL, ANY, REQ},
     {OFFSET, "Klass::_modifier_flags", NULL, &V.k_modifier, NULL, ANY, F_MODIFIERS},
     {OFFSET, "InstanceKlass::_methods", NULL, &V.ik_methods, NULL, ANY, REQ},
@@ -135,7 +141,7 @@ static const row rows[] = {
     {OFFSET, "Array<Klass*>::_length", NULL, &V.array_length, NULL, ANY, REQ},
     {OFFSET, "Array<Method*>::_data", "Array<Klass*>::_data", &V.array_data, NULL, ANY, REQ},
     {OFFSET, "Klass::_class_loader_data", NULL, &V.k_cld, NULL, ANY, F_HIDDEN},
-    {OFFSET, "ClassLoaderData::_has_class_mirror_holder", NULL, &V.cld_mirror_holder, NULL, ANY, F_HIDDEN},
+    {OFFSET, "ClassLoaderData::_has_class_mirror_holder", "ClassLoaderData::_is_anonymous", &V.cld_mirror_holder, NULL, ANY, F_HIDDEN},
     {STATIC, "java_lang_Class::_klass_offset", NULL, &V.mirror_klass_offset_addr, NULL, ANY, REQ},
     /* Threads */
     {OFFSET, "JavaThread::_stack_base", "Thread::_stack_base", &V.t_stack_base, NULL, ANY, REQ},
@@ -147,22 +153,24 @@ static const row rows[] = {
      * (derive()). */
     {OFFSET, "JavaThread::_cont_entry", NULL, &V.jt_cont_entry, NULL, FROM25, F_VTHREADS},
     {STATIC, "ContinuationEntry::_return_pc", NULL, &V.cont_return_pc_addr, NULL, FROM25, F_VTHREADS},
-    {OFFSET, "JavaThread::_current_pending_monitor", NULL, &V.jt_pending_monitor, NULL, ANY, F_MONITORS},
-    {OFFSET, "JavaThread::_current_waiting_monitor", NULL, &V.jt_waiting_monitor, NULL, ANY, F_MONITORS},
+    {OFFSET, "JavaThread::_current_pending_monitor", "Thread::_current_pending_monitor", &V.jt_pending_monitor, NULL, ANY, F_MONITORS},
+    {OFFSET, "JavaThread::_current_waiting_monitor", "Thread::_current_waiting_monitor", &V.jt_waiting_monitor, NULL, ANY, F_MONITORS},
     {INT, "JavaThread::_not_terminated", NULL, &V.not_terminated, NULL, ANY, REQ},
     {INT, "JavaThread::_thread_exiting", NULL, &V.term_exiting, NULL, ANY, REQ},
     {INT, "_thread_new", NULL, &V.st_new, NULL, ANY, REQ},
     {INT, "_thread_in_native", NULL, &V.st_in_native, NULL, ANY, REQ},
-    {INT, "_thread_in_native_trans", NULL, &V.st_in_native_trans, NULL, ANY, REQ},
+    {INT, "_thread_in_native_trans", NULL, &V.st_in_native_trans, NULL, UPTO27, REQ},
     {INT, "_thread_in_vm", NULL, &V.st_in_vm, NULL, ANY, REQ},
-    {INT, "_thread_in_vm_trans", NULL, &V.st_in_vm_trans, NULL, ANY, REQ},
+    {INT, "_thread_in_vm_trans", NULL, &V.st_in_vm_trans, NULL, UPTO27, REQ},
     {INT, "_thread_in_Java", NULL, &V.st_in_java, NULL, ANY, REQ},
-    {INT, "_thread_in_Java_trans", NULL, &V.st_in_java_trans, NULL, ANY, REQ},
+    {INT, "_thread_in_Java_trans", NULL, &V.st_in_java_trans, NULL, UPTO27, REQ},
     {INT, "_thread_blocked", NULL, &V.st_blocked, NULL, ANY, REQ},
-    {INT, "_thread_blocked_trans", NULL, &V.st_blocked_trans, NULL, ANY, REQ},
-    {STATIC, "ThreadsSMRSupport::_java_thread_list", NULL, &V.java_thread_list, NULL, ANY, REQ},
-    {OFFSET, "ThreadsList::_length", NULL, &V.tl_length, NULL, ANY, REQ},
-    {OFFSET, "ThreadsList::_threads", NULL, &V.tl_threads, NULL, ANY, REQ},
+    {INT, "_thread_blocked_trans", NULL, &V.st_blocked_trans, NULL, UPTO27, REQ},
+    {STATIC, "ThreadsSMRSupport::_java_thread_list", NULL, &V.java_thread_list, NULL, FROM17, REQ},
+    {OFFSET, "ThreadsList::_length", NULL, &V.tl_length, NULL, FROM17, REQ},
+    {OFFSET, "ThreadsList::_threads", NULL, &V.tl_threads, NULL, FROM17, REQ},
+    {STATIC, "Threads::_thread_list", NULL, &V.thread_list_head, NULL, UPTO11, REQ},
+    {OFFSET, "JavaThread::_next", NULL, &V.jt_next, NULL, UPTO11, REQ},
     /* JVM flags */
     {STATIC, "JVMFlag::flags", NULL, &V.flags_addr, NULL, ANY, F_FLAGS},
     {STATIC, "JVMFlag::numFlags", NULL, &V.num_flags_addr, NULL, ANY, F_FLAGS},
@@ -242,10 +250,50 @@ static void switch_off(const row *r) {
   append(features_off, sizeof features_off, "; ", item);
 }
 
-/* N. The feature version the tables describe; 0 if unreadable. */
+/* The feature versions this project tests; another is refused unless the caller opts in
+ * (ASGST_INIT_UNTESTED_JDK). */
+static const int tested[] = {11, 17, 21, 25, 26, 27};
+#define NEWEST_TESTED 27
+
+/* N. The feature version the tables describe; 0 if unreadable. JDK 8's VM numbers itself
+ * HotSpot 25 (it has one code heap, CodeCache::_heap, where 9 and later have _heaps). */
 static int read_version(void) {
   uintptr_t a = asgst__vms_static("Abstract_VM_Version", "_vm_major_version");
-  return a && !is_hidden("Abstract_VM_Version::_vm_major_version") ? *(const int *)a : 0;
+  if (a == 0 || is_hidden("Abstract_VM_Version::_vm_major_version")) return 0;
+  int major = *(const int *)a;
+  if (major == 25 && asgst__vms_static("CodeCache", "_heaps") == 0 &&
+      asgst__vms_static("CodeCache", "_heap") != 0)
+    return 8;
+  return major;
+}
+
+/* N. True if this project tests feature version jdk. */
+static bool is_tested(int jdk) {
+  for (size_t i = 0; i < sizeof tested / sizeof tested[0]; i++)
+    if (tested[i] == jdk) return true;
+  return false;
+}
+
+/* N. Accepts the version or explains why not: a tested one always; a newer one only when
+ * the caller opted in (then reported as untested among the features); an older or unknown
+ * one never. The JVM's own java.vm.specification.version (spec, 0 if unknown) must agree
+ * with the tables. */
+static bool accept_version(int jdk, int spec, int32_t flags, char *err, size_t errlen) {
+  if (spec && spec != jdk) {
+    snprintf(err, errlen, "unsupported VM: its tables describe JDK %d, its "
+             "java.vm.specification.version says %d", jdk, spec);
+    return false;
+  }
+  if (is_tested(jdk)) return true;
+  if (jdk > NEWEST_TESTED && (flags & ASGST_INIT_UNTESTED_JDK)) {
+    char item[96];
+    snprintf(item, sizeof item, "untested JDK %d (accepted by ASGST_INIT_UNTESTED_JDK)", jdk);
+    append(features_off, sizeof features_off, "; ", item);
+    return true;
+  }
+  snprintf(err, errlen, "unsupported VM: JDK %d (tested: 11, 17, 21, 25, 26 and 27%s)", jdk,
+           jdk > NEWEST_TESTED ? "; a newer JDK is accepted with ASGST_INIT_UNTESTED_JDK" : "");
+  return false;
 }
 
 /* N. ContinuationEntry::_return_pc where the tables do not export it (JDK 21): the
@@ -267,6 +315,9 @@ static int derive(char *err, size_t errlen) {
    * CompiledMethod but codes its streams as UNSIGNED5 (since 20, JDK-8298048). */
   v->code = v->jdk >= 25 ? ASGST__CODE_OFFSETS : ASGST__CODE_POINTERS;
   v->stream_excess = v->jdk >= 20 ? 1 : 0;
+  v->mirror_handle = v->jdk >= 9;
+  v->anonymous_hash_names = v->jdk <= 14;
+  v->jmethodid_table = v->jdk >= 26;
   /* x86_64 frame::interpreter_frame_method_offset and _bcp_offset, not exported; the same
    * on 17, 21 and 25. */
   v->interp_method_slot = -3;
@@ -291,22 +342,22 @@ static bool applies(const row *r, int jdk) {
 }
 
 /* N. */
-int asgst__vm_model_init(char *err, size_t errlen) {
+int asgst__vm_model_init(int spec, int32_t flags, char *err, size_t errlen) {
   char missing[1024] = "";
   memset(&asgst__vm, 0, sizeof asgst__vm);
   memset(resolved, 0, sizeof resolved);
   layout_len = 0;
   features_off[0] = '\0';
   int jdk = read_version();
-  if (jdk != 17 && jdk != 21 && jdk != 25) {
-    snprintf(err, errlen, "unsupported VM: JDK %d (supported: 17, 21 and 25)", jdk);
-    return -1;
-  }
+  if (!accept_version(jdk, spec, flags, err, errlen)) return -1;
   asgst__vm.jdk = jdk;
-  /* Every absent offset reads -1, first for all rows: rows of different versions share a
-   * destination, and a row that does not apply must not undo one that does. */
-  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+  /* Every absent offset reads -1 and every absent constant INT32_MIN (no state has it),
+   * first for all rows: rows of different versions share a destination, and a row that
+   * does not apply must not undo one that does. */
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     if (rows[i].kind == OFFSET || rows[i].kind == SIZE) *(long *)rows[i].dest = -1;
+    if (rows[i].kind == INT) *(int32_t *)rows[i].dest = INT32_MIN;
+  }
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     const row *r = &rows[i];
     if (!applies(r, jdk)) continue;

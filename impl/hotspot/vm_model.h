@@ -10,8 +10,9 @@
  * and metadata code hold no version knowledge: they read through asgst__vm and the
  * accessors below.
  *
- * Supported: JDK 17, 21 and 25 (the versions this project tests). Another version is
- * refused with a reason, because fields that exist are no proof that they mean the same.
+ * Supported: JDK 8, 11, 17, 21, 25, 26 and 27 (the versions this project tests). Another
+ * version is refused with a reason, because fields that exist are no proof that they mean
+ * the same; a newer one is accepted when the caller opts in (ASGST_INIT_UNTESTED_JDK).
  */
 #ifndef ASGST_HOTSPOT_VM_MODEL_H
 #define ASGST_HOTSPOT_VM_MODEL_H
@@ -34,11 +35,14 @@ enum asgst__vm_code_layout {
  * *_w are the exported byte widths of fields whose width changed between versions. */
 typedef struct {
   /* ---- Derived facts ---- */
-  int jdk;                        /* feature version: 17, 21 or 25 */
+  int jdk;                        /* feature version: 8 to 27 (newer when opted in) */
   enum asgst__vm_code_layout code;
   uint32_t stream_excess;         /* compressed ints: 0 = Pack200 (17), 1 = UNSIGNED5 (20+) */
   int interp_method_slot;         /* frame slots (words from fp) the tables do not export */
   int interp_bcp_slot;
+  bool mirror_handle;             /* Klass::_java_mirror is an OopHandle (9+); an oop on 8 */
+  bool anonymous_hash_names;      /* 8, 11: JVMTI names a VM-anonymous class "name/hash" */
+  bool jmethodid_table;           /* 26+: a jmethodID is a number, not a Method* slot */
 
   /* ---- VM version ---- */
   uintptr_t jdk_major_addr;       /* &Abstract_VM_Version::_vm_major_version (int) */
@@ -94,6 +98,7 @@ typedef struct {
   int32_t cm_has_type_ann, cm_has_default_ann; /* flag bits */
   long cp_holder, cp_length;
   long cp_generic_index;          /* u2 class generic signature index, -1 if absent */
+  long ik_generic_index;          /* the same in InstanceKlass (8, 11), -1 if absent */
   long cp_sizeof;                 /* Symbol* slots follow the header */
   long sym_length, sym_body;
 
@@ -116,9 +121,12 @@ typedef struct {
   long jt_pending_monitor, jt_waiting_monitor; /* optional */
   int32_t not_terminated, term_exiting;
   int32_t st_new, st_in_native, st_in_native_trans, st_in_vm, st_in_vm_trans;
-  int32_t st_in_java, st_in_java_trans, st_blocked, st_blocked_trans;
+  int32_t st_in_java, st_in_java_trans, st_blocked, st_blocked_trans; /* _trans: INT32_MIN
+                                     where the VM has no such state (28) */
   uintptr_t java_thread_list;     /* &ThreadsSMRSupport::_java_thread_list */
   long tl_length, tl_threads;
+  uintptr_t thread_list_head;     /* 8, 11: &Threads::_thread_list (JavaThread*) */
+  long jt_next;                   /* 8, 11: JavaThread::_next */
 
   /* ---- JVM flags (optional: only to switch DebugNonSafepoints on) ---- */
   uintptr_t flags_addr, num_flags_addr;
@@ -127,10 +135,12 @@ typedef struct {
 
 extern asgst__vm_model asgst__vm;
 
-/* N. Fills asgst__vm from the loaded vmStructs tables. 0, or -1 with a reason in err that
+/* N. Fills asgst__vm from the loaded vmStructs tables. spec: the JVM's own
+ * java.vm.specification.version as a feature version, 0 if unknown (it must agree with the
+ * tables); flags: ASGST_INIT_* bits of ASGST_Initialize. 0, or -1 with a reason in err that
  * names every missing required piece (or the unsupported version). Optional pieces that
  * are missing switch their feature off; asgst__vm_features_off() says which. */
-int asgst__vm_model_init(char *err, size_t errlen);
+int asgst__vm_model_init(int spec, int32_t flags, char *err, size_t errlen);
 /* N. Writes the layout text of recordings (impl/replay/format.h) from the model's
  * resolved rows and the values learned from the live VM; call once those are known.
  * 0, or -1 if it does not fit. */
@@ -202,14 +212,16 @@ static inline bool asgst__vm_nm_entries(uintptr_t nm, uintptr_t *entry, uintptr_
 }
 
 /* SS. An nmethod's two deoptimization handler addresses (OFFSETS: from the blob start,
- * not the code; -1 for a missing MH handler gives an address no pc can have). */
+ * not the code; a negative offset gives an address no pc can have). 26 and later have
+ * one handler (no method handle one): both are that one. */
 static inline bool asgst__vm_nm_deopt(uintptr_t nm, uintptr_t *d1, uintptr_t *d2) {
   if (asgst__vm.code == ASGST__CODE_POINTERS)
     return asgst__load_ptr(nm + asgst__vm.nm_deopt_handler, d1) &&
            asgst__load_ptr(nm + asgst__vm.nm_deopt_mh_handler, d2);
   uint32_t o1, o2;
-  if (!asgst__load_u32(nm + asgst__vm.nm_deopt_handler, &o1) ||
-      !asgst__load_u32(nm + asgst__vm.nm_deopt_mh_handler, &o2))
+  long mh = asgst__vm.nm_deopt_mh_handler >= 0 ? asgst__vm.nm_deopt_mh_handler
+                                               : asgst__vm.nm_deopt_handler;
+  if (!asgst__load_u32(nm + asgst__vm.nm_deopt_handler, &o1) || !asgst__load_u32(nm + mh, &o2))
     return false;
   *d1 = nm + (uintptr_t)(intptr_t)(int32_t)o1;
   *d2 = nm + (uintptr_t)(intptr_t)(int32_t)o2;

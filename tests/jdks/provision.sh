@@ -22,11 +22,11 @@ on_error() {
 }
 trap 'on_error "$LINENO" "$BASH_COMMAND"' ERR
 
-readonly SUITE=trixie
 readonly ARCH=amd64
 readonly TRIPLET=x86_64-linux-gnu
 readonly LOADER=ld-linux-x86-64.so.2
 readonly DEFAULT_VERSIONS=(21 25)
+SUITE=""                 # the Debian suite of the version being provisioned (suite_of)
 readonly SKIP_RC=97      # a provisioning step's exit status for "skipped, line printed"
 
 CACHE=""                 # the cache directory, absolute
@@ -104,12 +104,27 @@ host_problem() {
 jdk_dir() { echo "$CACHE/jdk$1"; }
 jdk_home() { echo "$CACHE/jdk$1/home"; }
 jdk_stamp() { echo "$CACHE/jdk$1/.provisioned"; }
-libc_dir() { echo "$CACHE/libc/usr/lib/$TRIPLET"; }
+libc_root() { echo "$CACHE/libc-$SUITE"; }
+libc_dir() { echo "$(libc_root)/usr/lib/$TRIPLET"; }
+
+# The Debian suite that carries JDK $1 and sets SUITE: 11 from bullseye (older than the host,
+# so it runs on the host's glibc), 8 and 26 and newer from sid, the others from trixie.
+suite_of() {
+  case $1 in
+    11) SUITE=bullseye ;;
+    8 | 2[6-9] | [3-9][0-9]) SUITE=sid ;;
+    *) SUITE=trixie ;;
+  esac
+}
+
+# True when the suite's binaries need the suite's own glibc (newer than the host's).
+needs_libc() { [ "$SUITE" != bullseye ]; }
 
 # True when JDK $1 was fully provisioned by an earlier run (its stamp is written last).
 jdk_ready() {
-  [ -f "$(jdk_stamp "$1")" ] && [ -x "$(jdk_home "$1")/bin/java" ] &&
-    [ -f "$CACHE/libc/.provisioned" ] && [ -x "$(libc_dir)/$LOADER" ]
+  suite_of "$1"
+  [ -f "$(jdk_stamp "$1")" ] && [ -x "$(jdk_home "$1")/bin/java" ] || return 1
+  ! needs_libc || { [ -f "$(libc_root)/.provisioned" ] && [ -x "$(libc_dir)/$LOADER" ]; }
 }
 
 # Prints the host's Debian archive source as two lines, its URIs and its keyring file, taken
@@ -155,7 +170,7 @@ host_source() {
 # Runs apt-get or apt-cache ($1) on the private trixie configuration kept in CACHE/apt: its
 # own sources, lists, package cache and an empty dpkg status, no pinning from the system.
 apt_private() {
-  local tool=$1 apt=$CACHE/apt
+  local tool=$1 apt=$CACHE/apt-$SUITE
   shift
   "$tool" -q \
     -o Dir::Etc::SourceList=/dev/null \
@@ -174,7 +189,7 @@ apt_private() {
 # Writes the private sources list for trixie and runs apt-get update, once per run: later
 # steps of the same run find the outcome (ok or a skip reason) in CACHE/apt/run-state.
 prepare_apt() {
-  local apt=$CACHE/apt state line uris keyring
+  local apt=$CACHE/apt-$SUITE state line uris keyring
   state=$apt/run-state
   if [ -f "$state" ] && read -r line <"$state" && [ "${line%% *}" = "$RUN_ID" ]; then
     line=${line#* }
@@ -219,21 +234,24 @@ download() {
   (cd "$dir" && quietly apt_private apt-get download "$@") || skip "downloading $* failed (see $LOG)"
 }
 
-# Makes CACHE/libc: trixie's libc6 unpacked, whose loader runs the JDKs. Kept once for all.
+# Makes CACHE/libc-SUITE: the suite's libc6, libgcc-s1 and libstdc++6 unpacked, whose
+# loader runs that suite's JDKs (sid's libjvm also wants a libstdc++ newer than the host's).
+# Kept once per suite.
 ensure_libc() {
-  local tmp=$CACHE/libc.tmp debs=$CACHE/libc.debs version
-  [ -f "$CACHE/libc/.provisioned" ] && [ -x "$(libc_dir)/$LOADER" ] && return 0
+  local root tmp=$CACHE/libc.tmp debs=$CACHE/libc.debs version deb
+  root=$(libc_root)
+  [ -f "$root/.provisioned" ] && [ -x "$(libc_dir)/$LOADER" ] && return 0
   prepare_apt
-  download "$debs" libc6
-  rm -rf "$tmp" "$CACHE/libc"
+  download "$debs" libc6 libgcc-s1 libstdc++6
+  rm -rf "$tmp" "$root"
   mkdir -p "$tmp"
-  dpkg-deb -x "$debs"/libc6_*.deb "$tmp"
+  for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$tmp"; done
   version=$(dpkg-deb -f "$debs"/libc6_*.deb Version)
   [ -x "$tmp/usr/lib/$TRIPLET/$LOADER" ] || skip "libc6 from $SUITE has no $LOADER"
   echo "libc6 $version" >"$tmp/.provisioned"
-  mv "$tmp" "$CACHE/libc"
+  mv "$tmp" "$root"
   rm -rf "$debs"
-  log "$SUITE libc6 $version in $CACHE/libc"
+  log "$SUITE libc6 $version in $root"
 }
 
 # Re-points the absolute symlinks of an unpacked tree $1 (into /etc, ...): to the same file
@@ -314,8 +332,9 @@ wrap_executables() {
 # class, and java running it with diagnostic options and starting a child process.
 smoke_test() {
   local home=$1 v=$2 tmp out
-  local f
-  for f in bin/java bin/javac include/jni.h lib/server/libjvm.so; do
+  local f jvm=lib/server/libjvm.so
+  [ "$v" != 8 ] || jvm=jre/lib/$ARCH/server/libjvm.so
+  for f in bin/java bin/javac include/jni.h "$jvm"; do
     [ -e "$home/$f" ] || skip "the JDK has no $f"
   done
   quietly timeout 120 "$home/bin/java" -version || skip "java -version fails (see $LOG)"
@@ -324,7 +343,8 @@ smoke_test() {
 public class Smoke {
     public static void main(String[] args) throws Exception {
         int child = new ProcessBuilder("true").start().waitFor();
-        System.out.println("smoke " + Runtime.version().feature() + " child " + child);
+        String v = System.getProperty("java.specification.version");
+        System.out.println("smoke " + v.replaceFirst("^1[.]", "") + " child " + child);
     }
 }
 EOF
@@ -338,11 +358,30 @@ EOF
   [ "$out" = "smoke $v child 0" ] || skip "a compiled class does not run as expected (see $LOG)"
 }
 
-# Provisions JDK $1 into CACHE/jdkNN: downloads and unpacks trixie's openjdk-NN-jre-headless
-# and -jdk-headless, repairs the tree, wraps the executables, tests it, and stamps it.
+# Gives every ELF executable of JDK 8 ($1) the suite's loader as its interpreter and the
+# suite's libraries first in its RPATH. JDK 8's launcher finds its home from /proc/self/exe,
+# so it cannot run through the loader as a wrapper (it then looks beside the loader and
+# fails: "could not find libjava.so"). The executables' RPATH (not RUNPATH) also serves the
+# libraries they load, libjvm.so included. Needs patchelf.
+patch_executables() {
+  local jdk=$1 exe rpath
+  command -v patchelf >/dev/null || skip "patchelf is missing (apt-get install patchelf)"
+  while IFS= read -r -d '' exe; do
+    is_elf "$exe" || continue
+    patchelf --print-interpreter "$exe" >/dev/null 2>&1 || continue # a library
+    rpath=$(patchelf --print-rpath "$exe")
+    patchelf --set-interpreter "$(libc_dir)/$LOADER" \
+      --force-rpath --set-rpath "$(libc_dir)${rpath:+:$rpath}" "$exe"
+  done < <(find "$jdk/bin" "$jdk/jre/bin" "$jdk/jre/lib/$ARCH" -maxdepth 1 -type f -print0)
+}
+
+# Provisions JDK $1 into CACHE/jdkNN: downloads and unpacks the suite's openjdk-NN-jre-headless
+# and -jdk-headless, repairs the tree, makes its executables run here (nothing to do for an
+# older suite; JDK 8 patched; the others wrapped), tests it, and stamps it.
 provision_jdk() {
   local v=$1 dir root jdk debs pkgs version
   JDK_V=$v
+  suite_of "$v"
   dir=$(jdk_dir "$v")
   root=$dir/root
   debs=$dir/debs
@@ -351,7 +390,7 @@ provision_jdk() {
   rm -rf "$dir"
   pkgs=("openjdk-$v-jre-headless" "openjdk-$v-jdk-headless")
   download "$debs" "${pkgs[@]}"
-  ensure_libc
+  ! needs_libc || ensure_libc
   mkdir -p "$root"
   local pkg
   for pkg in "${pkgs[@]}"; do
@@ -363,7 +402,13 @@ provision_jdk() {
   fix_symlinks "$root"
   # jmods (85 MB in 21, 353 MB in 25) only serve jlink, which the tests do not use.
   rm -rf "$jdk/jmods"
-  wrap_executables "$jdk" "$dir/loader"
+  if ! needs_libc; then
+    :
+  elif [ "$v" = 8 ]; then
+    patch_executables "$jdk"
+  else
+    wrap_executables "$jdk" "$dir/loader"
+  fi
   ln -sfn "${jdk#"$dir"/}" "$dir/home"
   log "testing jdk$v ($version)"
   smoke_test "$dir/home" "$v"

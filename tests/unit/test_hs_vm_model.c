@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "asgst.h"
 #include "impl/hotspot/vm_model.h"
 #include "impl/hotspot/vmstructs.h"
 
@@ -118,7 +119,7 @@ static void load_dump(const char *file, int jdk) {
 /* Builds the model; returns init's result and leaves its message in err. */
 static int build(char *err, size_t len) {
   err[0] = '\0';
-  return asgst__vm_model_init(err, len);
+  return asgst__vm_model_init(0, 0, err, len);
 }
 
 static void jdk17(void **state) {
@@ -221,6 +222,21 @@ static void missing_names_and_versions(void **state) {
   version = 22;
   assert_int_equal(build(err, sizeof err), -1);
   assert_non_null(strstr(err, "JDK 22"));
+  /* A newer JDK than the newest tested: refused by default, saying how to opt in; with
+   * the opt-in accepted when every required row resolves, and reported as untested. */
+  load_dump("jdk27.0.1-debian.txt", 28);
+  assert_int_equal(build(err, sizeof err), -1);
+  assert_non_null(strstr(err, "ASGST_INIT_UNTESTED_JDK"));
+  err[0] = '\0';
+  assert_int_equal(asgst__vm_model_init(0, ASGST_INIT_UNTESTED_JDK, err, sizeof err), 0);
+  assert_non_null(strstr(asgst__vm_features_off(), "untested JDK 28"));
+  /* The JVM's own specification version must agree with the tables. */
+  load_dump("jdk27.0.1-debian.txt", 27);
+  assert_int_equal(asgst__vm_model_init(26, 0, err, sizeof err), -1);
+  assert_non_null(strstr(err, "java.vm.specification.version"));
+  /* An older JDK is refused even with the opt-in. */
+  load_dump("jdk17.0.15-debian.txt", 16);
+  assert_int_equal(asgst__vm_model_init(0, ASGST_INIT_UNTESTED_JDK, err, sizeof err), -1);
 }
 
 int main(void) {

@@ -7,8 +7,8 @@
  * blocked or native one where it is), sends it SIGPROF, whose handler walks the thread's
  * own stack on the same ucontext with ASGST and with ASGCT, then asks GetStackTrace for
  * the same suspended thread and resumes it. The three traces describe one stopped state
- * and are compared frame by frame on method (in HotSpot a jmethodID is a Method**, so
- * every side compares as Method*) and bci (JVMTI's location).
+ * and are compared frame by frame on method (jmethodIDs turned into Method* by
+ * asgct_oracle_method, so every side compares as Method*) and bci (JVMTI's location).
  *
  * Targets: threads whose name starts with "work-" (tests/jvm/java/walk/Workload.java).
  * Options: secs=N (how long to sample; default 8), pause_us=N (between stops; default 500).
@@ -100,7 +100,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
     stop.g_n = t.num_frames;
     for (int i = 0; i < stop.g_n && i < MAXF; i++) {
       jmethodID id = stop.gct[i].method_id;
-      stop.g[i].method = id ? *(uintptr_t *)id : 0; /* jmethodIDs are never freed */
+      stop.g[i].method = asgct_oracle_method(id);
       stop.g[i].bci = stop.gct[i].lineno == -3 ? -1 : stop.gct[i].lineno;
     }
     atomic_store_explicit(&stop.done, 1, memory_order_release);
@@ -170,7 +170,7 @@ static void stop_once(const target *t) {
   if (err != JVMTI_ERROR_NONE || nj <= 0) return; /* not stopped in Java code: nothing to compare */
   frame j[MAXF];
   for (int i = 0; i < nj; i++) {
-    j[i].method = *(uintptr_t *)fi[i].method;
+    j[i].method = asgct_oracle_method(fi[i].method);
     j[i].bci = (int)fi[i].location;
   }
   samples++;

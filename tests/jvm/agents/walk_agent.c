@@ -17,9 +17,9 @@
  * state and the physical frames up to the failing decode or step), slow=1 (ASGST walks
  * first; thread CPU time, page faults and a second walk's time of every walk over 20 us).
  *
- * The oracle's trick, for this test only: a jmethodID in HotSpot is a Method**, so the
- * handler turns ASGCT's jmethodIDs into Method* with one load (jmethodIDs are never freed)
- * and the two traces compare as Method* + bci. jmethodIDs are preallocated at ClassPrepare
+ * The handler turns ASGCT's jmethodIDs into Method* (asgct_oracle_method: one load up to
+ * JDK 25, where a jmethodID is a Method**; a map filled at ClassPrepare from 26 on) and the
+ * two traces compare as Method* + bci. jmethodIDs are preallocated at ClassPrepare
  * (GetClassMethods), as every ASGCT user must.
  */
 #include <errno.h>
@@ -137,11 +137,11 @@ typedef struct {
 } walk_buf;
 static __thread walk_buf *tl_buf __attribute__((tls_model("initial-exec")));
 
-/* SS. The oracle's trick: a jmethodID is a Method** (jmethodIDs are never freed). */
+/* SS. ASGCT's frames as Method* + bci. */
 static void resolve_asgct(sample *s) {
   for (int i = 0; i < s->gct_n && i < MAXF; i++) {
     jmethodID id = s->gct[i].method_id;
-    s->g[i].method = id ? *(uintptr_t *)id : 0;
+    s->g[i].method = asgct_oracle_method(id);
     s->g[i].bci = s->gct[i].lineno;
   }
 }

@@ -9,6 +9,8 @@
 #ifndef ASGST_TESTS_ASGCT_ORACLE_H
 #define ASGST_TESTS_ASGCT_ORACLE_H
 
+#include <stdint.h>
+
 #include <jvmti.h>
 
 typedef struct {
@@ -28,7 +30,12 @@ asgct_fn asgct_oracle_lookup(void);
 void asgct_oracle_callbacks(jvmtiEventCallbacks *cb);
 /* N. ... and enables both events (after it). */
 void asgct_oracle_enable(jvmtiEnv *j);
-/* N. jmethodIDs for every method of the classes loaded so far (at VMInit). */
+/* N. jmethodIDs for every method of the classes loaded so far (at VMInit, once
+ * ASGST_Initialize has bound the library). */
 void asgct_oracle_prepare_loaded(jvmtiEnv *j);
+/* SS. The Method* of a jmethodID ASGCT reported, 0 if unknown. Up to JDK 25 a jmethodID
+ * points at its Method*; from 26 on it is a number, mapped through the library at
+ * ClassPrepare (a class prepared before ASGST was bound is mapped at prepare_loaded). */
+uintptr_t asgct_oracle_method(jmethodID id);
 
 #endif

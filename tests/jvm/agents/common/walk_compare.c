@@ -152,6 +152,15 @@ static bool only_null_ids_differ(const sample *s, int n) {
   return nulls > 0;
 }
 
+/* N. True if ASGST's walk of s ends at a thread's root method: a main(), or the run() of
+ * a Thread or a Runnable the thread was started with. */
+static bool ends_at_root(const sample *s) {
+  const mstat *st = stat_of(s->a[s->a_n - 1].method);
+  if (st == NULL) return false;
+  const char *dot = strrchr(st->name, '.');
+  return dot && (strcmp(dot, ".main") == 0 || strcmp(dot, ".run") == 0);
+}
+
 /* N. */
 static void compare(const sample *s) {
   int n = s->gct_n < MAXF ? s->gct_n : MAXF;
@@ -202,6 +211,15 @@ static void compare(const sample *s) {
     return;
   }
   if (s->a_n == n || (n == MAXF && s->a_n >= MAXF)) { ws.agree++; return; }
+  /* Explained class 4: AsyncGetCallTrace stops early (JDK 8 and 11 stop below some
+   * interpreted frames of method handle adapters and at some JVMTI callbacks): its frames
+   * are ASGST's first ones exactly, and ASGST's walk goes on to the thread's root method
+   * (main, or a run() at the bottom). Proven per sample by the complete chain. */
+  if (s->a_n > n && n < MAXF && s->a_n < MAXF && ends_at_root(s)) {
+    ws.explained_truncated++;
+    disagree("asgct_stops_early", s);
+    return;
+  }
   snprintf(cls, sizeof cls, "%s%s", s->a_n > n ? "asgst_more_frames" : "asgst_fewer_frames",
            s->anchor == 2 ? "@safepoint" : s->anchor ? "@anchor" : "");
   disagree(cls, s);
@@ -373,7 +391,8 @@ void walk_report_slow(void) {
 /* N. */
 static void process(const sample *s) {
   if (walk_opts.slow) record_slow(s);
-  long agree0 = ws.agree, explained0 = ws.explained_safepoint + ws.explained_null_id;
+  long agree0 = ws.agree;
+  long explained0 = ws.explained_safepoint + ws.explained_null_id + ws.explained_truncated;
   ws.samples++;
   bool a_ok = s->a_rc == 0 && s->a_n > 0, g_ok = s->gct_n > 0;
   if (s->a_rc < 0) {
@@ -396,7 +415,8 @@ static void process(const sample *s) {
     ws.both++;
     compare(s);
   }
-  count_kind(s, a_ok, g_ok, ws.agree - agree0, ws.explained_safepoint + ws.explained_null_id - explained0);
+  count_kind(s, a_ok, g_ok, ws.agree - agree0,
+             ws.explained_safepoint + ws.explained_null_id + ws.explained_truncated - explained0);
   if (walk_opts.nonjava) check_nonjava(s);
   /* A sample of a thread with Java frames: either walker found some or failed. */
   ws.java_samples += s->a_rc < 0 || s->a_n > 0 || s->gct_n > 0 || (s->gct_n < 0 && s->gct_n != -3);

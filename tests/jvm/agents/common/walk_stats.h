@@ -26,6 +26,7 @@ typedef struct {
   long samples, asgst_ok, asgct_ok, both, agree;
   long explained_safepoint, unknown_bci;
   long explained_null_id; /* ASGCT frames without a method (no jmethodID), set apart */
+  long explained_truncated; /* ASGCT stopped early where ASGST reached the root, set apart */
   kind_stats kinds[TK_N];
   long nonjava_in_java_walk, self_walks, self_bad, tjf_checked, tjf_same;
   long asgst_err[64], asgct_err[16];
