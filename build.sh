@@ -29,6 +29,7 @@ DEPS=(
   "libcmocka-dev:test -f /usr/include/cmocka.h"
   "openjdk-17-jdk-headless:test -x /usr/lib/jvm/java-17-openjdk-amd64/bin/javac"
   "python3:command -v python3"
+  "patchelf:command -v patchelf" # tests/jdks: JDK 8 from sid gets its ELF interpreter and rpath
   "chromium:command -v chromium"  # the flame graph page's browser test (test_browser.sh)
 )
 

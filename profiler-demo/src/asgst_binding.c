@@ -9,7 +9,7 @@
 /* N. */
 int prof_bind_asgst(JavaVM *vm) {
   prof_init_error[0] = 0;
-  int r = ASGST_Initialize(vm, 0);
+  int r = ASGST_Initialize(vm, prof_opts.untested_jdk ? ASGST_INIT_UNTESTED_JDK : 0);
   if (r != 0)
     snprintf(prof_init_error, sizeof prof_init_error, "%s: %s", ASGST_ErrorName(r),
              ASGST_InitializeError());

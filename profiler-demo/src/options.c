@@ -11,6 +11,8 @@
  *   compare  with walk=thread|queue, also walk each sample in the handler and count how
  *            often both walks agree (method+bci frame by frame)
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
+ *   untested_jdk  accept a JDK newer than the newest the library was tested on
+ *            (ASGST_INIT_UNTESTED_JDK; the summary then says "untested JDK N")
  *   event=fds (every fd tracepoint)  fds_interval=<duration>  fds [fds_match=<fd|port|text>]
  *
  * A filter's value may contain commas that are not followed by a known option name.
@@ -61,6 +63,7 @@ static bool starts_option(const char *p) {
                                       "record_walks=", "walk=", "fds_match=", "fds_interval=",
                                       NULL};
   static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
+                                      "untested_jdk",
                                       "fds", NULL};
   for (int i = 0; keyed[i]; i++)
     if (strncmp(p, keyed[i], strlen(keyed[i])) == 0) return true;
@@ -236,6 +239,7 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
   }
   if (!eq && strcmp(k, "compare") == 0) return o->compare = true, 0;
   if (!eq && strcmp(k, "cstack") == 0) return o->cstack = true, 0;
+  if (!eq && strcmp(k, "untested_jdk") == 0) return o->untested_jdk = true, 0;
   if (!eq && strcmp(k, "threads") == 0) return o->threads = true, 0;
   if (!eq && strcmp(k, "start") == 0) return o->action = ACT_START, 0;
   if (!eq && strcmp(k, "stop") == 0) return o->action = ACT_STOP, 0;

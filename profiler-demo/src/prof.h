@@ -75,6 +75,7 @@ typedef struct {
   char fds_file[512];
   char reply[512];      /* where to write messages for asgst-attach ("" = stderr) */
   bool cstack;
+  bool untested_jdk;    /* untested_jdk: ASGST_Initialize with ASGST_INIT_UNTESTED_JDK */
   bool threads;
   int max_overhead;     /* percent of a sampled thread's time samples may take (overload.c) */
   char record[512];     /* record=: where recorded walks go ("" = none; walk_recorder.c) */

@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
 # list.sh - the JDKs other than the default one (JAVA_HOME, JDK 17) that the test suite
 # runs its JVM tests on, one per line: "LABEL JAVA_HOME" or "LABEL SKIP reason".
-#   - OpenJDK 21 and 25 from Debian's next release, provisioned by provision.sh into a
-#     cache (labels jdk21, jdk25);
+#   - OpenJDK 21 and 25 from Debian trixie, 11 from bullseye, 8, 26, 27 and 28 (early
+#     access) from sid, provisioned by provision.sh into a cache (labels jdk8 ... jdk28);
 #   - the newest update of JDK 17 that the system's apt sources offer, when the installed
 #     one is older (label jdk17; provision.sh says why it is skipped otherwise);
 #   - every other JDK in the system's JVM directory (label jdkNN-<directory>).
 # ASGST_TEST_JDKS=none lists none; ASGST_TEST_JDKS="21 25" limits what is provisioned
-# (default "17 21 25");
+# (default "17 21 25 11 26 27 8 28");
 # ASGST_JDK_CACHE sets the cache (default /var/cache/asgst-jdks as root).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 DEFAULT=$(readlink -f "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}")
-WANT=${ASGST_TEST_JDKS-17 21 25}
+WANT=${ASGST_TEST_JDKS-17 21 25 11 26 27 8 28}
 [ "$WANT" = none ] && exit 0
 
 # The feature version of a JDK directory, from its release file.
 major() {
-  sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null | head -1
+  sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$1/release" 2>/dev/null | head -1
 }
 
 # As root, a cache every user can read (the attach test runs a JVM as another user);

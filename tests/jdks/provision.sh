@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# provision.sh [CACHE_DIR] [VERSION ...] - OpenJDKs from Debian's next release (trixie) for
+# provision.sh [CACHE_DIR] [VERSION ...] - OpenJDKs from Debian suites (trixie, bullseye, sid) for
 # the JVM tests on a Debian 12 (bookworm) machine, without installing anything system-wide;
 # for a version the host's own release carries (17), its newest update (provision_host_jdk).
 #
@@ -124,6 +124,7 @@ needs_libc() { [ "$SUITE" != bullseye ]; }
 jdk_ready() {
   suite_of "$1"
   [ -f "$(jdk_stamp "$1")" ] && [ -x "$(jdk_home "$1")/bin/java" ] || return 1
+  [ "$1" != 8 ] || [ -f "$(jdk_home "$1")/release" ] || return 1 # made by provision_jdk
   ! needs_libc || { [ -f "$(libc_root)/.provisioned" ] && [ -x "$(libc_dir)/$LOADER" ]; }
 }
 
@@ -406,6 +407,9 @@ provision_jdk() {
     :
   elif [ "$v" = 8 ]; then
     patch_executables "$jdk"
+    # Debian's JDK 8 has no release file, which the tests read for the version (JDK 8
+    # builds that ship one spell it so).
+    [ -f "$jdk/release" ] || echo "JAVA_VERSION=\"1.8.0_${version#8u}\"" | sed 's/-.*"$/"/' >"$jdk/release"
   else
     wrap_executables "$jdk" "$dir/loader"
   fi

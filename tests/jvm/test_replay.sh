@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_replay.sh BUILD_DIR - recorded walks (ASGST_RecordWalk) replayed without a JVM.
-#  1. the recordings in tests/data/replay (JDK 17, 21 and 25; see its README) replay to the
+#  1. the recordings in tests/data/replay (every tested JDK; see its README) replay to the
 #     frames, names, line numbers and end codes their live walks produced (no JVM runs);
 #  2. a recording whose page the replaying process already holds is replayed by a new
 #     process; damaged recordings (truncated, another format version, a page left out) give
@@ -21,8 +21,12 @@ mkdir -p "$WORK/classes" "$WORK/rec"
 n=0
 tap() { n=$((n + 1)); echo "$1 $n - $2"; }
 
-# 1. The recorded set, one check per JDK.
-for jdk in 17 21 25; do
+# 1. The recorded set, one check per JDK that has recordings; every tested release must.
+jdks=$(ls "$DATA" | sed -n 's/^jdk\([0-9]*\)-.*\.asgstrec$/\1/p' | sort -nu)
+for want in 8 11 17 21 25 26 27; do
+  grep -qx "$want" <<<"$jdks" || tap "not ok" "no recordings of JDK $want in tests/data/replay"
+done
+for jdk in $jdks; do
   files=("$DATA"/jdk$jdk-*.asgstrec)
   if [ ! -f "${files[0]}" ]; then tap "not ok" "no recordings of JDK $jdk in tests/data/replay"; continue; fi
   start=$(date +%s%N)

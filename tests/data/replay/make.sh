@@ -41,4 +41,4 @@ kind deep "" 0 deep "^1[0-9][0-9] "
 kind stubs-deopt "" 1 exc+deopt "type=4"
 kind prologue "" 0 mix+deopt "tier=[1-4]" 20 ",prologue=1,interval_us=500"
 kind walk-error "" 0 all "^end: ASGST_(UNSAFE|BAD|WALK|STACK|NO_TOP)" 1000
-case "$LABEL" in jdk17*) ;; *) kind vthreads "" 0 vthreads "enterSpecial" 1000 ;; esac
+case "$LABEL" in jdk8*|jdk11*|jdk17*) ;; *) kind vthreads "" 0 vthreads "enterSpecial" 1000 ;; esac

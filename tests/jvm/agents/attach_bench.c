@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "asgst.h"
+#include "common/agent_setup.h"
 
 /* N. Monotonic nanoseconds. */
 static jlong now_ns(void) {
@@ -22,7 +23,7 @@ JNIEXPORT jlong JNICALL Java_AttachBench_initializeNanos(JNIEnv *env, jclass c) 
   JavaVM *vm = NULL;
   if ((*env)->GetJavaVM(env, &vm) != JNI_OK) return -1;
   jlong t0 = now_ns();
-  int rc = ASGST_Initialize(vm, 0);
+  int rc = ASGST_Initialize(vm, agent_init_flags());
   jlong t = now_ns() - t0;
   if (rc != 0) fprintf(stderr, "ASGST_Initialize: %d %s\n", rc, ASGST_InitializeError());
   return rc == 0 ? t : -1;

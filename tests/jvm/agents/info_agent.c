@@ -27,6 +27,7 @@
 
 #include "impl/hotspot/class_shadow.h" /* test hook: the shadows' memory figures */
 #include "include/asgst.h"
+#include "common/agent_setup.h"
 #include "info_compare.h"
 
 static jvmtiEnv *jvmti;
@@ -444,7 +445,7 @@ static void parse(const char *options) {
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
   parse(options);
-  int rc = ASGST_Initialize(vm, 0);
+  int rc = ASGST_Initialize(vm, agent_init_flags());
   if (strcmp(mode, "unsupported") == 0) {
     const char *why = ASGST_InitializeError();
     printf("FIGURE ASGST_Initialize: %s (%d): %s\n", ASGST_ErrorName(rc), rc, why);
@@ -460,7 +461,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     return 0;
   }
   result(rc == 0, "onload: ASGST_Initialize from Agent_OnLoad");
-  result(ASGST_Initialize(vm, 0) == 0, "onload: a second ASGST_Initialize is harmless");
+  result(ASGST_Initialize(vm, agent_init_flags()) == 0, "onload: a second ASGST_Initialize is harmless");
   if (make_env(vm) != 0) return 1;
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);
@@ -480,7 +481,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
   parse(options);
-  int rc = ASGST_Initialize(vm, 0);
+  int rc = ASGST_Initialize(vm, agent_init_flags());
   printf("# attach: %s %s\n", ASGST_ErrorName(rc), ASGST_InitializeError());
   result(rc == 0, "attach: ASGST_Initialize from Agent_OnAttach");
   JNIEnv *env = NULL;
@@ -492,7 +493,7 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
   (void)reserved;
   snprintf(mode, sizeof mode, "jni");
-  int rc = ASGST_Initialize(vm, 0);
+  int rc = ASGST_Initialize(vm, agent_init_flags());
   printf("# JNI_OnLoad: %s %s\n", ASGST_ErrorName(rc), ASGST_InitializeError());
   result(rc == 0, "jni: ASGST_Initialize from JNI_OnLoad");
   JNIEnv *env = NULL;

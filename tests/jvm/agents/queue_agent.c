@@ -193,7 +193,7 @@ static void *sampler_main(void *arg) {
 
 /* N. */
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
-  int rc = ASGST_Initialize(jvm, 0);
+  int rc = ASGST_Initialize(jvm, agent_init_flags());
   if (rc != 0) {
     printf("QUEUE not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
     return;

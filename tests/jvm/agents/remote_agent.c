@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "asgst.h"
+#include "common/agent_setup.h"
 #include "impl/backend.h" /* ASGST__OPT_COPY_CHECK */
 
 #define MAX_FRAMES 256
@@ -218,12 +219,12 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
   /* "probe": only report whether the library supports this JVM, and let it run. */
   if (options && strcmp(options, "probe") == 0) {
-    if (ASGST_Initialize(vm, 0) == 0) printf("INIT ok\n");
+    if (ASGST_Initialize(vm, agent_init_flags()) == 0) printf("INIT ok\n");
     else printf("INIT failed: %s\n", ASGST_InitializeError());
     fflush(stdout);
     return 0;
   }
-  if (ASGST_Initialize(vm, 0) != 0) {
+  if (ASGST_Initialize(vm, agent_init_flags()) != 0) {
     fprintf(stderr, "remote_agent: ASGST_Initialize failed: %s\n", ASGST_InitializeError());
     return 1;
   }

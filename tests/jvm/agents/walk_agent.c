@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "asgst.h"
+#include "common/agent_setup.h"
 #include "impl/guard.h"
 #include "impl/safe_read.h"
 #include "impl/hotspot/walker_internal.h"
@@ -455,7 +456,7 @@ static void *sampler_main(void *arg) {
 /* N. */
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)t;
-  int rc = ASGST_Initialize(jvm, 0);
+  int rc = ASGST_Initialize(jvm, agent_init_flags());
   if (rc != 0) {
     fprintf(stderr, "WALK not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
     return;

@@ -1,6 +1,9 @@
 /* agent_setup.c - see agent_setup.h. */
 #include "agent_setup.h"
 
+#include "asgst.h"
+
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -43,4 +46,10 @@ void agent_tids_remove(atomic_int *tids, int n) {
     int expect = tid;
     if (atomic_compare_exchange_strong(&tids[i], &expect, 0)) return;
   }
+}
+
+/* N. */
+int agent_init_flags(void) {
+  const char *v = getenv("ASGST_TEST_UNTESTED_JDK");
+  return v && strcmp(v, "1") == 0 ? ASGST_INIT_UNTESTED_JDK : 0;
 }

@@ -10,6 +10,10 @@
 /* N. Gets a JVMTI environment, installs cb and enables the n events. 0, or -1. */
 int agent_setup(JavaVM *vm, jvmtiEnv **jvmti, const jvmtiEventCallbacks *cb, const jvmtiEvent *events,
                 int n);
+/* N. The flags the test agents give ASGST_Initialize: ASGST_INIT_UNTESTED_JDK when the
+ * environment has ASGST_TEST_UNTESTED_JDK=1 (tests/run_all.sh sets it for a JDK newer than
+ * the newest tested, e.g. an early-access build), else 0. */
+int agent_init_flags(void);
 /* N. Installs fn as the SA_SIGINFO handler of sig. */
 void agent_handle_signal(int sig, void (*fn)(int, siginfo_t *, void *));
 
