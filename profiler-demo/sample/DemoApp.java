@@ -1,8 +1,9 @@
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ProtocolFamily;
+import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.FileSystems;
@@ -14,6 +15,8 @@ import java.nio.file.WatchService;
  * The demo profiler's sample: opens the kinds of descriptors that keep a process from being
  * checkpointed (a TCP server socket on loopback, a WatchService, a UNIX-domain channel pair),
  * keeps them open, and burns CPU in a few known methods. Args: seconds of CPU work.
+ * Runs on JDK 8 and later: UNIX-domain channels (JDK 16+) are reached through reflection,
+ * and left out where the JDK has none.
  */
 public class DemoApp {
   static ServerSocketChannel server;
@@ -33,10 +36,19 @@ public class DemoApp {
     dir.register(watcher, java.nio.file.StandardWatchEventKinds.ENTRY_CREATE);
   }
 
-  static Path openUnixChannel(Path dir) throws IOException {
+  /** The UNIX-domain channel pair at dir/demo.sock; null where the JDK (before 16) has none. */
+  static Path openUnixChannel(Path dir) throws Exception {
+    Class<?> address;
+    try {
+      address = Class.forName("java.net.UnixDomainSocketAddress");
+    } catch (ClassNotFoundException e) {
+      return null;
+    }
     Path sock = dir.resolve("demo.sock");
-    UnixDomainSocketAddress addr = UnixDomainSocketAddress.of(sock);
-    unixServer = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+    SocketAddress addr = (SocketAddress) address.getMethod("of", Path.class).invoke(null, sock);
+    ProtocolFamily unix = StandardProtocolFamily.valueOf("UNIX");
+    unixServer = (ServerSocketChannel) ServerSocketChannel.class
+        .getMethod("open", ProtocolFamily.class).invoke(null, unix);
     unixServer.bind(addr);
     unixClient = SocketChannel.open(addr);
     return sock;
@@ -92,6 +104,6 @@ public class DemoApp {
         + ", unix socket " + sock);
     long rounds = burnCpu(seconds);
     System.out.println("DemoApp: done, " + rounds + " rounds (" + sink + ")");
-    Files.deleteIfExists(sock);
+    if (sock != null) Files.deleteIfExists(sock);
   }
 }

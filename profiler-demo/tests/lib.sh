@@ -16,6 +16,17 @@ not_ok() { TAP_N=$((TAP_N + 1)); echo "not ok $TAP_N - $1"; }
 # check NAME CMD...: ok if CMD succeeds.
 check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
 figure() { echo "# figure: $*"; }
+# skip NAME REASON: a check this JDK cannot make, said so.
+skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $1 # SKIP $2"; }
+# The JDK's feature version (8 for "1.8.0_..."), from its release file; 0 if unknown.
+jdk_feature() {
+  local v
+  v=$(sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$JAVA_HOME/release" 2>/dev/null | head -1)
+  echo "${v:-0}"
+}
+# True if the JDK has UNIX-domain socket channels (16+).
+has_unix_channels() { [ "$(jdk_feature)" -ge 16 ]; }
+NO_UNIX="JDK $(jdk_feature) has no UNIX-domain socket channels (16+)"
 diag() { sed 's/^/# /'; }
 
 # Compiles the test programs once per test script.

@@ -3,6 +3,12 @@
 # samples, all in makeUnix, none in makeTcp; and at 100,000 sockets every event sampled.
 source "$(dirname "$0")/lib.sh" "$1"
 echo "1..7"
+if ! has_unix_channels; then
+  # The filter and the kernel side do not depend on the JDK; the workload does (its AF_UNIX
+  # sockets against TCP ones), and nothing else in a JDK before 16 calls socket(AF_UNIX).
+  for i in 1 2 3 4 5 6 7; do skip "filtered tracepoint check $i" "$NO_UNIX"; done
+  exit 0
+fi
 compile || { echo "Bail out! javac failed"; exit 1; }
 N=200
 OUTF=$WORK/s.collapsed

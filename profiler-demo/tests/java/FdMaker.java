@@ -4,8 +4,9 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.ProtocolFamily;
+import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Pipe;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -13,6 +14,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.nio.file.WatchService;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +24,8 @@ import java.util.List;
  * socket, a pool of 4 connections to it and the 4 accepted ends, a UNIX socket pair (the
  * WatchService's), a UNIX-domain channel, a log file, a read file, a pipe and a selector.
  * Then waits for DIR/close, closes them all, writes DIR/closed, waits for DIR/exit.
+ * Runs on JDK 8 and later: the UNIX-domain channel (JDK 16+) is opened through reflection
+ * and left out where the JDK has none ("unix=none").
  * Usage: FdMaker DIR
  */
 public class FdMaker {
@@ -52,14 +56,31 @@ public class FdMaker {
       return FileSystems.getDefault().newWatchService();
     }
 
+    /** True if this JDK has UNIX-domain socket channels (16+). */
+    static boolean available() {
+      try {
+        Class.forName("java.net.UnixDomainSocketAddress");
+        return true;
+      } catch (ClassNotFoundException e) {
+        return false;
+      }
+    }
+
+    static SocketAddress address(Path p) throws Exception {
+      return (SocketAddress) Class.forName("java.net.UnixDomainSocketAddress")
+          .getMethod("of", Path.class).invoke(null, p);
+    }
+
     static ServerSocketChannel channel(Path p) throws Exception {
-      ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-      s.bind(UnixDomainSocketAddress.of(p));
+      ProtocolFamily unix = StandardProtocolFamily.valueOf("UNIX");
+      ServerSocketChannel s = (ServerSocketChannel) ServerSocketChannel.class
+          .getMethod("open", ProtocolFamily.class).invoke(null, unix);
+      s.bind(address(p));
       return s;
     }
 
     static SocketChannel dial(Path p) throws Exception {
-      return SocketChannel.open(UnixDomainSocketAddress.of(p));
+      return SocketChannel.open(address(p));
     }
   }
 
@@ -89,18 +110,20 @@ public class FdMaker {
   }
 
   public static void main(String[] args) throws Exception {
-    Path dir = Path.of(args[0]);
+    Path dir = Paths.get(args[0]);
     ServerSocket ss = Server.listen();
     open.add(ss);
     Pool.fill(ss.getLocalPort(), 4);
     Server.acceptAll(ss, 4);
     open.add(Unix.socketPair());
     Path sock = dir.resolve("fdmaker.sock");
-    Files.deleteIfExists(sock);
-    ServerSocketChannel us = Unix.channel(sock);
-    open.add(us);
-    open.add(Unix.dial(sock));
-    open.add(us.accept());
+    if (Unix.available()) {
+      Files.deleteIfExists(sock);
+      ServerSocketChannel us = Unix.channel(sock);
+      open.add(us);
+      open.add(Unix.dial(sock));
+      open.add(us.accept());
+    }
     Path log = dir.resolve("fdmaker.log");
     OutputStream out = Log.openLog(log);
     out.write("started\n".getBytes());
@@ -112,12 +135,12 @@ public class FdMaker {
     open.add(Plumbing.makeSelector());
     System.out.println("port=" + ss.getLocalPort());
     System.out.println("log=" + log);
-    System.out.println("unix=" + sock);
+    System.out.println("unix=" + (Unix.available() ? sock : "none"));
     System.out.flush();
-    Files.writeString(dir.resolve("ready"), "");
+    Files.write(dir.resolve("ready"), new byte[0]);
     waitFor(dir.resolve("close"));
     for (AutoCloseable c : open) c.close();
-    Files.writeString(dir.resolve("closed"), "");
+    Files.write(dir.resolve("closed"), new byte[0]);
     waitFor(dir.resolve("exit"));
   }
 }
