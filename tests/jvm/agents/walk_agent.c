@@ -43,6 +43,7 @@
 #include "impl/hotspot/walker_internal.h"
 #include "impl/hotspot/hotspot.h"
 #include "impl/hotspot/walker.h"
+#include "impl/hotspot/vmstructs.h"
 #include <ucontext.h>
 #include "walk_agent.h"
 #include "common/pmc.h"
@@ -168,6 +169,40 @@ static void describe_pcdescs(sample *s, const ucontext_t *u) {
   done:;
   ASGST__GUARD_FAULTED(g)
   ASGST__GUARD_END(g);
+}
+
+/* nmethod::_stub_offset (from the blob), -1 if the tables lack it; read at VMInit. */
+static long nm_stub_offset = -1;
+
+/* SS. Where the pc of the walk's first Java frame (java_pc) lies when ASGST reports bci -1
+ * and ASGCT its placeholder 0 (see sample.top_nodebug): the proof that no debug
+ * information covers it, by the rule both walkers apply where no PcDesc is at exactly the
+ * pc (the first PcDesc after it). */
+static int top_debug_info(uintptr_t java_pc, const ucontext_t *u) {
+  asgst__guard g;
+  volatile int r = NODEBUG_COVERED;
+  ASGST__GUARD_BEGIN(g)
+    asgst__regs top = {(uintptr_t)u->uc_mcontext.gregs[REG_RIP], (uintptr_t)u->uc_mcontext.gregs[REG_RSP],
+                       (uintptr_t)u->uc_mcontext.gregs[REG_RBP]};
+    uintptr_t nm = 0, code = 0, a = 0, b = 0;
+    ASGST_Frame one[1];
+    if (asgst__hs_classify(java_pc, &nm) != ASGST__HK_NMETHOD || !asgst__vm_code_begin(nm, &code) ||
+        !asgst__vm_nm_pcs(nm, &a, &b) || b - a < 2 * (uintptr_t)asgst__vm.pcdesc_size)
+      goto done;
+    /* An interrupted top frame at a deoptimization handler stands for its original pc. */
+    uintptr_t pc = java_pc == top.pc ? asgst__hs_real_pc(nm, &top) : java_pc;
+    if (asgst__hs_scopes(nm, pc, ASGST__PC_NEAR, one, 1) != 0) goto done;
+    /* The last PcDesc before the upper sentinel, and the stub section's start. */
+    uint32_t last = 0, stub = 0;
+    if (!asgst__load_u32(b - 2 * (uintptr_t)asgst__vm.pcdesc_size + asgst__vm.pcdesc_pc_offset, &last)) goto done;
+    bool in_insts = nm_stub_offset >= 0 && asgst__load_u32(nm + (uintptr_t)nm_stub_offset, &stub) &&
+                    pc < nm + (uintptr_t)(int32_t)stub;
+    r = (long)(pc - code) > (long)(int32_t)last && in_insts ? NODEBUG_OUT_OF_LINE : NODEBUG_OTHER;
+  done:;
+  ASGST__GUARD_FAULTED(g)
+    r = NODEBUG_COVERED;
+  ASGST__GUARD_END(g);
+  return r;
 }
 
 /* SS. With diag=1, for a failed walk: re-walks the ucontext frame by frame with the
@@ -384,6 +419,9 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   if ((s->anchor == 2 || s->anchor == 3) && s->a_rc == 0 && s->gct_n > 0 && traces_differ(s)) {
     walk_asgst(uc, ASGST__OPT_ASGCT_PCDESC_RULE, s->c, &s->c_n, &s->c_rc, NULL);
   }
+  s->top_nodebug = NODEBUG_COVERED;
+  if (s->a_rc == 0 && s->a_n > 0 && s->gct_n > 0 && s->a[0].bci == -1 && s->g[0].bci == 0)
+    s->top_nodebug = (int8_t)top_debug_info(s->first_java_pc, uc);
   if (walk_opts.diag && s->a_rc == 0 && s->a_n > 0 && s->gct_n > 0 && s->a[0].bci != s->g[0].bci)
     describe_pcdescs(s, uc);
   s->n_n = 0;
@@ -461,6 +499,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
     fprintf(stderr, "WALK not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
     return;
   }
+  nm_stub_offset = asgst__vms_offset("nmethod", "_stub_offset");
   if (walk_opts.nodebug) walk_set_debug_non_safepoints(false);
   asgct_oracle_prepare_loaded(j);
   add_thread(env);

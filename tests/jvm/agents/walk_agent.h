@@ -18,6 +18,7 @@
 #define MAX_EXPECT 8
 
 enum { SLOT_FREE = 0, SLOT_WRITING, SLOT_READY };
+enum { NODEBUG_COVERED = 0, NODEBUG_OUT_OF_LINE, NODEBUG_OTHER };
 
 
 /* One frame as both sides report it: Method* (pc for non-Java frames) and bci (-3 for
@@ -50,6 +51,12 @@ typedef struct {
   wframe nj[MAXF];
   wframe c[MAXF];      /* re-walk with the ASGCT PcDesc rule (safepoint disagreements) */
   int c_n, c_rc;
+  /* The first Java frame's pc when ASGST reports bci -1 and ASGCT 0: NODEBUG_COVERED (a
+   * PcDesc with a scope covers it, or not checked), NODEBUG_OUT_OF_LINE (none does, and it
+   * lies after the method's last PcDesc, before the nmethod's stub section: the compilers'
+   * out-of-line stubs, such as C2's G1 barrier slow paths on JDK 24+, or main code past the
+   * last call without DebugNonSafepoints), NODEBUG_OTHER (none does, elsewhere). */
+  int8_t top_nodebug;
   ASGCT_CallFrame gct[MAXF];
 } sample;
 

@@ -25,6 +25,7 @@ typedef struct {
 typedef struct {
   long samples, asgst_ok, asgct_ok, both, agree;
   long explained_safepoint, unknown_bci;
+  long unknown_bci_out_of_line; /* of unknown_bci: after the method's last PcDesc */
   long explained_null_id; /* ASGCT frames without a method (no jmethodID), set apart */
   long explained_truncated; /* ASGCT stopped early where ASGST reached the root, set apart */
   kind_stats kinds[TK_N];
