@@ -6,7 +6,8 @@
 # (ASPROF_HOME/lib/libasyncProfiler.so); the project does not ship or fetch it.
 # Prints per JDK: samples, samples with a Java frame, and the share of those whose stack
 # async-profiler marked as not walked to its end (its error frames: "[unknown_Java]",
-# "[break_compiled]", ...), by error name. Run by run_bench.sh when ASPROF_HOME is set.
+# "[break_compiled]", ...), by error name, on a "# figure: asprof: ..." line. Run by
+# javac_bench.sh when ASPROF_HOME is set, which compares ASGST's error share with this one.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 ASPROF=${2:?async-profiler home}
@@ -46,7 +47,7 @@ asprof_jdk() {
       if (java) javan += n
       if (err != "") { errn += n; by[err] += n } }
     END {
-      printf "asprof: samples=%d with_java=%d errors=%d (%.2f%% of with_java)", total, javan, errn, javan ? 100 * errn / javan : 0
+      printf "# figure: asprof: samples=%d with_java=%d errors=%d (%.2f%% of with_java)", total, javan, errn, javan ? 100 * errn / javan : 0
       for (e in by) printf " %s=%d", e, by[e]
       printf "\n" }' "$out"
 }

@@ -1,43 +1,70 @@
 #!/usr/bin/env bash
-# run_bench.sh BUILD_DIR - full-walk time of ASGST and of AsyncGetCallTrace, measured in the
-# same SIGPROF handler of the same run (the walk test agent with bench=1; the order of the
-# two walks alternates per sample), for stacks of about 10, 50 and 200 frames, compiled and
-# interpreted (-Xint), one JVM per stack depth so that the sampled thread runs alone.
-# Both walkers write their frames to the same kind of buffer: one per thread, reused for
-# every sample, as a profiler keeps it (the agent copies it into its sample ring after the
-# timed spans).
-# On the default JDK and on each other JDK the tests use (tests/jdks/list.sh).
-# After each JDK's stack-depth runs: the javac workload (javac_bench.sh: error shares, walk
-# time median/p90/p99/max of both walkers on cold, deep, mixed-tier code).
-# Prints medians, their ratio (budget: <= 0.3 at 50 frames; that case runs in BENCH50_RUNS
-# JVMs, default 3, and their median ratio is the figure), the median time of a walk that
-# stops at the first Java frame (the fixed part) and the median ASGST_GetMethodInfo time
-# (budget: < 200 ns), and the ASGST_Initialize time with 1k, 10k and 50k classes loaded
-# (attach_bench.sh; budget < 100 ms at 50k). BENCH_SECONDS sets the length of each run (default 6).
-# ASPROF_HOME (a build of async-profiler from its public source) adds its walker's error
-# share on the javac workload (javac_asprof.sh).
+# run_bench.sh BUILD_DIR - the benchmarks, on every release: the default JDK ($JAVA_HOME,
+# JDK 17) and one build of each other feature version the tests use (tests/jdks/list.sh).
+# A JDK newer than the newest tested (budget.sh, NEWEST_TESTED) runs only with
+# ASGST_TEST_UNTESTED_JDK=1, the test agents' opt-in, and its budget lines are marked
+# "(untested JDK, not budgeted)". Per release:
+#   - ASGST_Initialize in that JDK (the walk test agent in a JVM running -version); when it
+#     fails, one "not ok - JDK N: ASGST_Initialize failed: <reason>" line and the next JDK;
+#   - full-walk time of ASGST and of AsyncGetCallTrace, measured in the same SIGPROF handler
+#     of the same run (the walk test agent with bench=1; the order of the two walks
+#     alternates per sample), for stacks of about 10, 50 and 200 frames, compiled and
+#     interpreted (-Xint), one JVM per stack depth so that the sampled thread runs alone.
+#     The medians count the samples where both walks succeeded with the same frame count
+#     (walk_compare.c), so neither side's fast error returns enter them. Both walkers write
+#     their frames to the same kind of buffer: one per thread, reused for every sample, as a
+#     profiler keeps it. Budget: ASGST/ASGCT median ratio <= 0.30 at 50 compiled frames, as
+#     the median of BENCH50_RUNS JVMs (default 3);
+#   - ASGST_Initialize with 1k, 10k and 50k classes loaded (attach_bench.sh; < 100 ms at 50k);
+#   - queue processing (the queue test agent): stale elements (< 5%) and the median time
+#     from suspending a queue's owner to resuming it (a figure, not budgeted);
+#   - the javac workload (javac_bench.sh: error shares and walk time percentiles of both
+#     walkers on cold, deep, mixed-tier code; ASGST p99 <= 0.5 x ASGCT's, max <= ASGCT's,
+#     error share <= async-profiler's with ASPROF_HOME set, else <= 1%);
+#   - ASGST_GetMethodInfo time (method_info_bench.sh; < 200 ns);
+#   - the demo profiler's overhead at 1 ms cpu sampling against JFR's (and async-profiler's
+#     with ASPROF_HOME set) in alternating runs (profiler-demo/bench/overhead.sh).
+# Every budget prints one "ok - ..." or "not ok - ..." line per release besides its
+# "# figure:" lines (budget.sh); the last line is "bench budgets: N ok, N not ok". The bench
+# is not a test: it exits 0 unless a JVM crashed (an hs_err file) or a script failed.
+# BENCH_SECONDS sets the length of each walk run (default 6). ASPROF_HOME: a build of
+# async-profiler from its public source (javac_asprof.sh).
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/bench/budget.sh"
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 AGENT=$BUILD/tests/jvm/libwalk_agent.so
 SECS=${BENCH_SECONDS:-6}
 RUNS50=${BENCH50_RUNS:-3} # JVMs for the 50-frame compiled case
 WORK=$BUILD/bench
-mkdir -p "$WORK/classes"
+mkdir -p "$WORK"
 # The bucket of stack depths each workload's samples fall in (see walk_report.c).
 declare -A BUCKET=([bench10]="5-20" [bench50]="35-75" [bench200]="150-320")
+BENCH_UNTESTED=0
 
 # median_of VALUES...: the middle value (the lower middle of an even count), "none" if none.
 median_of() {
   printf '%s\n' "$@" | grep . | sort -n | awk '{v[NR] = $1} END {print NR ? v[int((NR + 1) / 2)] : "none"}'
 }
 
-# bench_jdk LABEL JAVA_HOME: the walk benchmark on one JDK.
-bench_jdk() {
-  local label=$1 home=$2 mode w flags log line
-  echo "== walk time on $label ($home)"
-  "$home/bin/javac" -d "$WORK/classes" "$ROOT/tests/jvm/java/walk/Workload.java" || return
+# sub SCRIPT ARGS...: another benchmark script; a non-zero exit status is a failure of the
+# bench itself (its budgets print their own lines).
+sub() {
+  bash "$@" || { echo "# $(basename "$1") exited with status $?"; }
+}
+
+# walk_runs MAJOR HOME: the walk time runs of one JDK and the 50-frame ratio budget.
+walk_runs() {
+  local major=$1 home=$2 mode w flags log line what out
+  what="JDK $major: 50 compiled frames, ASGST/ASGCT median walk time ratio <= 0.30"
+  echo "== walk time on JDK $major ($home)"
+  mkdir -p "$WORK/classes-$major"
+  if ! out=$("$home/bin/javac" -d "$WORK/classes-$major" "$ROOT/tests/jvm/java/walk/Workload.java" 2>&1); then
+    echo "$out" | head -5
+    budget 0 "$what" "no figure: Workload.java does not compile: $(grep -m1 error <<<"$out")"
+    return 1
+  fi
   for mode in compiled interpreted; do
     flags=""
     [ "$mode" = interpreted ] && flags="-Xint"
@@ -48,51 +75,99 @@ bench_jdk() {
       local runs=1 r ratios=""
       [ "$mode" = compiled ] && [ "$w" = bench50 ] && runs=$RUNS50
       for r in $(seq "$runs"); do
-        log=$WORK/bench-$label-$mode-$w-$r.log
+        log=$WORK/bench-$major-$mode-$w-$r.log
         (cd "$WORK" && "$home/bin/java" $flags -Xss8m \
           "-agentpath:$AGENT=label=$mode,bench=1,interval_us=200" \
-          -cp "$WORK/classes" Workload "$w" "$SECS") >"$log" 2>&1
-        line=$(grep -E "^WALK # figure: bench=$mode frames=${BUCKET[$w]} " "$log" | sed 's/^WALK # figure: //')
-        echo "${line:-bench=$mode workload=$w: no samples (log: ${log#$BUILD/})}"
-        ratios="$ratios $(sed -n 's/.* ratio=\([0-9.]*\).*/\1/p' <<<"$line")"
+          -cp "$WORK/classes-$major" Workload "$w" "$SECS") >"$log" 2>&1
+        # The time line (samples=...), then the instruction and cycle counts where the
+        # machine has counters.
+        line=$(grep -E "^WALK # figure: bench=$mode frames=${BUCKET[$w]} samples=" "$log" | sed 's/^WALK # figure: //')
+        echo "# figure: ${line:-bench=$mode workload=$w: no samples (log: ${log#$BUILD/})}"
+        grep -E "^WALK # figure: bench=$mode frames=${BUCKET[$w]} asgst_median_instructions=" "$log" | sed 's/^WALK //'
+        ratios="$ratios $(field ratio "$line")"
       done
-      [ "$runs" -gt 1 ] && echo "# figure: ratio at 50 compiled frames on $label, $runs JVMs:$ratios; median $(median_of $ratios) (budget <= 0.30)"
+      [ "$runs" -gt 1 ] && echo "# figure: ratio at 50 compiled frames on JDK $major, $runs JVMs:$ratios; median $(median_of $ratios) (budget <= 0.30)"
+      if [ "$mode" = compiled ] && [ "$w" = bench50 ]; then
+        local m
+        m=$(median_of $ratios)
+        if [ "$m" = none ]; then budget 0 "$what" "no figure: no samples at 50 frames (logs: bench/bench-$major-compiled-bench50-*.log)"
+        elif [ "$runs" = 1 ]; then budget "$(le "$m" 0.30 && echo 1)" "$what" "$m vs <= 0.30, one JVM"
+        else budget "$(le "$m" 0.30 && echo 1)" "$what" "$m vs <= 0.30, median of $runs JVMs:$ratios"
+        fi
+      fi
     done
   done
-  bash "$ROOT/tests/bench/attach_bench.sh" "$BUILD" "$home"
-  # Queue processing: suspend to resume per owner (budget: median < 10 us).
-  local q
-  q=$(cd "$WORK" && "$home/bin/java" -Xss4m "-agentpath:$BUILD/tests/jvm/libqueue_agent.so=interval_us=1000" \
-    -cp "$WORK/classes" Workload tiers "$SECS" 2>&1 | grep -E "^QUEUE # figure: (processing|stale)" | sed 's/^QUEUE # figure: //')
-  echo "# figure: queue on $label: ${q//$'\n'/; }"
 }
 
-# The javac workload (cold, deep, mixed tiers) on one JDK: error shares and walk time
-# percentiles of both walkers (tests/bench/javac_bench.sh); with ASPROF_HOME set (a build
-# of async-profiler), the error share of async-profiler's walker on the same workload.
-javac_jdk() {
+# queue_run MAJOR HOME: queue processing, stale elements (budget < 5%) and the median time
+# from suspending a queue's owner to resuming it (reported).
+queue_run() {
+  local major=$1 home=$2 q stale med what
+  what="JDK $major: queue, stale elements < 5%"
+  q=$(cd "$WORK" && "$home/bin/java" -Xss4m "-agentpath:$BUILD/tests/jvm/libqueue_agent.so=interval_us=1000" \
+    -cp "$WORK/classes-$major" Workload tiers "$SECS" 2>&1)
+  echo "# figure: queue on JDK $major: $(grep -E "^QUEUE # figure: (processing|stale)" <<<"$q" | sed 's/^QUEUE # figure: //' | paste -sd ';' | sed 's/;/; /g')"
+  stale=$(sed -n 's/^QUEUE # figure: stale rate \([0-9.]*\)%.*/\1/p' <<<"$q" | head -1)
+  med=$(sed -n 's/^QUEUE # figure: processing .* suspend_to_resume_median_us=\([0-9.]*\).*/\1/p' <<<"$q" | head -1)
+  if [ -z "$stale" ]; then
+    budget 0 "$what" "no figure: $(grep -m1 'not ok' <<<"$q" || tail -1 <<<"$q")"
+  else
+    budget "$(lt "$stale" 5 && echo 1)" "$what" "$stale% vs < 5%; suspend-to-resume median ${med:-?} us, reported, not budgeted"
+  fi
+}
+
+# release LABEL HOME: every benchmark on one JDK.
+release() {
+  local label=$1 home=$2 major why
+  major=$(jdk_major "$home")
   echo
-  bash "$ROOT/tests/bench/javac_bench.sh" "$BUILD" "$1"
-  if [ -n "${ASPROF_HOME:-}" ]; then bash "$ROOT/tests/bench/javac_asprof.sh" "$BUILD" "$ASPROF_HOME" "$1"
-  else echo "# javac under async-profiler: not run (set ASPROF_HOME to a build of it)"; fi
+  echo "=== JDK ${major:-?} ($label, $home)"
+  BENCH_UNTESTED=0
+  if jdk_untested "$home"; then
+    if [ "${ASGST_TEST_UNTESTED_JDK:-}" != 1 ]; then
+      echo "# JDK $major: not run (newer than the newest tested, $NEWEST_TESTED; ASGST_TEST_UNTESTED_JDK=1 runs it, not budgeted)"
+      return
+    fi
+    BENCH_UNTESTED=1
+  fi
+  why=$(init_failure "$home" "$AGENT")
+  if [ -n "$why" ]; then
+    budget 0 "JDK $major: ASGST_Initialize failed: $why"
+    return
+  fi
+  if walk_runs "$major" "$home"; then queue_run "$major" "$home"
+  else budget 0 "JDK $major: queue, stale elements < 5%" "no figure: Workload.java does not compile"
+  fi
+  sub "$ROOT/tests/bench/attach_bench.sh" "$BUILD" "$home"
+  echo
+  sub "$ROOT/tests/bench/javac_bench.sh" "$BUILD" "$home"
+  echo
+  sub "$ROOT/tests/bench/method_info_bench.sh" "$BUILD" "$home"
+  echo
+  JAVA_HOME=$home sub "$ROOT/profiler-demo/bench/overhead.sh" "$BUILD"
 }
 
 # The default JDK, then one build of every other feature version the tests use.
-bench_jdk default "$JAVA_HOME"
-javac_jdk "$JAVA_HOME"
-seen=" $(sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$JAVA_HOME/release" 2>/dev/null | head -1) "
-while read -r label home; do
-  v=${label#jdk}; v=${v%%-*}
-  case "$home" in SKIP*) continue ;; esac
-  case "$seen" in *" $v "*) continue ;; esac
-  seen="$seen$v "
-  echo
-  bench_jdk "$label" "$home"
-  javac_jdk "$home"
-done < <(JAVA_HOME=$JAVA_HOME "$ROOT/tests/jdks/list.sh")
-echo
+all_releases() {
+  release default "$JAVA_HOME"
+  local seen label home v
+  seen=" $(jdk_major "$JAVA_HOME") "
+  while read -r label home; do
+    v=${label#jdk}; v=${v%%-*}
+    case "$home" in SKIP*) continue ;; esac
+    case "$seen" in *" $v "*) continue ;; esac
+    seen="$seen$v "
+    release "$label" "$home"
+  done < <(JAVA_HOME=$JAVA_HOME "$ROOT/tests/jdks/list.sh")
+}
 
-# The other benchmarks of the project: method info accessor cost, demo profiler overhead.
-for extra in "$ROOT/tests/bench/method_info_bench.sh" "$ROOT/profiler-demo/bench/overhead.sh"; do
-  [ -f "$extra" ] && { echo; bash "$extra" "$BUILD"; }
-done
+# JVMs run in $WORK (or below it), so their crash files land there.
+START=$WORK/.bench-start
+touch "$START"
+cd "$WORK" || exit 1
+all_releases 2>&1 | tee "$WORK/bench.out"
+echo
+crashes=$(find "$WORK" -name 'hs_err_pid*.log' -newer "$START" 2>/dev/null)
+[ -n "$crashes" ] && echo "# JVM crashes during the bench: $(echo $crashes)"
+echo "bench budgets: $(grep -c '^ok - ' "$WORK/bench.out") ok, $(grep -c '^not ok - ' "$WORK/bench.out") not ok"
+[ -z "$crashes" ] && ! grep -q '^# [a-z_]*\.sh exited with status' "$WORK/bench.out"
