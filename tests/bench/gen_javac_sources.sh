@@ -3,7 +3,8 @@
 # javac walk benchmark (javac_bench.sh). The classes vary so that javac does real work on
 # each: generics and inference, lambdas and streams, overloads, switches over enums and
 # strings, nested and anonymous classes, records of state, string concatenation, and
-# references to other generated classes (resolution across files).
+# references to other generated classes (resolution across files). Java 8 source, so that
+# every release's javac compiles them.
 set -eu
 DIR=${1:?directory}
 N=${2:-300}
@@ -117,7 +118,7 @@ public class Gen$i<T extends Comparable<T>> implements Comparable<Gen$i<T>>, Sup
   }
 
   public static String uses() {
-    Gen$prev<String> p = new Gen$prev<>(List.of("x", "y$i"));
+    Gen$prev<String> p = new Gen$prev<>(Arrays.asList("x", "y$i"));
     Gen$other<Integer> q = new Gen$other<>(Arrays.asList(3, 1, 2));
     return p.describe(q.get()) + q.classify("two") + Gen$other.over($i) + p.tree($((i % 4 + 2)));
   }

@@ -19,7 +19,10 @@ N=${JAVAC_CLASSES:-300}
 [ -f "$LIB" ] || { echo "javac asprof: no $LIB"; exit 1; }
 [ $# -gt 0 ] || set -- "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
 mkdir -p "$WORK"
-[ -f "$WORK/gen/Gen$((N - 1)).java" ] && [ ! -f "$WORK/gen/Gen$N.java" ] || bash "$ROOT/tests/bench/gen_javac_sources.sh" "$WORK" "$N"
+# The generated sources, written again when N or the generator changed.
+STAMP="$N $(cksum <"$ROOT/tests/bench/gen_javac_sources.sh")"
+[ "$(cat "$WORK/gen/.stamp" 2>/dev/null)" = "$STAMP" ] ||
+  { bash "$ROOT/tests/bench/gen_javac_sources.sh" "$WORK" "$N" && echo "$STAMP" >"$WORK/gen/.stamp"; }
 
 # The frames async-profiler puts where a walk failed or stopped early. Not errors:
 # no_Java_frame and thread_exit (no Java code to walk), as in its own summary.

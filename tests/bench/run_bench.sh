@@ -51,7 +51,9 @@ median_of() {
 # sub SCRIPT ARGS...: another benchmark script; a non-zero exit status is a failure of the
 # bench itself (its budgets print their own lines).
 sub() {
-  bash "$@" || { echo "# $(basename "$1") exited with status $?"; }
+  bash "$@"
+  local rc=$?
+  [ $rc = 0 ] || echo "# $(basename "$1") exited with status $rc"
 }
 
 # walk_runs MAJOR HOME: the walk time runs of one JDK and the 50-frame ratio budget.
@@ -128,6 +130,7 @@ release() {
       echo "# JDK $major: not run (newer than the newest tested, $NEWEST_TESTED; ASGST_TEST_UNTESTED_JDK=1 runs it, not budgeted)"
       return
     fi
+    # shellcheck disable=SC2034 # read by budget()
     BENCH_UNTESTED=1
   fi
   why=$(init_failure "$home" "$AGENT")
