@@ -331,8 +331,11 @@ static void count_kind(const sample *s, bool a_ok, bool g_ok, long agree, long e
 static void record_all_times(const sample *s) {
   if (ws.all_a == NULL) ws.all_a = calloc(MAXT, 4), ws.all_g = calloc(MAXT, 4);
   if (ws.all_a == NULL || ws.all_g == NULL || ws.nall >= MAXT) return;
-  ws.all_a[ws.nall] = (uint32_t)s->t_asgst;
-  ws.all_g[ws.nall++] = (uint32_t)s->t_asgct;
+  ws.nall++;
+  /* Only walks that succeeded: a failed walk's fast return (ASGCT's -3 for a thread not in
+   * Java is a third of javac's samples) is no walk time. */
+  if (s->a_rc == 0 && s->a_n > 0) ws.all_a[ws.nall_a++] = (uint32_t)s->t_asgst;
+  if (s->gct_n > 0) ws.all_g[ws.nall_g++] = (uint32_t)s->t_asgct;
 }
 
 /* slow=1: what the walks over 20 us had in common. */
@@ -359,7 +362,7 @@ static uint32_t quantile(uint32_t *v, long n, double q, bool skip_zero) {
 static void record_slow(const sample *s) {
   all_fault += s->faults > 0;
   if (slow_cpu == NULL) slow_cpu = calloc(MAXT, 4), slow_ran = calloc(MAXT, 4);
-  if (slow_cpu && slow_ran && slow_nall < MAXT) {
+  if (slow_cpu && slow_ran && slow_nall < MAXT && s->a_rc == 0 && s->a_n > 0) {
     slow_cpu[slow_nall] = (uint32_t)(s->t_cpu < UINT32_MAX ? s->t_cpu : UINT32_MAX);
     /* Wall time of the walks that kept their CPU (not descheduled halfway). */
     slow_ran[slow_nall++] = s->t_cpu * 2 < s->t_asgst ? 0 : (uint32_t)s->t_asgst;

@@ -76,13 +76,15 @@ static void print_percentiles(const char *side, uint32_t *v, long n) {
           v[n * 90 / 100], side, v[n * 99 / 100], side, v[n - 1], side, sum / (double)n);
 }
 
-/* N. Walk time percentiles over every sample (failed walks included) and the error shares
+/* N. Walk time percentiles over the walks that succeeded, per walker, and the error shares
  * of both walkers, over all samples and over those of threads with Java frames. */
 static void report_all(const walk_stats *st) {
   if (st->nall > 0) {
-    fprintf(stderr, "WALK # figure: times=%s samples=%ld", walk_opts.label, st->nall);
-    print_percentiles("asgst", st->all_a, st->nall);
-    print_percentiles("asgct", st->all_g, st->nall);
+    fprintf(stderr, "WALK # figure: times=%s samples=%ld asgst_walks=%ld", walk_opts.label, st->nall,
+            st->nall_a);
+    if (st->nall_a > 0) print_percentiles("asgst", st->all_a, st->nall_a);
+    fprintf(stderr, " asgct_walks=%ld", st->nall_g);
+    if (st->nall_g > 0) print_percentiles("asgct", st->all_g, st->nall_g);
     fprintf(stderr, "\n");
   }
   double all = st->samples ? (double)st->samples : 1, java = st->java_samples ? (double)st->java_samples : 1;

@@ -39,8 +39,8 @@ typedef struct {
   uint32_t *i_a, *i_g, *c_a, *c_g; /* instructions and cycles per walk */
   uint16_t *t_depth;
   long nt;
-  uint32_t *all_a, *all_g; /* walk times of every sample (bench), for percentiles */
-  long nall, java_samples;
+  uint32_t *all_a, *all_g; /* walk times of the walks that succeeded (bench), per side */
+  long nall, nall_a, nall_g, java_samples; /* samples; successful ASGST, ASGCT walks */
 } walk_stats;
 
 /* N. */
