@@ -3,6 +3,7 @@
  */
 #include "hotspot.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "../guard.h"
@@ -97,16 +98,84 @@ static uintptr_t generic_symbol(uintptr_t k) {
   return idx ? asgst__hs_cp_symbol(cp, idx) : 0;
 }
 
+/* JDK 8 exports no field that tells a VM-anonymous class (11 has
+ * ClassLoaderData::_is_anonymous): the classes JVMTI names "<name>/<digits>" are noted at
+ * registration (asgst__hs_note_anonymous) in this open-addressing set of InstanceKlass*,
+ * written by N code and read by SS code. A full set leaves later ones unnoted (their names
+ * then lack the suffix). */
+#define ANON_SLOTS 16384
+#define ANON_GONE ((uintptr_t)1) /* a removed entry: probes go on past it */
+static _Atomic uintptr_t anon[ANON_SLOTS];
+
+/* SS. The first slot to probe for k. */
+static unsigned anon_home(uintptr_t k) { return (unsigned)((k >> 3) * 2654435761u) % ANON_SLOTS; }
+
+/* SS. True if k is in the set. */
+static bool anon_has(uintptr_t k) {
+  for (unsigned i = anon_home(k), n = 0; n < ANON_SLOTS; i = (i + 1) % ANON_SLOTS, n++) {
+    uintptr_t v = atomic_load_explicit(&anon[i], memory_order_relaxed);
+    if (v == k) return true;
+    if (v == 0) return false;
+  }
+  return false;
+}
+
+/* N. Adds k (or marks it removed, `on` false) in the set. */
+static void anon_set(uintptr_t k, bool on) {
+  for (unsigned i = anon_home(k), n = 0; n < ANON_SLOTS; i = (i + 1) % ANON_SLOTS, n++) {
+    uintptr_t v = atomic_load(&anon[i]);
+    if (v == k) {
+      if (!on) atomic_store(&anon[i], ANON_GONE);
+      return;
+    }
+    if (v == 0) {
+      uintptr_t empty = 0;
+      if (!on) return;
+      if (atomic_compare_exchange_strong(&anon[i], &empty, k)) return;
+      if (empty == k) return; /* another thread noted it meanwhile */
+    }
+  }
+}
+
+/* N. True if JVMTI's signature "L<name>/<digits>;" is the Klass name (len bytes) with a
+ * hash suffix. */
+static bool hash_suffixed(const char *sig, size_t len) {
+  size_t n = strlen(sig), d = 1 + len + 1; /* 'L', the name, '/' */
+  if (n < d + 2 || sig[0] != 'L' || sig[d - 1] != '/' || sig[n - 1] != ';') return false;
+  for (size_t i = d; i < n - 1; i++)
+    if (sig[i] < '0' || sig[i] > '9') return false;
+  return true;
+}
+
+/* N. */
+void asgst__hs_note_anonymous(jvmtiEnv *jvmti, jclass c, uintptr_t k) {
+  if (!H.anonymous_hash_names || H.cld_mirror_holder >= 0) return;
+  char *sig = NULL;
+  uintptr_t name = asgst__guarded_ptr(k + (uintptr_t)H.k_name);
+  size_t len = name ? (size_t)(asgst__guarded_ptr(name + (uintptr_t)H.sym_length) & 0xffff) : 0;
+  if (name == 0 || (*jvmti)->GetClassSignature(jvmti, c, &sig, NULL) != JVMTI_ERROR_NONE) return;
+  /* Every registration decides anew: k may be an address an unloaded class had. */
+  anon_set(k, hash_suffixed(sig, len));
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+}
+
+/* SS. */
+bool asgst__hs_is_anonymous(uintptr_t k) {
+  uintptr_t cld = 0;
+  if (!H.anonymous_hash_names) return false;
+  if (H.cld_mirror_holder < 0) return anon_has(k);
+  return H.k_cld >= 0 && asgst__load_ptr(k + (uintptr_t)H.k_cld, &cld) && cld != 0 &&
+         asgst__hs_field(cld, H.cld_mirror_holder, 1) != 0;
+}
+
 /* SS. JDK 8 and 11 name a VM-anonymous class (Unsafe.defineAnonymousClass: lambda forms,
  * lambdas) in JVMTI and in stack traces "<name>/<identity hash of its mirror>". The VM
  * computes that hash on first request; ASGST only reads it from the mirror's header
  * (unlocked, not biased, hash set) and leaves the bare name when the hash is not there
  * yet. Only a complete copy gets the suffix. */
 static void anonymous_class_form(uintptr_t k, char *name, jint *len, jint cap) {
-  uintptr_t cld = 0, mirror = 0, mark = 0;
-  if (!H.anonymous_hash_names || H.k_cld < 0 || H.cld_mirror_holder < 0 || name == NULL ||
-      *len >= cap || !asgst__load_ptr(k + (uintptr_t)H.k_cld, &cld) || cld == 0 ||
-      asgst__hs_field(cld, H.cld_mirror_holder, 1) == 0 || (mirror = mirror_of(k)) == 0 ||
+  uintptr_t mirror = 0, mark = 0;
+  if (name == NULL || *len >= cap || !asgst__hs_is_anonymous(k) || (mirror = mirror_of(k)) == 0 ||
       !asgst__load_ptr(mirror, &mark) || (mark & 7) != 1)
     return;
   uint32_t hash = (uint32_t)((mark >> 8) & 0x7fffffff);

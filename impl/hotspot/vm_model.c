@@ -148,8 +148,10 @@ static const row rows[] = {
     {OFFSET, "InstanceKlass::_constants", NULL, &V.ik_constants, NULL, ANY, REQ},
     {OFFSET, "Array<Klass*>::_length", NULL, &V.array_length, NULL, ANY, REQ},
     {OFFSET, "Array<Method*>::_data", "Array<Klass*>::_data", &V.array_data, NULL, ANY, REQ},
-    {OFFSET, "Klass::_class_loader_data", "InstanceKlass::_class_loader_data", &V.k_cld, NULL, ANY, F_HIDDEN},
-    {OFFSET, "ClassLoaderData::_has_class_mirror_holder", "ClassLoaderData::_is_anonymous", &V.cld_mirror_holder, NULL, ANY, F_HIDDEN},
+    /* JDK 8 exports neither: its VM-anonymous classes are told by their JVMTI names
+     * (class_info.c). */
+    {OFFSET, "Klass::_class_loader_data", NULL, &V.k_cld, NULL, FROM9, F_HIDDEN},
+    {OFFSET, "ClassLoaderData::_has_class_mirror_holder", "ClassLoaderData::_is_anonymous", &V.cld_mirror_holder, NULL, FROM9, F_HIDDEN},
     {STATIC, "java_lang_Class::_klass_offset", NULL, &V.mirror_klass_offset_addr, NULL, ANY, REQ},
     /* Threads */
     {OFFSET, "JavaThread::_stack_base", "Thread::_stack_base", &V.t_stack_base, NULL, ANY, REQ},
@@ -265,12 +267,15 @@ static const int tested[] = {8, 11, 17, 21, 25, 26, 27};
 #define NEWEST_TESTED 27
 
 /* N. The feature version the tables describe; 0 if unreadable. JDK 8's VM numbers itself
- * HotSpot 25 (it has one code heap, CodeCache::_heap, where 9 and later have _heaps). */
+ * HotSpot 25 (it has one code heap, CodeCache::_heap, where 9 and later have _heaps), and
+ * only once it initializes its globals: an agent loaded at startup (Agent_OnLoad) reads 0
+ * there (9 and later set the number at build time). The JVM's specification version,
+ * which the caller compares with this one, tells 8 from an older VM. */
 static int read_version(void) {
   uintptr_t a = asgst__vms_static("Abstract_VM_Version", "_vm_major_version");
   if (a == 0 || is_hidden("Abstract_VM_Version::_vm_major_version")) return 0;
   int major = *(const int *)a;
-  if (major == 25 && asgst__vms_static("CodeCache", "_heaps") == 0 &&
+  if ((major == 25 || major == 0) && asgst__vms_static("CodeCache", "_heaps") == 0 &&
       asgst__vms_static("CodeCache", "_heap") != 0)
     return 8;
   return major;

@@ -175,7 +175,11 @@ static void jdk8(void **state) {
   assert_int_equal(v->st_in_java, 8);
   assert_true(v->flags_addr != 0 && v->flag_sizeof == 32); /* Flag, not JVMFlag */
   assert_false(v->mirror_handle);
-  print_message("# features off on 8: %s\n", asgst__vm_features_off());
+  /* Before the VM initializes its globals (an agent's Agent_OnLoad) it reads 0. */
+  version = 0;
+  assert_int_equal(build(err, sizeof err), 0);
+  assert_int_equal(asgst__vm.jdk, 8);
+  assert_string_equal(asgst__vm_features_off(), "");
 }
 
 /* 21 keeps 17's code layout but codes its streams as UNSIGNED5 and its tier in a byte. */
