@@ -80,7 +80,7 @@ javac_jdk() {
 # The default JDK, then one build of every other feature version the tests use.
 bench_jdk default "$JAVA_HOME"
 javac_jdk "$JAVA_HOME"
-seen=" $(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null | head -1) "
+seen=" $(sed -n -e 's/^JAVA_VERSION="1\.\([0-9]*\).*/\1/p;t' -e 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null | head -1) "
 while read -r label home; do
   v=${label#jdk}; v=${v%%-*}
   case "$home" in SKIP*) continue ;; esac

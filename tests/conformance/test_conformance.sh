@@ -23,7 +23,7 @@ SHIM_SKIPS="Q01 Q02 Q03 Q04 X01 X02"
 n=0
 tap() { n=$((n + 1)); echo "$1 $n - $2"; }
 
-version=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null)
+version=$(sed -n -e 's/^JAVA_VERSION="1\.\([0-9]*\).*/\1/p;t' -e 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null)
 if [ ! -x "$RUNNER" ] || [ ! -x "$JAVA_HOME/bin/javac" ]; then
   echo "1..1"
   echo "ok 1 - conformance # SKIP no runner ($RUNNER) or no javac in $JAVA_HOME"

@@ -61,7 +61,7 @@ jvm_flags() {
 # The feature version of the JDK in $1 (0 if unknown).
 major() {
   local v
-  v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null | head -1)
+  v=$(sed -n -e 's/^JAVA_VERSION="1\.\([0-9]*\).*/\1/p;t' -e 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null | head -1)
   echo "${v:-0}"
 }
 

@@ -17,7 +17,7 @@ WANT=${ASGST_TEST_JDKS-17 21 25}
 
 # The feature version of a JDK directory, from its release file.
 major() {
-  sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null | head -1
+  sed -n -e 's/^JAVA_VERSION="1\.\([0-9]*\).*/\1/p;t' -e 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null | head -1
 }
 
 # As root, a cache every user can read (the attach test runs a JVM as another user);
