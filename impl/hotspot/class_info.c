@@ -3,6 +3,7 @@
  */
 #include "hotspot.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -101,11 +102,13 @@ static uintptr_t generic_symbol(uintptr_t k) {
 /* JDK 8 exports no field that tells a VM-anonymous class (11 has
  * ClassLoaderData::_is_anonymous): the classes JVMTI names "<name>/<digits>" are noted at
  * registration (asgst__hs_note_anonymous) in this open-addressing set of InstanceKlass*,
- * written by N code and read by SS code. A full set leaves later ones unnoted (their names
- * then lack the suffix). */
+ * written by N code under a lock, read by SS code without one, and left at unload
+ * (asgst__hs_forget_anonymous). A full set leaves later ones unnoted (their names then
+ * lack the suffix). */
 #define ANON_SLOTS 16384
 #define ANON_GONE ((uintptr_t)1) /* a removed entry: probes go on past it */
 static _Atomic uintptr_t anon[ANON_SLOTS];
+static pthread_mutex_t anon_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* SS. The first slot to probe for k. */
 static unsigned anon_home(uintptr_t k) { return (unsigned)((k >> 3) * 2654435761u) % ANON_SLOTS; }
@@ -120,21 +123,26 @@ static bool anon_has(uintptr_t k) {
   return false;
 }
 
-/* N. Adds k (or marks it removed, `on` false) in the set. */
+/* N. Adds k to the set (`on`) or removes it. A new entry takes the first removed slot of
+ * its probe sequence, once the sequence has shown that k is not there yet. */
 static void anon_set(uintptr_t k, bool on) {
+  pthread_mutex_lock(&anon_lock);
+  long reuse = -1;
   for (unsigned i = anon_home(k), n = 0; n < ANON_SLOTS; i = (i + 1) % ANON_SLOTS, n++) {
     uintptr_t v = atomic_load(&anon[i]);
     if (v == k) {
       if (!on) atomic_store(&anon[i], ANON_GONE);
-      return;
+      reuse = -2; /* done */
+      break;
     }
+    if (v == ANON_GONE && reuse == -1) reuse = i;
     if (v == 0) {
-      uintptr_t empty = 0;
-      if (!on) return;
-      if (atomic_compare_exchange_strong(&anon[i], &empty, k)) return;
-      if (empty == k) return; /* another thread noted it meanwhile */
+      if (reuse == -1) reuse = i;
+      break;
     }
   }
+  if (on && reuse >= 0) atomic_store(&anon[reuse], k);
+  pthread_mutex_unlock(&anon_lock);
 }
 
 /* N. True if JVMTI's signature "L<name>/<digits>;" is the Klass name (len bytes) with a
@@ -157,6 +165,11 @@ void asgst__hs_note_anonymous(jvmtiEnv *jvmti, jclass c, uintptr_t k) {
   /* Every registration decides anew: k may be an address an unloaded class had. */
   anon_set(k, hash_suffixed(sig, len));
   (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+}
+
+/* N. */
+void asgst__hs_forget_anonymous(uintptr_t k) {
+  if (H.anonymous_hash_names && H.cld_mirror_holder < 0) anon_set(k, false);
 }
 
 /* SS. */

@@ -266,6 +266,7 @@ void JNICALL asgst__hs_on_object_free(jvmtiEnv *jvmti, jlong tag) {
   asgst__hs_shadow_publish(e.shadow);
   asgst__notify_class_unload((ASGST_Class)e.klass, e.methods, e.nmethods, false);
   asgst__hs_shadow_retire(e.shadow);
+  asgst__hs_forget_anonymous(e.klass);
   free(e.methods);
 }
 
