@@ -113,12 +113,17 @@ static pthread_mutex_t anon_lock = PTHREAD_MUTEX_INITIALIZER;
 /* SS. The first slot to probe for k. */
 static unsigned anon_home(uintptr_t k) { return (unsigned)((k >> 3) * 2654435761u) % ANON_SLOTS; }
 
-/* SS. True if k is in the set. */
+/* N. */
+uintptr_t asgst__hs_anonymous_set(void) { return (uintptr_t)anon; }
+
+/* SS. True if k is in the set. Read through the model's address of the set with guarded
+ * loads, as VM memory is: a recording then carries the pages it read, and a replay reads
+ * them at the recorded address. */
 static bool anon_has(uintptr_t k) {
-  for (unsigned i = anon_home(k), n = 0; n < ANON_SLOTS; i = (i + 1) % ANON_SLOTS, n++) {
-    uintptr_t v = atomic_load_explicit(&anon[i], memory_order_relaxed);
+  uintptr_t set = H.anonymous_set, v;
+  for (unsigned i = anon_home(k), n = 0; set && n < ANON_SLOTS; i = (i + 1) % ANON_SLOTS, n++) {
+    if (!asgst__load_ptr(set + 8 * (uintptr_t)i, &v) || v == 0) return false;
     if (v == k) return true;
-    if (v == 0) return false;
   }
   return false;
 }

@@ -110,6 +110,8 @@ void asgst__hs_learn_mirror_modifiers(jvmtiEnv *jvmti, JNIEnv *env);
 void asgst__hs_note_anonymous(jvmtiEnv *jvmti, jclass c, uintptr_t k);
 /* N. JDK 8: class k has been unloaded (no JNI or JVMTI call: JVMTI ObjectFree context). */
 void asgst__hs_forget_anonymous(uintptr_t k);
+/* N. Where that set is (for asgst__vm.anonymous_set). */
+uintptr_t asgst__hs_anonymous_set(void);
 /* SS. True if k is a VM-anonymous class (8, 11: it has a ClassLoaderData of its own and
  * a hash-suffixed name in JVMTI); false on other JDKs or when unknown. */
 bool asgst__hs_is_anonymous(uintptr_t k);

@@ -433,7 +433,8 @@ int asgst__vm_model_export(void) {
   ok = ok && add_line("VALUE jdk = %d\n", v->jdk) &&
        add_line("VALUE mirror_klass_offset = %d\n", v->mirror_klass_offset) &&
        add_line("VALUE mirror_modifiers = %ld\n", v->mirror_modifiers) &&
-       add_line("VALUE cont_return_pc_addr = %lu\n", (unsigned long)v->cont_return_pc_addr);
+       add_line("VALUE cont_return_pc_addr = %lu\n", (unsigned long)v->cont_return_pc_addr) &&
+       add_line("VALUE anonymous_set = %lu\n", (unsigned long)v->anonymous_set);
   if (!ok) layout_len = 0;
   return ok ? 0 : -1;
 }

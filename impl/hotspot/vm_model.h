@@ -117,6 +117,8 @@ typedef struct {
   long k_cld;                     /* optional: Klass::_class_loader_data */
   long cld_mirror_holder;         /* optional: ClassLoaderData::_has_class_mirror_holder */
   uintptr_t mirror_klass_offset_addr; /* &java_lang_Class::_klass_offset (int) */
+  uintptr_t anonymous_set;        /* 8: the set of VM-anonymous classes (class_info.c), read
+                                     like VM memory so that recordings carry it; 0 elsewhere */
   int mirror_klass_offset;        /* read once the VM is live (hotspot_init.c) */
   long mirror_modifiers;          /* JDK 24+: java.lang.Class.modifiers (u2) in a mirror,
                                      learned once the VM is live (class_info.c); -1 if not */
