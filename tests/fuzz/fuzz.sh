@@ -53,6 +53,8 @@ jvm_flags() {
   local gc=${gcs[$((i % ${#gcs[@]}))]}
   [ "$gc" = -XX:+UseZGC ] && [ "$(major "$home")" -ge 23 ] && gc=-XX:+UseParallelGC
   "$home/bin/java" "$gc" -version >/dev/null 2>&1 || gc=-XX:+UseSerialGC
+  # JDK 8 lacks the entry barrier, handshake and C2 stress flags: it ignores them.
+  [ "$(major "$home")" -lt 9 ] && gc="$gc -XX:+IgnoreUnrecognizedVMOptions"
   echo "$gc -Xmx256m -Xss4m -XX:+UnlockDiagnosticVMOptions -XX:+DeoptimizeNMethodBarriersALot" \
     "-XX:+SafepointALot -XX:GuaranteedSafepointInterval=50 -XX:+HandshakeALot" \
     "-XX:+StressGCM -XX:+StressLCM -XX:+StressIGVN -XX:MaxInlineLevel=20"
