@@ -7,8 +7,9 @@
  * _frame_complete_offset, and in the epilogue, the frame is only partly there. Instead of
  * guessing, the walker decodes the few instructions HotSpot's x86_64 compilers put there
  * (stack bang, push rbp, mov rbp,rsp, sub/add rsp, the entry barrier, pop rbp, the return
- * poll (thread-local, or older JDK 8 updates' global polling page), ret, nops) from the entry (prologue) or from the pc (epilogue) and knows exactly
- * where the return address is. Anything else ends the walk with ASGST_UNSAFE_STATE.
+ * poll (thread-local, or older JDK 8 updates' global polling page), ret, nops) from the
+ * entry (prologue) or from the pc (epilogue) and knows exactly where the return address
+ * is. Anything else ends the walk with ASGST_UNSAFE_STATE.
  */
 /* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
  * stores stall on failed store forwarding. */

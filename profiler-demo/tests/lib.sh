@@ -25,11 +25,11 @@ compile() {
   mkdir -p "$CLASSES"
   local all=("$TESTS"/java/*.java "$TESTS"/../sample/*.java)
   "$JAVA_HOME/bin/javac" -d "$CLASSES" "${all[@]}" 2>"$WORK/javac.err" && return 0
-  local plain
-  plain=$(grep -L 'StandardProtocolFamily.UNIX\|UnixDomainSocketAddress' "${all[@]}")
-  if [ "$(echo $plain)" != "$(echo "${all[@]}")" ] &&
-    "$JAVA_HOME/bin/javac" -d "$CLASSES" $plain; then
-    echo "# javac: $(basename -a $(grep -l 'StandardProtocolFamily.UNIX\|UnixDomainSocketAddress' "${all[@]}") | tr '\n' ' ')need Unix domain sockets (JDK 16+); not compiled"
+  local unix='StandardProtocolFamily.UNIX\|UnixDomainSocketAddress' plain left
+  plain=$(grep -L "$unix" "${all[@]}")
+  left=$(grep -l "$unix" "${all[@]}" | xargs -n1 basename | tr '\n' ' ')
+  if [ -n "$left" ] && "$JAVA_HOME/bin/javac" -d "$CLASSES" $plain; then
+    echo "# javac: ${left}need Unix domain sockets (JDK 16+); not compiled"
     return 0
   fi
   cat "$WORK/javac.err" >&2
