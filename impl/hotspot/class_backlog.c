@@ -100,6 +100,10 @@ int asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errl
   pthread_mutex_unlock(&lock);
   for (jint i = 0; i < count; i++) {
     if (!running) asgst__hs_register_class(jvmti, env, classes[i]);
+    /* JDK 8: which classes are VM-anonymous is known only from registration; noting that
+     * here, ahead of the worker, puts the hash suffix on their names at once. */
+    uintptr_t k = running && asgst__vm.jdk == 8 ? asgst__hs_klass_of(env, classes[i]) : 0;
+    if (k) asgst__hs_note_anonymous(jvmti, classes[i], k);
     (*env)->DeleteLocalRef(env, classes[i]);
   }
   (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);

@@ -3,6 +3,8 @@
  */
 #include "hotspot.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "../guard.h"
@@ -97,16 +99,101 @@ static uintptr_t generic_symbol(uintptr_t k) {
   return idx ? asgst__hs_cp_symbol(cp, idx) : 0;
 }
 
+/* JDK 8 exports no field that tells a VM-anonymous class (11 has
+ * ClassLoaderData::_is_anonymous): the classes JVMTI names "<name>/<digits>" are noted at
+ * registration (asgst__hs_note_anonymous) in this open-addressing set of InstanceKlass*,
+ * written by N code under a lock, read by SS code without one, and left at unload
+ * (asgst__hs_forget_anonymous). A full set leaves later ones unnoted (their names then
+ * lack the suffix). */
+#define ANON_SLOTS 16384
+#define ANON_GONE ((uintptr_t)1) /* a removed entry: probes go on past it */
+static _Atomic uintptr_t anon[ANON_SLOTS];
+static pthread_mutex_t anon_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* SS. The first slot to probe for k. */
+static unsigned anon_home(uintptr_t k) { return (unsigned)((k >> 3) * 2654435761u) % ANON_SLOTS; }
+
+/* N. */
+uintptr_t asgst__hs_anonymous_set(void) { return (uintptr_t)anon; }
+
+/* SS. True if k is in the set. Read through the model's address of the set with guarded
+ * loads, as VM memory is: a recording then carries the pages it read, and a replay reads
+ * them at the recorded address. */
+static bool anon_has(uintptr_t k) {
+  uintptr_t set = H.anonymous_set, v;
+  for (unsigned i = anon_home(k), n = 0; set && n < ANON_SLOTS; i = (i + 1) % ANON_SLOTS, n++) {
+    if (!asgst__load_ptr(set + 8 * (uintptr_t)i, &v) || v == 0) return false;
+    if (v == k) return true;
+  }
+  return false;
+}
+
+/* N. Adds k to the set (`on`) or removes it. A new entry takes the first removed slot of
+ * its probe sequence, once the sequence has shown that k is not there yet. */
+static void anon_set(uintptr_t k, bool on) {
+  pthread_mutex_lock(&anon_lock);
+  long reuse = -1;
+  for (unsigned i = anon_home(k), n = 0; n < ANON_SLOTS; i = (i + 1) % ANON_SLOTS, n++) {
+    uintptr_t v = atomic_load(&anon[i]);
+    if (v == k) {
+      if (!on) atomic_store(&anon[i], ANON_GONE);
+      reuse = -2; /* done */
+      break;
+    }
+    if (v == ANON_GONE && reuse == -1) reuse = i;
+    if (v == 0) {
+      if (reuse == -1) reuse = i;
+      break;
+    }
+  }
+  if (on && reuse >= 0) atomic_store(&anon[reuse], k);
+  pthread_mutex_unlock(&anon_lock);
+}
+
+/* N. True if JVMTI's signature "L<name>/<digits>;" is the Klass name (len bytes) with a
+ * hash suffix. */
+static bool hash_suffixed(const char *sig, size_t len) {
+  size_t n = strlen(sig), d = 1 + len + 1; /* 'L', the name, '/' */
+  if (n < d + 2 || sig[0] != 'L' || sig[d - 1] != '/' || sig[n - 1] != ';') return false;
+  for (size_t i = d; i < n - 1; i++)
+    if (sig[i] < '0' || sig[i] > '9') return false;
+  return true;
+}
+
+/* N. */
+void asgst__hs_note_anonymous(jvmtiEnv *jvmti, jclass c, uintptr_t k) {
+  if (!H.anonymous_hash_names || H.cld_mirror_holder >= 0) return;
+  char *sig = NULL;
+  uintptr_t name = asgst__guarded_ptr(k + (uintptr_t)H.k_name);
+  size_t len = name ? (size_t)(asgst__guarded_ptr(name + (uintptr_t)H.sym_length) & 0xffff) : 0;
+  if (name == 0 || (*jvmti)->GetClassSignature(jvmti, c, &sig, NULL) != JVMTI_ERROR_NONE) return;
+  /* Every registration decides anew: k may be an address an unloaded class had. */
+  anon_set(k, hash_suffixed(sig, len));
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+}
+
+/* N. */
+void asgst__hs_forget_anonymous(uintptr_t k) {
+  if (H.anonymous_hash_names && H.cld_mirror_holder < 0) anon_set(k, false);
+}
+
+/* SS. */
+bool asgst__hs_is_anonymous(uintptr_t k) {
+  uintptr_t cld = 0;
+  if (!H.anonymous_hash_names) return false;
+  if (H.cld_mirror_holder < 0) return anon_has(k);
+  return H.k_cld >= 0 && asgst__load_ptr(k + (uintptr_t)H.k_cld, &cld) && cld != 0 &&
+         asgst__hs_field(cld, H.cld_mirror_holder, 1) != 0;
+}
+
 /* SS. JDK 8 and 11 name a VM-anonymous class (Unsafe.defineAnonymousClass: lambda forms,
  * lambdas) in JVMTI and in stack traces "<name>/<identity hash of its mirror>". The VM
  * computes that hash on first request; ASGST only reads it from the mirror's header
  * (unlocked, not biased, hash set) and leaves the bare name when the hash is not there
  * yet. Only a complete copy gets the suffix. */
 static void anonymous_class_form(uintptr_t k, char *name, jint *len, jint cap) {
-  uintptr_t cld = 0, mirror = 0, mark = 0;
-  if (!H.anonymous_hash_names || H.k_cld < 0 || H.cld_mirror_holder < 0 || name == NULL ||
-      *len >= cap || !asgst__load_ptr(k + (uintptr_t)H.k_cld, &cld) || cld == 0 ||
-      asgst__hs_field(cld, H.cld_mirror_holder, 1) == 0 || (mirror = mirror_of(k)) == 0 ||
+  uintptr_t mirror = 0, mark = 0;
+  if (name == NULL || *len >= cap || !asgst__hs_is_anonymous(k) || (mirror = mirror_of(k)) == 0 ||
       !asgst__load_ptr(mirror, &mark) || (mark & 7) != 1)
     return;
   uint32_t hash = (uint32_t)((mark >> 8) & 0x7fffffff);

@@ -28,6 +28,8 @@ void asgst__hs_loaders_init(JNIEnv *env) {
   if (cl == NULL) return;
   const char *sig = "()Ljava/lang/ClassLoader;";
   jmethodID plat = (*env)->GetStaticMethodID(env, cl, "getPlatformClassLoader", sig);
+  /* JDK 8 has none (its extension loader is the system loader's parent, found below). */
+  if (plat == NULL) (*env)->ExceptionClear(env);
   jmethodID sys = (*env)->GetStaticMethodID(env, cl, "getSystemClassLoader", sig);
   jmethodID parent = (*env)->GetMethodID(env, cl, "getParent", sig);
   jobject l = plat ? (*env)->CallStaticObjectMethod(env, cl, plat) : NULL;
@@ -47,9 +49,11 @@ void asgst__hs_loaders_init(JNIEnv *env) {
 }
 
 /* N. True if k lives in a ClassLoaderData of its own (a hidden class defined without
- * STRONG: it can be unloaded while its loader lives). False when the VM does not export
- * the fields. */
+ * STRONG, or a VM-anonymous class: it can be unloaded while its loader lives). On JDK 8,
+ * whose tables do not tell, the VM-anonymous classes noted from JVMTI's names. False when
+ * neither is known. */
 static bool has_mirror_holder(uintptr_t k) {
+  if (asgst__vm.jdk == 8) return asgst__hs_is_anonymous(k);
   if (asgst__vm.k_cld < 0 || asgst__vm.cld_mirror_holder < 0) return false;
   uintptr_t cld = asgst__guarded_ptr(k + (uintptr_t)asgst__vm.k_cld);
   volatile uint64_t holder = 0;

@@ -197,6 +197,7 @@ void asgst__hs_register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c) {
     return;
   uintptr_t k = asgst__hs_klass_of(env, c);
   if (k == 0) return;
+  asgst__hs_note_anonymous(jvmti, c, k);
   int n = 0;
   ASGST_Method *methods = copy_methods(k, &n);
   /* Taken now, while the class is alive: its metadata is gone by the time its unload is
@@ -265,6 +266,7 @@ void JNICALL asgst__hs_on_object_free(jvmtiEnv *jvmti, jlong tag) {
   asgst__hs_shadow_publish(e.shadow);
   asgst__notify_class_unload((ASGST_Class)e.klass, e.methods, e.nmethods, false);
   asgst__hs_shadow_retire(e.shadow);
+  asgst__hs_forget_anonymous(e.klass);
   free(e.methods);
 }
 

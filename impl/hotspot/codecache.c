@@ -7,6 +7,7 @@
  * block, otherwise how many segments to go back toward the block's start (hops of at
  * most 254). The block starts with a HeapBlock header, followed by the CodeBlob.
  *
+ * JDK 8 has one heap (CodeCache::_heap), 9 and later a list (CodeCache::_heaps).
  * The list of heaps, the interpreter's code range and the names of nmethod blobs are
  * learned lazily on the first walk: ASGST_Initialize may run from Agent_OnLoad, before
  * the VM has created its code cache.
@@ -38,26 +39,42 @@ static atomic_int interp_ready;
 /* The _name pointers of nmethod blobs: every nmethod shares one string literal. */
 static atomic_uintptr_t name_nmethod, name_native;
 
+/* SS. Reads CodeHeap h into *out. */
+static bool load_heap(uintptr_t h, heap *out) {
+  const asgst__vm_model *l = &asgst__vm;
+  uint32_t lg;
+  if (h == 0 || !asgst__load_ptr(h + l->heap_memory + l->vs_low_boundary, &out->low) ||
+      !asgst__load_ptr(h + l->heap_memory + l->vs_high_boundary, &out->high) ||
+      !asgst__load_ptr(h + l->heap_segmap + l->vs_low, &out->segmap) ||
+      !asgst__load_u32(h + l->heap_log2_seg, &lg) || lg == 0 || lg > 16)
+    return false;
+  out->log2_seg = (int)lg;
+  return true;
+}
+
+/* SS. The CodeHeap pointers: the GrowableArray CodeCache::_heaps (9+), or JDK 8's one
+ * CodeCache::_heap. Their count, 0 if not there yet. */
+static uint32_t heap_pointers(uintptr_t *data) {
+  const asgst__vm_model *l = &asgst__vm;
+  if (l->codecache_heap) {
+    *data = l->codecache_heap; /* a one-element array: the static itself */
+    return 1;
+  }
+  uintptr_t ga;
+  uint32_t len;
+  if (!asgst__load_ptr(l->codecache_heaps, &ga) || ga == 0) return 0;
+  if (!asgst__load_u32(ga + l->ga_len, &len) || !asgst__load_ptr(ga + l->ga_data, data)) return 0;
+  return len;
+}
+
 /* SS. Reads the heap list once it exists. Idempotent; racing threads store equal data. */
 static bool load_heaps(void) {
-  const asgst__vm_model *l = &asgst__vm;
-  uintptr_t ga;
-  if (!asgst__load_ptr(l->codecache_heaps, &ga) || ga == 0) return false;
-  uint32_t len;
   uintptr_t data;
-  if (!asgst__load_u32(ga + l->ga_len, &len) || !asgst__load_ptr(ga + l->ga_data, &data))
-    return false;
+  uint32_t len = heap_pointers(&data);
   if (len == 0 || len > MAX_HEAPS) return false;
   for (uint32_t i = 0; i < len; i++) {
     uintptr_t h;
-    uint32_t lg;
-    if (!asgst__load_ptr(data + 8 * i, &h) ||
-        !asgst__load_ptr(h + l->heap_memory + l->vs_low_boundary, &heaps[i].low) ||
-        !asgst__load_ptr(h + l->heap_memory + l->vs_high_boundary, &heaps[i].high) ||
-        !asgst__load_ptr(h + l->heap_segmap + l->vs_low, &heaps[i].segmap) ||
-        !asgst__load_u32(h + l->heap_log2_seg, &lg) || lg == 0 || lg > 16)
-      return false;
-    heaps[i].log2_seg = (int)lg;
+    if (!asgst__load_ptr(data + 8 * i, &h) || !load_heap(h, &heaps[i])) return false;
   }
   nheaps = (int)len;
   atomic_store_explicit(&heaps_ready, 1, memory_order_release);

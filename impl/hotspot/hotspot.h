@@ -104,6 +104,17 @@ void asgst__hs_classes_reset(void);
 
 /* N. Learns where class mirrors keep their modifiers when Klass has none (class_info.c). */
 void asgst__hs_learn_mirror_modifiers(jvmtiEnv *jvmti, JNIEnv *env);
+/* N. JDK 8: notes whether class c (InstanceKlass k) is VM-anonymous, which its tables do
+ * not tell: JVMTI names it "<Klass name>/<digits>" (class_info.c). Called at each
+ * registration of a class, before anything copies its name. */
+void asgst__hs_note_anonymous(jvmtiEnv *jvmti, jclass c, uintptr_t k);
+/* N. JDK 8: class k has been unloaded (no JNI or JVMTI call: JVMTI ObjectFree context). */
+void asgst__hs_forget_anonymous(uintptr_t k);
+/* N. Where that set is (for asgst__vm.anonymous_set). */
+uintptr_t asgst__hs_anonymous_set(void);
+/* SS. True if k is a VM-anonymous class (8, 11: it has a ClassLoaderData of its own and
+ * a hash-suffixed name in JVMTI); false on other JDKs or when unknown. */
+bool asgst__hs_is_anonymous(uintptr_t k);
 /* N. Reads method and class metadata and the code cache of the live VM with the model and
  * compares them with JVMTI's answers (self_check.c). 0, or -1 with the reason. */
 int asgst__hs_self_check(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen);

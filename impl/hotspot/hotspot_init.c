@@ -161,6 +161,7 @@ static int finish(JNIEnv *env) {
     return ASGST_UNSUPPORTED_VM;
   }
   if (asgst__hs_threads_init(env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
+  if (asgst__vm.jdk == 8) asgst__vm.anonymous_set = asgst__hs_anonymous_set();
   asgst__hs_fc_prefault();
   static const jvmtiEvent events[] = {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
                                       JVMTI_EVENT_CLASS_PREPARE,

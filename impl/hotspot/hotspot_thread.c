@@ -174,6 +174,15 @@ static uintptr_t prove_thread(asgst__thread *t) {
   return jt;
 }
 
+/* SS. True if JavaThread jt is exiting or terminated. Never on JDK 8, which exports
+ * neither JavaThread::_terminated nor its values (its offset is not derivable from the
+ * tables): there an exiting thread counts as alive, and the crash guard covers reads of
+ * its last moments. */
+static bool terminated(uintptr_t jt) {
+  if (H.jt_terminated < 0) return false;
+  return (int32_t)asgst__hs_field(jt, H.jt_terminated, 4) != H.not_terminated;
+}
+
 /* SS. */
 ASGST__HOT int asgst__hs_current_thread(asgst__thread *t) {
   volatile int kind = ASGST_NON_JAVA_TRACE;
@@ -189,9 +198,8 @@ ASGST__HOT int asgst__hs_current_thread(asgst__thread *t) {
     }
     if (jt == 0) jt = prove_thread(t);
     if (jt != 0) {
-      int32_t term = (int32_t)asgst__hs_field(jt, H.jt_terminated, 4);
       t->vm_thread = (void *)jt;
-      kind = term != H.not_terminated ? ASGST_THREAD_EXIT : ASGST_JAVA_TRACE;
+      kind = terminated(jt) ? ASGST_THREAD_EXIT : ASGST_JAVA_TRACE;
     }
   ASGST__GUARD_FAULTED(g)
     t->vm_thread = NULL;
@@ -218,8 +226,7 @@ int asgst__hs_thread_state(void) {
     uintptr_t jt = current_java_thread_ss();
     if (jt != 0) {
       int32_t st = (int32_t)asgst__hs_field(jt, H.jt_state, 4);
-      int32_t term = (int32_t)asgst__hs_field(jt, H.jt_terminated, 4);
-      if (term != H.not_terminated) r = JVMTI_THREAD_STATE_TERMINATED;
+      if (terminated(jt)) r = JVMTI_THREAD_STATE_TERMINATED;
       else if (st == H.st_in_java || st == H.st_in_java_trans || st == H.st_in_vm ||
                st == H.st_in_vm_trans)
         r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE;

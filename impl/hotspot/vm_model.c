@@ -32,7 +32,10 @@ typedef struct {
 
 #define V asgst__vm
 #define ANY 0, 0
-#define UPTO21 0, 21  /* the CodeBlob/CompiledMethod pointer layout */
+#define UPTO21 0, 21  /* entry points as addresses, PcDescs and metadata at offsets from the blob */
+#define PTRS 9, 21    /* the CodeBlob/CompiledMethod pointer layout */
+#define ONLY8 8, 8    /* one code heap; code, deopt handlers and scopes at offsets from the blob */
+#define FROM9 9, 0    /* segmented code cache; exported frame slots and thread termination */
 #define FROM25 25, 0  /* the offset layout */
 #define FROM21 21, 0  /* continuations (virtual threads) */
 #define UPTO11 0, 11  /* threads in a linked list, before thread-safe memory reclamation */
@@ -51,9 +54,10 @@ typedef struct {
 static const row rows[] = {
     {STATIC, "Abstract_VM_Version::_vm_major_version", NULL, &V.jdk_major_addr, NULL, ANY, REQ},
     /* Code cache */
-    {STATIC, "CodeCache::_heaps", NULL, &V.codecache_heaps, NULL, ANY, REQ},
-    {OFFSET, "GrowableArrayBase::_len", "GenericGrowableArray::_len", &V.ga_len, NULL, ANY, REQ},
-    {OFFSET, "GrowableArray<int>::_data", NULL, &V.ga_data, NULL, ANY, REQ},
+    {STATIC, "CodeCache::_heaps", NULL, &V.codecache_heaps, NULL, FROM9, REQ},
+    {STATIC, "CodeCache::_heap", NULL, &V.codecache_heap, NULL, ONLY8, REQ},
+    {OFFSET, "GrowableArrayBase::_len", "GenericGrowableArray::_len", &V.ga_len, NULL, FROM9, REQ},
+    {OFFSET, "GrowableArray<int>::_data", NULL, &V.ga_data, NULL, FROM9, REQ},
     {OFFSET, "CodeHeap::_memory", NULL, &V.heap_memory, NULL, ANY, REQ},
     {OFFSET, "CodeHeap::_segmap", NULL, &V.heap_segmap, NULL, ANY, REQ},
     {OFFSET, "CodeHeap::_log2_segment_size", NULL, &V.heap_log2_seg, NULL, ANY, REQ},
@@ -67,7 +71,8 @@ static const row rows[] = {
     {OFFSET, "CodeBlob::_size", NULL, &V.cb_size, NULL, ANY, REQ},
     {OFFSET, "CodeBlob::_frame_size", NULL, &V.cb_frame_size, NULL, ANY, REQ},
     {OFFSET, "CodeBlob::_frame_complete_offset", NULL, &V.cb_frame_complete, &V.cb_frame_complete_w, ANY, REQ},
-    {OFFSET, "CodeBlob::_code_begin", NULL, &V.cb_code_begin, NULL, UPTO21, REQ},
+    {OFFSET, "CodeBlob::_code_begin", NULL, &V.cb_code_begin, NULL, PTRS, REQ},
+    {OFFSET, "CodeBlob::_code_offset", NULL, &V.cb_code_offset, NULL, ONLY8, REQ},
     {OFFSET, "CodeBlob::_code_offset", NULL, &V.cb_code_offset, NULL, FROM25, REQ},
     {OFFSET, "CodeBlob::_mutable_data", NULL, &V.cb_mutable_data, NULL, FROM25, REQ},
     {OFFSET, "CodeBlob::_relocation_size", NULL, &V.cb_relocation_size, NULL, FROM25, REQ},
@@ -80,9 +85,12 @@ static const row rows[] = {
     {OFFSET, "nmethod::_scopes_pcs_offset", NULL, &V.nm_scopes_pcs_offset, NULL, ANY, REQ},
     {OFFSET, "nmethod::_dependencies_offset", NULL, &V.nm_dependencies_offset, NULL, UPTO21, REQ},
     {OFFSET, "nmethod::_metadata_offset", NULL, &V.nm_metadata_offset, NULL, UPTO21, REQ},
-    {OFFSET, "CompiledMethod::_scopes_data_begin", NULL, &V.nm_scopes_data_begin, NULL, UPTO21, REQ},
-    {OFFSET, "CompiledMethod::_deopt_handler_begin", NULL, &V.nm_deopt_handler, NULL, UPTO21, REQ},
-    {OFFSET, "CompiledMethod::_deopt_mh_handler_begin", NULL, &V.nm_deopt_mh_handler, NULL, UPTO21, REQ},
+    {OFFSET, "CompiledMethod::_scopes_data_begin", NULL, &V.nm_scopes_data_begin, NULL, PTRS, REQ},
+    {OFFSET, "CompiledMethod::_deopt_handler_begin", NULL, &V.nm_deopt_handler, NULL, PTRS, REQ},
+    {OFFSET, "CompiledMethod::_deopt_mh_handler_begin", NULL, &V.nm_deopt_mh_handler, NULL, PTRS, REQ},
+    {OFFSET, "nmethod::_deoptimize_offset", NULL, &V.nm_deopt_handler, NULL, ONLY8, REQ},
+    {OFFSET, "nmethod::_deoptimize_mh_offset", NULL, &V.nm_deopt_mh_handler, NULL, ONLY8, REQ},
+    {OFFSET, "nmethod::_scopes_data_offset", NULL, &V.nm_scopes_data_offset, NULL, ONLY8, REQ},
     {OFFSET, "nmethod::_entry_point", NULL, &V.nm_entry, NULL, UPTO21, REQ},
     {OFFSET, "nmethod::_verified_entry_point", NULL, &V.nm_verified_entry, NULL, UPTO21, REQ},
     {OFFSET, "nmethod::_deopt_handler_offset", "nmethod::_deopt_handler_entry_offset", &V.nm_deopt_handler, NULL, FROM25, REQ},
@@ -98,8 +106,8 @@ static const row rows[] = {
     {STATIC, "AbstractInterpreter::_code", NULL, &V.interpreter_code, NULL, ANY, REQ},
     {OFFSET, "StubQueue::_stub_buffer", NULL, &V.sq_stub_buffer, NULL, ANY, REQ},
     {OFFSET, "StubQueue::_buffer_limit", NULL, &V.sq_buffer_limit, NULL, ANY, REQ},
-    {INT, "frame::interpreter_frame_sender_sp_offset", NULL, &V.interp_sender_sp_slot, NULL, ANY, REQ},
-    {INT, "frame::interpreter_frame_last_sp_offset", NULL, &V.interp_last_sp_slot, NULL, ANY, REQ},
+    {INT, "frame::interpreter_frame_sender_sp_offset", NULL, &V.interp_sender_sp_slot, NULL, FROM9, REQ},
+    {INT, "frame::interpreter_frame_last_sp_offset", NULL, &V.interp_last_sp_slot, NULL, FROM9, REQ},
     {INT, "frame::entry_frame_call_wrapper_offset", NULL, &V.entry_wrapper_slot, NULL, ANY, REQ},
     {STATIC, "StubRoutines::_call_stub_return_address", NULL, &V.call_stub_return, NULL, ANY, REQ},
     {OFFSET, "JavaThread::_anchor", NULL, &V.jt_anchor, NULL, ANY, REQ},
@@ -140,14 +148,17 @@ static const row rows[] = {
     {OFFSET, "InstanceKlass::_constants", NULL, &V.ik_constants, NULL, ANY, REQ},
     {OFFSET, "Array<Klass*>::_length", NULL, &V.array_length, NULL, ANY, REQ},
     {OFFSET, "Array<Method*>::_data", "Array<Klass*>::_data", &V.array_data, NULL, ANY, REQ},
-    {OFFSET, "Klass::_class_loader_data", NULL, &V.k_cld, NULL, ANY, F_HIDDEN},
-    {OFFSET, "ClassLoaderData::_has_class_mirror_holder", "ClassLoaderData::_is_anonymous", &V.cld_mirror_holder, NULL, ANY, F_HIDDEN},
+    /* JDK 8 exports neither: its VM-anonymous classes are told by their JVMTI names
+     * (class_info.c). */
+    {OFFSET, "Klass::_class_loader_data", NULL, &V.k_cld, NULL, FROM9, F_HIDDEN},
+    {OFFSET, "ClassLoaderData::_has_class_mirror_holder", "ClassLoaderData::_is_anonymous", &V.cld_mirror_holder, NULL, FROM9, F_HIDDEN},
     {STATIC, "java_lang_Class::_klass_offset", NULL, &V.mirror_klass_offset_addr, NULL, ANY, REQ},
     /* Threads */
     {OFFSET, "JavaThread::_stack_base", "Thread::_stack_base", &V.t_stack_base, NULL, ANY, REQ},
     {OFFSET, "JavaThread::_stack_size", "Thread::_stack_size", &V.t_stack_size, NULL, ANY, REQ},
     {OFFSET, "JavaThread::_thread_state", NULL, &V.jt_state, NULL, ANY, REQ},
-    {OFFSET, "JavaThread::_terminated", NULL, &V.jt_terminated, NULL, ANY, REQ},
+    /* 8 exports neither the termination field nor its values: see walker.c. */
+    {OFFSET, "JavaThread::_terminated", NULL, &V.jt_terminated, NULL, FROM9, REQ},
     /* Continuations. JDK 21 exports neither: the offset is then taken from the return
      * barrier's own first instruction (walker_code.c), the pc from libjvm's .symtab
      * (derive()). */
@@ -155,8 +166,8 @@ static const row rows[] = {
     {STATIC, "ContinuationEntry::_return_pc", NULL, &V.cont_return_pc_addr, NULL, FROM25, F_VTHREADS},
     {OFFSET, "JavaThread::_current_pending_monitor", "Thread::_current_pending_monitor", &V.jt_pending_monitor, NULL, ANY, F_MONITORS},
     {OFFSET, "JavaThread::_current_waiting_monitor", "Thread::_current_waiting_monitor", &V.jt_waiting_monitor, NULL, ANY, F_MONITORS},
-    {INT, "JavaThread::_not_terminated", NULL, &V.not_terminated, NULL, ANY, REQ},
-    {INT, "JavaThread::_thread_exiting", NULL, &V.term_exiting, NULL, ANY, REQ},
+    {INT, "JavaThread::_not_terminated", NULL, &V.not_terminated, NULL, FROM9, REQ},
+    {INT, "JavaThread::_thread_exiting", NULL, &V.term_exiting, NULL, FROM9, REQ},
     {INT, "_thread_new", NULL, &V.st_new, NULL, ANY, REQ},
     {INT, "_thread_in_native", NULL, &V.st_in_native, NULL, ANY, REQ},
     {INT, "_thread_in_native_trans", NULL, &V.st_in_native_trans, NULL, UPTO27, REQ},
@@ -172,11 +183,11 @@ static const row rows[] = {
     {STATIC, "Threads::_thread_list", NULL, &V.thread_list_head, NULL, UPTO11, REQ},
     {OFFSET, "JavaThread::_next", NULL, &V.jt_next, NULL, UPTO11, REQ},
     /* JVM flags */
-    {STATIC, "JVMFlag::flags", NULL, &V.flags_addr, NULL, ANY, F_FLAGS},
-    {STATIC, "JVMFlag::numFlags", NULL, &V.num_flags_addr, NULL, ANY, F_FLAGS},
-    {OFFSET, "JVMFlag::_name", NULL, &V.flag_name, NULL, ANY, F_FLAGS},
-    {OFFSET, "JVMFlag::_addr", NULL, &V.flag_addr, NULL, ANY, F_FLAGS},
-    {SIZE, "JVMFlag", NULL, &V.flag_sizeof, NULL, ANY, F_FLAGS},
+    {STATIC, "JVMFlag::flags", "Flag::flags", &V.flags_addr, NULL, ANY, F_FLAGS},
+    {STATIC, "JVMFlag::numFlags", "Flag::numFlags", &V.num_flags_addr, NULL, ANY, F_FLAGS},
+    {OFFSET, "JVMFlag::_name", "Flag::_name", &V.flag_name, NULL, ANY, F_FLAGS},
+    {OFFSET, "JVMFlag::_addr", "Flag::_addr", &V.flag_addr, NULL, ANY, F_FLAGS},
+    {SIZE, "JVMFlag", "Flag", &V.flag_sizeof, NULL, ANY, F_FLAGS},
 };
 
 /* The spelling each row resolved to (NULL: not found or not applicable), and the layout
@@ -252,16 +263,19 @@ static void switch_off(const row *r) {
 
 /* The feature versions this project tests; another is refused unless the caller opts in
  * (ASGST_INIT_UNTESTED_JDK). */
-static const int tested[] = {11, 17, 21, 25, 26, 27};
+static const int tested[] = {8, 11, 17, 21, 25, 26, 27};
 #define NEWEST_TESTED 27
 
 /* N. The feature version the tables describe; 0 if unreadable. JDK 8's VM numbers itself
- * HotSpot 25 (it has one code heap, CodeCache::_heap, where 9 and later have _heaps). */
+ * HotSpot 25 (it has one code heap, CodeCache::_heap, where 9 and later have _heaps), and
+ * only once it initializes its globals: an agent loaded at startup (Agent_OnLoad) reads 0
+ * there (9 and later set the number at build time). The JVM's specification version,
+ * which the caller compares with this one, tells 8 from an older VM. */
 static int read_version(void) {
   uintptr_t a = asgst__vms_static("Abstract_VM_Version", "_vm_major_version");
   if (a == 0 || is_hidden("Abstract_VM_Version::_vm_major_version")) return 0;
   int major = *(const int *)a;
-  if (major == 25 && asgst__vms_static("CodeCache", "_heaps") == 0 &&
+  if ((major == 25 || major == 0) && asgst__vms_static("CodeCache", "_heaps") == 0 &&
       asgst__vms_static("CodeCache", "_heap") != 0)
     return 8;
   return major;
@@ -291,7 +305,7 @@ static bool accept_version(int jdk, int spec, int32_t flags, char *err, size_t e
     append(features_off, sizeof features_off, "; ", item);
     return true;
   }
-  snprintf(err, errlen, "unsupported VM: JDK %d (tested: 11, 17, 21, 25, 26 and 27%s)", jdk,
+  snprintf(err, errlen, "unsupported VM: JDK %d (tested: 8, 11, 17, 21, 25, 26 and 27%s)", jdk,
            jdk > NEWEST_TESTED ? "; a newer JDK is accepted with ASGST_INIT_UNTESTED_JDK" : "");
   return false;
 }
@@ -313,15 +327,23 @@ static int derive(char *err, size_t errlen) {
   find_cont_return_pc(v);
   /* Both code layouts and the two stream codings are checked per version: JDK 21 keeps 17's
    * CompiledMethod but codes its streams as UNSIGNED5 (since 20, JDK-8298048). */
-  v->code = v->jdk >= 25 ? ASGST__CODE_OFFSETS : ASGST__CODE_POINTERS;
+  v->code = v->jdk >= 25 ? ASGST__CODE_OFFSETS : v->jdk >= 9 ? ASGST__CODE_POINTERS
+                                                              : ASGST__CODE_BLOB_OFFSETS;
   v->stream_excess = v->jdk >= 20 ? 1 : 0;
   v->mirror_handle = v->jdk >= 9;
   v->anonymous_hash_names = v->jdk <= 14;
   v->jmethodid_table = v->jdk >= 26;
   /* x86_64 frame::interpreter_frame_method_offset and _bcp_offset, not exported; the same
-   * on 17, 21 and 25. */
+   * on 11, 17, 21 and 25. JDK 8 (frame_x86.hpp of jdk8u) exports no interpreter slot: its
+   * frame has sender sp at -1, last sp at -2, Method* at -3 and no mirror slot, so the
+   * bcp (bcx: a bci while a GC runs) is at -7, one above where 9 and later keep it. */
   v->interp_method_slot = -3;
-  v->interp_bcp_slot = -8;
+  v->interp_bcp_slot = v->jdk == 8 ? -7 : -8;
+  if (v->jdk == 8) {
+    v->interp_sender_sp_slot = -1;
+    v->interp_last_sp_slot = -2;
+  }
+  v->bcx_may_be_bci = v->jdk == 8;
   if (v->cm_flags_w != 2 && v->cm_flags_w != 4) {
     snprintf(err, errlen, "unsupported VM: ConstMethod flags of %d bytes", v->cm_flags_w);
     return -1;
@@ -411,7 +433,8 @@ int asgst__vm_model_export(void) {
   ok = ok && add_line("VALUE jdk = %d\n", v->jdk) &&
        add_line("VALUE mirror_klass_offset = %d\n", v->mirror_klass_offset) &&
        add_line("VALUE mirror_modifiers = %ld\n", v->mirror_modifiers) &&
-       add_line("VALUE cont_return_pc_addr = %lu\n", (unsigned long)v->cont_return_pc_addr);
+       add_line("VALUE cont_return_pc_addr = %lu\n", (unsigned long)v->cont_return_pc_addr) &&
+       add_line("VALUE anonymous_set = %lu\n", (unsigned long)v->anonymous_set);
   if (!ok) layout_len = 0;
   return ok ? 0 : -1;
 }

@@ -27,8 +27,10 @@
 enum asgst__vm_code_layout {
   ASGST__CODE_POINTERS = 1, /* 17, 21: CodeBlob::_code_begin and CompiledMethod pointers;
                                nmethod data at offsets from the blob */
-  ASGST__CODE_OFFSETS       /* 25: code at blob + _code_offset; debug information in
+  ASGST__CODE_OFFSETS,      /* 25: code at blob + _code_offset; debug information in
                                _immutable_data, metadata in _mutable_data */
+  ASGST__CODE_BLOB_OFFSETS  /* 8: code, deopt handlers, PcDescs, scopes data and metadata
+                               at int offsets from the blob; entry points as addresses */
 };
 
 /* Offsets are in bytes (-1: not exported), statics are addresses (0: not exported);
@@ -43,12 +45,15 @@ typedef struct {
   bool mirror_handle;             /* Klass::_java_mirror is an OopHandle (9+); an oop on 8 */
   bool anonymous_hash_names;      /* 8, 11: JVMTI names a VM-anonymous class "name/hash" */
   bool jmethodid_table;           /* 26+: a jmethodID is a number, not a Method* slot */
+  bool bcx_may_be_bci;            /* 8: an interpreter frame's bcp slot holds the bci while a
+                                     GC runs (frame::gc_prologue) */
 
   /* ---- VM version ---- */
   uintptr_t jdk_major_addr;       /* &Abstract_VM_Version::_vm_major_version (int) */
 
   /* ---- Code cache ---- */
-  uintptr_t codecache_heaps;      /* &CodeCache::_heaps (GrowableArray<CodeHeap*>*) */
+  uintptr_t codecache_heaps;      /* &CodeCache::_heaps (GrowableArray<CodeHeap*>*), 9+ */
+  uintptr_t codecache_heap;       /* 8: &CodeCache::_heap (CodeHeap*), the only heap */
   long ga_len, ga_data;           /* GrowableArray _len, _data */
   long heap_memory, heap_segmap;  /* CodeHeap::_memory, _segmap (VirtualSpace) */
   long heap_log2_seg;             /* CodeHeap::_log2_segment_size */
@@ -60,22 +65,25 @@ typedef struct {
   long cb_name, cb_size, cb_frame_size;
   long cb_frame_complete; int cb_frame_complete_w; /* int on 17/21, int16_t on 25 */
   long cb_code_begin;             /* POINTERS: address */
-  long cb_code_offset;            /* OFFSETS: int, from the blob */
+  long cb_code_offset;            /* OFFSETS, BLOB_OFFSETS: int, from the blob */
   long cb_mutable_data;           /* OFFSETS: address of relocations + metadata */
   long cb_relocation_size;        /* OFFSETS: int */
   long cb_mutable_data_size;      /* OFFSETS: int */
 
   /* ---- nmethod ---- */
-  long nm_method;                 /* Method* (CompiledMethod:: on 17/21) */
+  long nm_method;                 /* Method* (CompiledMethod:: on 11-21) */
   long nm_comp_level; int nm_comp_level_w; /* CompLevel: int on 17/21, 1 byte on 25 */
   long nm_compile_id, nm_orig_pc_offset;
-  long nm_scopes_pcs_offset;      /* int: from the blob (POINTERS), from immutable data */
-  long nm_dependencies_offset;    /* POINTERS: int, end of the PcDescs */
-  long nm_metadata_offset;        /* POINTERS: int, from the blob */
+  long nm_scopes_pcs_offset;      /* int: from the blob (POINTERS, BLOB_OFFSETS), from
+                                     immutable data (OFFSETS) */
+  long nm_dependencies_offset;    /* POINTERS, BLOB_OFFSETS: int, end of the PcDescs */
+  long nm_metadata_offset;        /* POINTERS, BLOB_OFFSETS: int, from the blob */
   long nm_scopes_data_begin;      /* POINTERS: address */
-  long nm_deopt_handler, nm_deopt_mh_handler; /* POINTERS: address; OFFSETS: int from code */
-  long nm_entry, nm_verified_entry; /* POINTERS: address; OFFSETS: u2 from code */
-  long nm_scopes_data_offset;     /* OFFSETS: int, from immutable data */
+  long nm_deopt_handler, nm_deopt_mh_handler; /* POINTERS: address; OFFSETS, BLOB_OFFSETS:
+                                     int from the blob */
+  long nm_entry, nm_verified_entry; /* POINTERS, BLOB_OFFSETS: address; OFFSETS: u2 from code */
+  long nm_scopes_data_offset;     /* OFFSETS: int, from immutable data; BLOB_OFFSETS: from
+                                     the blob */
   long nm_immutable_data;         /* OFFSETS: address */
   long pcdesc_size, pcdesc_pc_offset, pcdesc_scope_offset;
 
@@ -109,12 +117,15 @@ typedef struct {
   long k_cld;                     /* optional: Klass::_class_loader_data */
   long cld_mirror_holder;         /* optional: ClassLoaderData::_has_class_mirror_holder */
   uintptr_t mirror_klass_offset_addr; /* &java_lang_Class::_klass_offset (int) */
+  uintptr_t anonymous_set;        /* 8: the set of VM-anonymous classes (class_info.c), read
+                                     like VM memory so that recordings carry it; 0 elsewhere */
   int mirror_klass_offset;        /* read once the VM is live (hotspot_init.c) */
   long mirror_modifiers;          /* JDK 24+: java.lang.Class.modifiers (u2) in a mirror,
                                      learned once the VM is live (class_info.c); -1 if not */
 
   /* ---- Threads ---- */
-  long t_stack_base, t_stack_size, jt_state, jt_terminated;
+  long t_stack_base, t_stack_size, jt_state;
+  long jt_terminated;             /* -1 on 8, which exports neither it nor its values */
   long jt_cont_entry;             /* optional (25): JavaThread::_cont_entry (ContinuationEntry*) */
   uintptr_t cont_return_pc_addr;  /* optional (21+): &ContinuationEntry::_return_pc (address);
                                      from libjvm's .symtab on 21 */
@@ -198,7 +209,7 @@ static inline bool asgst__vm_blob_frame(uintptr_t blob, int32_t *size, int32_t *
 
 /* SS. An nmethod's entry and verified entry points. */
 static inline bool asgst__vm_nm_entries(uintptr_t nm, uintptr_t *entry, uintptr_t *verified) {
-  if (asgst__vm.code == ASGST__CODE_POINTERS)
+  if (asgst__vm.code != ASGST__CODE_OFFSETS)
     return asgst__load_ptr(nm + asgst__vm.nm_entry, entry) &&
            asgst__load_ptr(nm + asgst__vm.nm_verified_entry, verified);
   uint16_t e, v;
@@ -211,9 +222,9 @@ static inline bool asgst__vm_nm_entries(uintptr_t nm, uintptr_t *entry, uintptr_
   return true;
 }
 
-/* SS. An nmethod's two deoptimization handler addresses (OFFSETS: from the blob start,
- * not the code; a negative offset gives an address no pc can have). 26 and later have
- * one handler (no method handle one): both are that one. */
+/* SS. An nmethod's two deoptimization handler addresses (OFFSETS and BLOB_OFFSETS: from
+ * the blob start, not the code; a negative offset gives an address no pc can have). 26
+ * and later have one handler (no method handle one): both are that one. */
 static inline bool asgst__vm_nm_deopt(uintptr_t nm, uintptr_t *d1, uintptr_t *d2) {
   if (asgst__vm.code == ASGST__CODE_POINTERS)
     return asgst__load_ptr(nm + asgst__vm.nm_deopt_handler, d1) &&
@@ -255,7 +266,7 @@ static inline bool asgst__vm_nm_level(uintptr_t nm, int32_t *out) {
 static inline bool asgst__vm_nm_pcs(uintptr_t nm, uintptr_t *begin, uintptr_t *end) {
   uint32_t a, b;
   uintptr_t base = nm;
-  if (asgst__vm.code == ASGST__CODE_POINTERS) {
+  if (asgst__vm.code != ASGST__CODE_OFFSETS) {
     if (!asgst__load_u32(nm + asgst__vm.nm_scopes_pcs_offset, &a) ||
         !asgst__load_u32(nm + asgst__vm.nm_dependencies_offset, &b))
       return false;
@@ -270,14 +281,24 @@ static inline bool asgst__vm_nm_pcs(uintptr_t nm, uintptr_t *begin, uintptr_t *e
   return true;
 }
 
+/* SS. Where the scopes data of a POINTERS or BLOB_OFFSETS nmethod begins. */
+static inline bool asgst__vm_nm_scopes_data(uintptr_t nm, uintptr_t *data) {
+  if (asgst__vm.code == ASGST__CODE_POINTERS)
+    return asgst__load_ptr(nm + asgst__vm.nm_scopes_data_begin, data);
+  uint32_t off;
+  if (!asgst__load_u32(nm + asgst__vm.nm_scopes_data_offset, &off)) return false;
+  *data = nm + off;
+  return true;
+}
+
 /* SS. The scopes data stream and the metadata array (Method*s that scopes index, 1-based)
  * of an nmethod. */
 static inline bool asgst__vm_nm_scopes(uintptr_t nm, uintptr_t *data, uintptr_t *meta,
                                        uint32_t *nmeta) {
   uintptr_t m, end;
-  if (asgst__vm.code == ASGST__CODE_POINTERS) {
+  if (asgst__vm.code != ASGST__CODE_OFFSETS) {
     uint32_t off;
-    if (!asgst__load_ptr(nm + asgst__vm.nm_scopes_data_begin, data) ||
+    if (!asgst__vm_nm_scopes_data(nm, data) ||
         !asgst__load_u32(nm + asgst__vm.nm_metadata_offset, &off))
       return false;
     m = nm + off;

@@ -86,9 +86,15 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   set_regs(&it->cur, top);
   uintptr_t jt = (uintptr_t)it->thread.vm_thread;
   if (jt == 0) return ASGST_NON_JAVA_TRACE;
-  uint32_t term;
-  if (!asgst__load_u32(jt + l->jt_terminated, &term)) return ASGST_NO_THREAD;
-  if ((int32_t)term >= l->term_exiting) return ASGST_THREAD_EXIT;
+  /* JDK 8 exports neither JavaThread::_terminated nor its values (jt_terminated < 0):
+   * an exiting thread is then walked like any other. Once java.lang.Thread.exit has
+   * returned it has no Java frame left (an empty anchor), and the guard catches a fault
+   * on memory it frees. */
+  if (l->jt_terminated >= 0) {
+    uint32_t term;
+    if (!asgst__load_u32(jt + l->jt_terminated, &term)) return ASGST_NO_THREAD;
+    if ((int32_t)term >= l->term_exiting) return ASGST_THREAD_EXIT;
+  }
   asgst__regs a;
   if (it->options & ASGST__OPT_RECORDED_AT_CALL) {
     s->pcmode = ASGST__PC_ANCHOR;
@@ -145,6 +151,16 @@ ASGST__HOT static bool method_is_native(uintptr_t m) {
   return asgst__vm_method_access(m, &flags) && (flags & 0x0100);
 }
 
+#define MAX_CODE_SIZE 65535u /* the class file format's limit on a method's bytecodes */
+
+/* SS. The bci a bcp slot holds outside [first, end) in a Java method: 0 at the start;
+ * on JDK 8 the slot itself while a GC has turned it into a bci (no bcp is that small);
+ * else -1 (unknown). */
+static int odd_bci(uintptr_t codes, uintptr_t bcp) {
+  if (bcp == codes || bcp == 0) return 0;
+  return asgst__vm.bcx_may_be_bci && bcp <= MAX_CODE_SIZE ? (int)bcp : -1;
+}
+
 /* SS. The type and bci of an interpreted frame of Method m: a bcp in [first, end) proves a
  * Java method without reading its access flags; any other needs them (a native method has
  * no bytecodes, and its bcp slot holds 0 or, on JDK 25, where they would start). */
@@ -158,11 +174,9 @@ ASGST__HOT static void type_and_bci(uintptr_t m, uintptr_t codes, uintptr_t bcp,
     f->bci = -1;
   } else {
     f->type = ASGST_FRAME_JAVA;
-    f->bci = bcp == codes || bcp == 0 ? 0 : -1;
+    f->bci = odd_bci(codes, bcp);
   }
 }
-
-#define MAX_CODE_SIZE 65535u /* the class file format's limit on a method's bytecodes */
 
 /* SS. Where the bcp of an interpreted frame may lie without the access flags: [*first,
  * *end). `top`: interrupted anywhere (it may be between bytecodes or half built), so the

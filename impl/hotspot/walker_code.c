@@ -7,8 +7,9 @@
  * _frame_complete_offset, and in the epilogue, the frame is only partly there. Instead of
  * guessing, the walker decodes the few instructions HotSpot's x86_64 compilers put there
  * (stack bang, push rbp, mov rbp,rsp, sub/add rsp, the entry barrier, pop rbp, the return
- * poll, ret, nops) from the entry (prologue) or from the pc (epilogue) and knows exactly
- * where the return address is. Anything else ends the walk with ASGST_UNSAFE_STATE.
+ * poll (thread-local, or older JDK 8 updates' global polling page), ret, nops) from the
+ * entry (prologue) or from the pc (epilogue) and knows exactly where the return address
+ * is. Anything else ends the walk with ASGST_UNSAFE_STATE.
  */
 /* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
  * stores stall on failed store forwarding. */
@@ -101,6 +102,9 @@ bool asgst__hs_decode_epilogue(uintptr_t pc, asgst__hs_stack_effect *e) {
     i += 6;
   } else if (b[i] == 0x0f && b[i + 1] == 0x87) {
     i += 6;
+  } else if (b[i] == 0x85 && b[i + 1] == 0x05) {                                /* test [rip+d],eax */
+    i += 6; /* older JDK 8 updates' return poll reads the global polling page (8u504
+               here polls the thread's word, as above) */
   }
   if (b[i] != 0xc3) return false;                                               /* ret */
   e->depth = add + (pop ? 8 : 0);

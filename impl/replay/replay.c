@@ -102,6 +102,7 @@ static int bind_model(const char *text, size_t len) {
   if (asgst__layout_value(&tables, "mirror_klass_offset", &v)) asgst__vm.mirror_klass_offset = (int)v;
   if (asgst__layout_value(&tables, "mirror_modifiers", &v)) asgst__vm.mirror_modifiers = (long)v;
   if (asgst__layout_value(&tables, "cont_return_pc_addr", &v)) asgst__vm.cont_return_pc_addr = (uintptr_t)v;
+  if (asgst__layout_value(&tables, "anonymous_set", &v)) asgst__vm.anonymous_set = (uintptr_t)v;
   return 0;
 }
 

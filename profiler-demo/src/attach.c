@@ -8,8 +8,9 @@
  * temp directory when it receives SIGQUIT while a file .attach_pid<pid> exists in its
  * working directory (or temp directory). A client that has the same effective uid and gid
  * as the JVM connects and sends "1\0load\0<library>\0true\0<options>\0"; the JVM answers
- * "0\n" (command accepted) and "return code: N" (Agent_OnAttach's result). The agent's
- * own messages come back through a reply file named in the options (reply=).
+ * "0\n" (command accepted) and "return code: N" (Agent_OnAttach's result; JDK 8 sends
+ * the bare number on the second line). The agent's own messages come back through a reply
+ * file named in the options (reply=).
  */
 #include <errno.h>
 #include <limits.h>
@@ -136,6 +137,16 @@ static void open_socket(const target *t, char *sock, size_t len, int timeout_s) 
       timeout_s);
 }
 
+/* N. Agent_OnAttach's result in the JVM's answer to a load: "return code: N" (9+), or N
+ * alone on the line after the command status (8); -1 if neither is there. */
+static int agent_result(const char *answer) {
+  const char *rc = strstr(answer, "return code:");
+  if (rc) return atoi(rc + 12);
+  const char *nl = strchr(answer, '\n');
+  if (nl == NULL || (nl[1] != '-' && (nl[1] < '0' || nl[1] > '9'))) return -1;
+  return atoi(nl + 1);
+}
+
 /* N. Sends the load command; returns the JVM's whole answer (malloc'd). */
 static char *send_load(const char *sock, const char *agent, const char *options) {
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -220,8 +231,7 @@ int main(int argc, char **argv) {
   snprintf(opts, sizeof opts, "reply=/tmp/.asgst-reply-%d,%s", (int)getpid(), pos[1]);
   char *answer = send_load(sock, agent, opts);
   int code = atoi(answer);
-  const char *rc = strstr(answer, "return code:");
-  int agent_rc = rc ? atoi(rc + 12) : -1;
+  int agent_rc = agent_result(answer);
   show_reply(reply);
   if (code != 0 || agent_rc != 0) {
     fprintf(stderr, "asgst-attach: the agent reported an error (JVM answer: %s)\n", answer);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # test_info.sh BUILD_DIR - the hotspot binding and metadata on a real JVM 17:
 #   ASGST method/class info == JVMTI's for every loaded method and every method seen on
-#   stacks; ASGST_Initialize from Agent_OnLoad, Agent_OnAttach (jcmd JVMTI.agent_load) and
-#   JNI_OnLoad (System.load); class unload handlers; redefinition; the unsupported-VM path
-#   (test hook ASGST_TEST_HIDE_FIELD). Prints TAP.
+#   stacks; ASGST_Initialize from Agent_OnLoad, Agent_OnAttach (jcmd JVMTI.agent_load, or
+#   the Attach API on JDK 8) and JNI_OnLoad (System.load); class unload handlers;
+#   redefinition; the unsupported-VM path (test hook ASGST_TEST_HIDE_FIELD). Prints TAP.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +35,7 @@ if [ ! -f "$LIB" ] || [ ! -x "$JAVA" ]; then
   exit 0
 fi
 
+mkdir -p "$WORK/classes" "$WORK/v2" # JDK 8's javac does not create them
 "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE"/java/info/info/*.java || { echo "not ok 1 - javac"; exit 1; }
 "$JAVA_HOME/bin/javac" -d "$WORK/v2" "$HERE"/java/info/v2/info/Redefinee.java || { echo "not ok 1 - javac v2"; exit 1; }
 CP=$WORK/classes
@@ -51,12 +52,21 @@ if [ $rc = 0 ]; then tap ok "onload: JVM exited normally"; else tap "not ok" "on
 pid=$!
 for _ in $(seq 100); do grep -q READY "$WORK/attach.out" && break; sleep 0.1; done
 "$JAVA_HOME/bin/jcmd" "$pid" VM.flags -all 2>/dev/null | grep -w DebugNonSafepoints >"$WORK/flag-before.out"
-"$JAVA_HOME/bin/jcmd" "$pid" JVMTI.agent_load "$LIB" attach >"$WORK/jcmd.out" 2>&1
+if [ -f "$JAVA_HOME/lib/tools.jar" ]; then
+  # JDK 8: its jcmd has no JVMTI.agent_load; the Attach API of its tools.jar loads the agent.
+  mkdir -p "$WORK/attach"
+  "$JAVA_HOME/bin/javac" -cp "$JAVA_HOME/lib/tools.jar" -d "$WORK/attach" "$HERE"/java/info/attach/info/Attach.java
+  "$JAVA" -cp "$JAVA_HOME/lib/tools.jar:$WORK/attach" info.Attach "$pid" "$LIB" attach >"$WORK/jcmd.out" 2>&1
+  loaded="agent loaded"
+else
+  "$JAVA_HOME/bin/jcmd" "$pid" JVMTI.agent_load "$LIB" attach >"$WORK/jcmd.out" 2>&1
+  loaded="return code: 0"
+fi
 "$JAVA_HOME/bin/jcmd" "$pid" VM.flags -all 2>/dev/null | grep -w DebugNonSafepoints >"$WORK/flag-after.out"
 wait "$pid"
 rc=$?
 report "$WORK/attach.out"
-expect "attach: jcmd JVMTI.agent_load succeeded" "$WORK/jcmd.out" "return code: 0"
+expect "attach: the agent was loaded (jcmd JVMTI.agent_load; the Attach API on JDK 8)" "$WORK/jcmd.out" "$loaded"
 echo "# figure: DebugNonSafepoints before attach: $(tr -s ' ' <"$WORK/flag-before.out"), after: $(tr -s ' ' <"$WORK/flag-after.out")"
 expect "attach: ASGST_Initialize switched DebugNonSafepoints on" "$WORK/flag-after.out" "= true"
 if [ $rc = 0 ]; then tap ok "attach: JVM exited normally"; else tap "not ok" "attach: JVM exit status $rc"; fi

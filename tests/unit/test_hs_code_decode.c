@@ -43,6 +43,15 @@ static const uint8_t epilogue[80] = {
     0xc3,                                           /* 18 ret */
 };
 
+/* The epilogue of older JDK 8 updates (jdk8u's x86_64.ad and C1): the return poll reads
+ * the global polling page. (Debian's 8u504 polls thread-locally, like 17.) */
+static const uint8_t epilogue8[80] = {
+    0x48, 0x83, 0xc4, 0x30,                         /*  0 add rsp,0x30 */
+    0x5d,                                           /*  4 pop rbp */
+    0x85, 0x05, 0x00, 0x10, 0x20, 0x00,             /*  5 test [rip+0x201000],eax */
+    0xc3,                                           /* 11 ret */
+};
+
 static asgst__hs_stack_effect at(const uint8_t *code, size_t off, bool *ok) {
   asgst__hs_stack_effect e;
   *ok = asgst__hs_decode_prologue((uintptr_t)code, (uintptr_t)code + off, &e);
@@ -106,11 +115,26 @@ static void epilogue_with_poll(void **state) {
   assert_false(asgst__hs_decode_epilogue((uintptr_t)c2_prologue + 28, &e));
 }
 
+static void epilogue_jdk8_poll(void **state) {
+  (void)state;
+  asgst__hs_stack_effect e;
+  assert_true(asgst__hs_decode_epilogue((uintptr_t)epilogue8, &e));
+  assert_int_equal(e.depth, 0x38);
+  assert_int_equal(e.fp_slot, 0x30);
+  assert_true(asgst__hs_decode_epilogue((uintptr_t)epilogue8 + 4, &e));
+  assert_int_equal(e.depth, 8);
+  assert_int_equal(e.fp_slot, 0);
+  assert_true(asgst__hs_decode_epilogue((uintptr_t)epilogue8 + 5, &e));
+  assert_int_equal(e.depth, 0);
+  assert_int_equal(e.fp_slot, -1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(c2_entry_barrier),
       cmocka_unit_test(c1_entry_barrier_call),
       cmocka_unit_test(epilogue_with_poll),
+      cmocka_unit_test(epilogue_jdk8_poll),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,6 +147,41 @@ static void jdk17(void **state) {
   assert_string_equal(asgst__vm_features_off(), "");
 }
 
+/* JDK 8's VM calls itself HotSpot 25; its one code heap tells it apart. Code and debug
+ * information at offsets from the blob, entry points as addresses, the interpreter slots
+ * and thread termination not exported. */
+static void jdk8(void **state) {
+  (void)state;
+  char err[1024];
+  load_dump("jdk8.0.504-debian.txt", 25);
+  assert_int_equal(build(err, sizeof err), 0);
+  const asgst__vm_model *v = &asgst__vm;
+  assert_int_equal(v->jdk, 8);
+  assert_int_equal(v->code, ASGST__CODE_BLOB_OFFSETS);
+  assert_int_equal(v->stream_excess, 0);
+  assert_true(v->codecache_heap != 0 && v->codecache_heaps == 0);
+  assert_int_equal(v->heapblock_size, 16);
+  assert_int_equal(v->cb_code_offset, 32);
+  assert_int_equal(v->cb_code_begin, -1);
+  assert_int_equal(v->nm_method, 64);              /* nmethod::_method */
+  assert_int_equal(v->nm_entry, 120);              /* nmethod::_entry_point */
+  assert_int_equal(v->nm_deopt_handler, 148);      /* nmethod::_deoptimize_offset */
+  assert_int_equal(v->nm_deopt_mh_handler, 152);
+  assert_int_equal(v->nm_scopes_data_offset, 176);
+  assert_int_equal(v->interp_sender_sp_slot, -1);
+  assert_int_equal(v->interp_bcp_slot, -7);
+  assert_int_equal(v->entry_wrapper_slot, -6);
+  assert_int_equal(v->jt_terminated, -1);
+  assert_int_equal(v->st_in_java, 8);
+  assert_true(v->flags_addr != 0 && v->flag_sizeof == 32); /* Flag, not JVMFlag */
+  assert_false(v->mirror_handle);
+  /* Before the VM initializes its globals (an agent's Agent_OnLoad) it reads 0. */
+  version = 0;
+  assert_int_equal(build(err, sizeof err), 0);
+  assert_int_equal(asgst__vm.jdk, 8);
+  assert_string_equal(asgst__vm_features_off(), "");
+}
+
 /* 21 keeps 17's code layout but codes its streams as UNSIGNED5 and its tier in a byte. */
 static void jdk21(void **state) {
   (void)state;
@@ -241,6 +276,7 @@ static void missing_names_and_versions(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(jdk8),
       cmocka_unit_test(jdk17),
       cmocka_unit_test(jdk21),
       cmocka_unit_test(jdk25),

@@ -47,6 +47,7 @@ int compile_workload(const conf_options *o) {
   snprintf(javac, sizeof javac, "%s/bin/javac", o->java_home);
   snprintf(classes, sizeof classes, "%s/classes", o->work);
   snprintf(out, sizeof out, "%s/javac.out", o->work);
+  mkdir(classes, 0755); /* JDK 8's javac does not create it */
   argv[n++] = javac;
   argv[n++] = "-d";
   argv[n++] = classes;

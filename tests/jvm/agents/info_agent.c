@@ -373,12 +373,14 @@ static void check_thread_kinds(void) {
 
 /* N. Walks named VM threads from outside (ASGST_RunWithIteratorOnThread) and checks the
  * kind: the VM thread and GC workers are not JavaThreads, compiler threads and the
- * signal dispatcher are. */
+ * signal dispatcher are. JDK 8 names its GC workers "GC task thread#0 (ParallelGC)" and
+ * starts its compiler threads only after VMInit. */
 static void check_vm_thread_kinds(void) {
   /* Names as the kernel keeps them (15 characters): cut short up to 25, elided in the
    * middle from 26 on ("C2 Comp..hread0"), so the last four match a prefix. */
   static const struct { const char *comm; int kind; } want[] = {
       {"VM Thread", ASGST_NON_JAVA_TRACE}, {"GC Thread#0", ASGST_NON_JAVA_TRACE},
+      {"GC task thread#*", ASGST_NON_JAVA_TRACE},
       {"C2 Comp*", ASGST_JAVA_TRACE}, {"C1 Comp*", ASGST_JAVA_TRACE},
       {"Signal *", ASGST_JAVA_TRACE}, {"Referen*", ASGST_JAVA_TRACE}};
   int checked = 0, right = 0;

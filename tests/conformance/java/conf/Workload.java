@@ -54,7 +54,7 @@ public final class Workload {
   static WeakReference<ClassLoader> loadAndDrop() throws Exception {
     byte[] bytes;
     try (InputStream in = Workload.class.getResourceAsStream("Unloadee.class")) {
-      bytes = in.readAllBytes();
+      bytes = readAll(in);
     }
     ClassLoader loader = new OneShotLoader(bytes);
     Class<?> c = loader.loadClass("conf.Unloadee");
@@ -89,4 +89,12 @@ public final class Workload {
   }
 
   private Workload() {}
+
+  /** The stream's bytes (InputStream.readAllBytes is JDK 9+; this compiles on 8). */
+  static byte[] readAll(InputStream in) throws java.io.IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    byte[] buf = new byte[4096];
+    for (int n; (n = in.read(buf)) > 0;) out.write(buf, 0, n);
+    return out.toByteArray();
+  }
 }

@@ -1,7 +1,8 @@
 /*
- * ranges.c - where random pcs are drawn from: the code heaps (CodeCache::_heaps, read
- * through the library's VM model with guarded loads, after ASGST_Initialize) and libjvm's
- * executable segment (from the dynamic linker's list of loaded objects).
+ * ranges.c - where random pcs are drawn from: the code heaps (CodeCache::_heaps, or
+ * JDK 8's _heap, read through the library's VM model with guarded loads, after
+ * ASGST_Initialize) and libjvm's executable segment (from the dynamic linker's list of
+ * loaded objects).
  */
 #include <link.h>
 #include <string.h>
@@ -10,13 +11,18 @@
 #include "impl/guard.h"
 #include "impl/hotspot/vm_model.h"
 
-/* N. The code heaps' reserved ranges; none if the VM has not created them yet. */
+/* N. The code heaps' reserved ranges; none if the VM has not created them yet. JDK 8 has
+ * one heap, CodeCache::_heap: the static is then a one-element array. */
 static void find_heaps(void) {
   const asgst__vm_model *l = &asgst__vm;
-  uintptr_t ga = asgst__guarded_ptr(l->codecache_heaps);
-  if (ga == 0) return;
-  uint32_t len = (uint32_t)asgst__guarded_ptr(ga + (uintptr_t)l->ga_len);
-  uintptr_t data = asgst__guarded_ptr(ga + (uintptr_t)l->ga_data);
+  uint32_t len = 1;
+  uintptr_t data = l->codecache_heap;
+  if (data == 0) {
+    uintptr_t ga = asgst__guarded_ptr(l->codecache_heaps);
+    if (ga == 0) return;
+    len = (uint32_t)asgst__guarded_ptr(ga + (uintptr_t)l->ga_len);
+    data = asgst__guarded_ptr(ga + (uintptr_t)l->ga_data);
+  }
   int n = 0;
   for (uint32_t i = 0; i < len && n < MAX_HEAPS && data; i++) {
     uintptr_t h = asgst__guarded_ptr(data + 8 * i);

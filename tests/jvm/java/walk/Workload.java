@@ -192,8 +192,12 @@ public class Workload {
     }
   }
   static void classload() throws Exception {
-    try (var in = Workload.class.getResourceAsStream("Workload$Loadee.class")) {
-      classBytes = in.readAllBytes();
+    // Read by hand: InputStream.readAllBytes is JDK 9+, and this file compiles on 8.
+    try (java.io.InputStream in = Workload.class.getResourceAsStream("Workload$Loadee.class")) {
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      byte[] buf = new byte[4096];
+      for (int n; (n = in.read(buf)) > 0;) out.write(buf, 0, n);
+      classBytes = out.toByteArray();
     }
     int x = 0;
     while (!stop) {
@@ -216,7 +220,7 @@ public class Workload {
         }
       }
     };
-    // Through reflection, so that this file still compiles and runs on JDK 17.
+    // Through reflection, so that this file still compiles and runs on JDK 8 and 17.
     Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
     java.lang.reflect.Method start = Class.forName("java.lang.Thread$Builder")
         .getMethod("start", Runnable.class);

@@ -21,7 +21,7 @@ public class UnloadWorkload {
     int n = Integer.parseInt(args[0]);
     byte[] bytes;
     try (InputStream in = UnloadWorkload.class.getResourceAsStream("Unloadee.class")) {
-      bytes = in.readAllBytes();
+      bytes = readAll(in);
     }
     List<WeakReference<ClassLoader>> refs = new ArrayList<>();
     long sum = 0;
@@ -41,5 +41,13 @@ public class UnloadWorkload {
     /* The VM reports unloaded classes to JVMTI from its service thread after the GC. */
     for (int i = 0; i < 5; i++) { System.gc(); Thread.sleep(100); }
     System.out.println("loaders alive " + alive + " sum " + (sum & 1));
+  }
+
+  /** The stream's bytes (InputStream.readAllBytes is JDK 9+; this compiles on 8). */
+  static byte[] readAll(InputStream in) throws java.io.IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    byte[] buf = new byte[4096];
+    for (int n; (n = in.read(buf)) > 0;) out.write(buf, 0, n);
+    return out.toByteArray();
   }
 }
