@@ -10,6 +10,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/classes" # JDK 8's javac does not make it
 "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$ROOT/tests/jvm/java/walk/Workload.java" || exit 1
 
 # kind NAME FLAGS WALK_OPTIONS WORKLOAD PATTERN [N [AGENT_OPTIONS]]: records N (80) walks,
