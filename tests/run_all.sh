@@ -34,7 +34,8 @@ run() {
     echo "not ok - $name exited with status $rc" >>"$out"
   fi
   pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-  printf '%-34s %4d passed %3d failed %3d skipped  (%s)\n' "$name" "$p" "$f" "$s" "${out#$BUILD/}"
+  printf '%-34s %4d passed %3d failed %3d skipped %4d s  (%s)\n' "$name" "$p" "$f" "$s" \
+    $((SECONDS - t0)) "${out#$BUILD/}"
   if [ "$f" != 0 ]; then
     grep -E '^not ok|^# |ERROR|error:' "$out" | head -20 | sed 's/^/    /'
   fi
@@ -75,7 +76,7 @@ run_untested() {
   local label=$1 home=$2 t p0=$pass f0=$fail s0=$skip
   echo "# JDK: $label at $home (newer than the newest tested, $NEWEST_TESTED: run with the opt-in, reported apart)"
   for t in "${UNTESTED_SUITES[@]}"; do
-    JAVA_HOME=$home ASGST_TEST_UNTESTED_JDK=1 WALK_SECONDS=4 WALK_STRESS_SECONDS=20 \
+    JAVA_HOME=$home ASGST_TEST_UNTESTED_JDK=1 WALK_SECONDS=3 WALK_STRESS_SECONDS=10 \
       run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
   done
   echo "# JDK: $label (untested): $((pass - p0)) passed, $((fail - f0)) failed, $((skip - s0)) skipped (not counted)"
@@ -100,10 +101,11 @@ while read -r label home; do
   esac
   versions="$versions$v "
   for t in "${suites[@]}"; do
-    JAVA_HOME=$home WALK_SECONDS=4 WALK_STRESS_SECONDS=20 QUEUE_SECONDS=8 \
+    JAVA_HOME=$home WALK_SECONDS=4 WALK_STRESS_SECONDS=12 QUEUE_SECONDS=8 \
       run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
   done
 done < <("$ROOT/tests/jdks/list.sh")
 
+echo "# run_all: $((SECONDS / 60)) min $((SECONDS % 60)) s"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
