@@ -27,7 +27,7 @@
 
 /* The innermost guarded region of this thread (NULL outside one). initial-exec TLS so a
  * signal handler never triggers a lazy TLS allocation; volatile so that GCC keeps the
- * stores (see DESIGN.md pitfalls). */
+ * stores (GCC dropped the store of a plain pointer). */
 extern __thread sigjmp_buf *volatile asgst__guard_top __attribute__((tls_model("initial-exec")));
 
 typedef struct {

@@ -2,7 +2,7 @@
  * safe_read.h - the one way to read memory that may be invalid (VM structures, stacks of
  * other threads, synthetic frames).
  *
- * Two layers, as decided in DESIGN.md: these loads refuse addresses that cannot be user
+ * Two layers: these loads refuse addresses that cannot be user
  * memory (NULL page, non-canonical, misaligned where alignment is required) and return
  * false; a load of a plausible address that still faults (unmapped page, PROT_NONE) is
  * caught by the crash guard (impl/guard.h) around the walk, which ends it with

@@ -109,9 +109,8 @@ ASGST_EXPORT ASGST_SynthBlob *ASGST_SynthDeclareNativeWrapper(ASGST_SynthVM *vm,
                                                               ASGST_Method m);
 /* A stub (non-Java code inside the VM's code cache). NULL on failure. */
 ASGST_EXPORT ASGST_SynthBlob *ASGST_SynthDeclareStub(ASGST_SynthVM *vm, size_t size);
-/* The blob's first code address and its size. */
+/* The blob's first code address. */
 ASGST_EXPORT void *ASGST_SynthBlobStart(const ASGST_SynthBlob *b);
-ASGST_EXPORT size_t ASGST_SynthBlobSize(const ASGST_SynthBlob *b);
 
 /* ---- Stacks (N) ---------------------------------------------------------------------- */
 /* A stack region of at least `size` bytes with a PROT_NONE guard page below and above.

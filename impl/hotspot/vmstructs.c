@@ -129,9 +129,6 @@ void asgst__vms_use(const asgst__vms_struct *s, const asgst__vms_type *t,
 /* N. */
 void asgst__vms_unload(void) { loaded = false; }
 
-/* N. */
-bool asgst__vms_loaded(void) { return loaded; }
-
 #define FIELD(t, i, n, type) (*(type *)((t)->base + (i) * (t)->stride + (t)->off[n]))
 
 /* N. Index of the struct entry type::field, -1 if absent. The table ends with an entry
@@ -195,11 +192,6 @@ bool asgst__vms_int(const char *name, int32_t *out) {
   if (!constant(&ints, name, &v, false)) return false;
   *out = (int32_t)v;
   return true;
-}
-
-/* N. */
-bool asgst__vms_long(const char *name, int64_t *out) {
-  return constant(&longs, name, out, true);
 }
 
 /* N. */

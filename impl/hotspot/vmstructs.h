@@ -33,8 +33,6 @@ void asgst__vms_use(const asgst__vms_struct *s, const asgst__vms_type *t,
                     const asgst__vms_int_const *i, const asgst__vms_long_const *l);
 /* N. Forgets the tables: the next asgst__vms_load looks for libjvm's again. */
 void asgst__vms_unload(void);
-/* N. True once asgst__vms_load succeeded. */
-bool asgst__vms_loaded(void);
 
 /* N. Offset of a non-static field, -1 if the VM does not export it. */
 long asgst__vms_offset(const char *type, const char *field);
@@ -44,9 +42,8 @@ uintptr_t asgst__vms_static(const char *type, const char *field);
 const char *asgst__vms_field_type(const char *type, const char *field);
 /* N. sizeof(type), -1 if not exported. */
 long asgst__vms_type_size(const char *type);
-/* N. Integer / long constants; false if not exported. */
+/* N. An integer constant; false if not exported. */
 bool asgst__vms_int(const char *name, int32_t *out);
-bool asgst__vms_long(const char *name, int64_t *out);
 
 /* N. Size in bytes of a field: 8 for pointers, else the size the types table gives for
  * its declared type (u2, CompLevel, ...); -1 if unknown. */

@@ -145,10 +145,12 @@ ASGST__HOT static void non_java(ASGST_Iterator *it) {
   it->npending++;
 }
 
+#define ACC_NATIVE 0x0100 /* JVM_ACC_NATIVE, the class file's flag */
+
 /* SS. True if Method* m is a native method. */
 ASGST__HOT static bool method_is_native(uintptr_t m) {
   int32_t flags;
-  return asgst__vm_method_access(m, &flags) && (flags & 0x0100);
+  return asgst__vm_method_access(m, &flags) && (flags & ACC_NATIVE);
 }
 
 #define MAX_CODE_SIZE 65535u /* the class file format's limit on a method's bytecodes */

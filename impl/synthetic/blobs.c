@@ -123,7 +123,3 @@ void *ASGST_SynthBlobStart(const ASGST_SynthBlob *b) {
   return b ? (void *)b->start : NULL;
 }
 
-/* N. */
-size_t ASGST_SynthBlobSize(const ASGST_SynthBlob *b) {
-  return b ? (size_t)(b->end - b->start) : 0;
-}

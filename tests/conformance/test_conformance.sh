@@ -26,7 +26,7 @@ tap() { n=$((n + 1)); echo "$1 $n - $2"; }
 version=$(sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$JAVA_HOME/release" 2>/dev/null)
 if [ ! -x "$RUNNER" ] || [ ! -x "$JAVA_HOME/bin/javac" ]; then
   echo "1..1"
-  echo "ok 1 - conformance # SKIP no runner ($RUNNER) or no javac in $JAVA_HOME"
+  echo "not ok 1 - conformance: no runner ($RUNNER, build it: ./build.sh build) or no javac in $JAVA_HOME"
   exit 0
 fi
 

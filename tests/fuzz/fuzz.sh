@@ -139,7 +139,7 @@ fuzz_jdk() {
 }
 
 if [ ! -f "$AGENT" ] || [ ! -x "$JAVA_HOME/bin/java" ]; then
-  tap "ok" "fuzz # SKIP no JDK 17 or agent not built"
+  tap "not ok" "fuzz: no JDK at $JAVA_HOME or the agent is not built (./build.sh build)"
   exit 0
 fi
 mkdir -p "$WORK"

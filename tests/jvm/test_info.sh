@@ -31,7 +31,7 @@ expect() { if grep -q "$3" "$2"; then tap ok "$1"; else tap "not ok" "$1"; fi; }
 
 if [ ! -f "$LIB" ] || [ ! -x "$JAVA" ]; then
   echo "1..1"
-  echo "ok 1 - info tests # SKIP no agent ($LIB) or no java"
+  echo "not ok 1 - info tests: no agent ($LIB, build it: ./build.sh build) or no java in $JAVA_HOME"
   exit 0
 fi
 

@@ -18,7 +18,7 @@ mkdir -p "$WORK/classes"
 n=0
 tap() { n=$((n + 1)); echo "$1 $n - $2"; }
 if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ]; then
-  tap "ok" "queue tests # SKIP no JDK at $JAVA_HOME or agent not built"; exit 0
+  tap "not ok" "queue tests: no JDK at $JAVA_HOME or the agent is not built (./build.sh build)"; exit 1
 fi
 "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/walk/Workload.java" || { tap "not ok" "compile Workload.java"; exit 1; }
 ops() { sed -n 's/^workload .* ops=\([0-9]*\).*/\1/p' "$1"; }

@@ -81,7 +81,7 @@ else tap "not ok" "missing page: status $rc: $out"; fi
 
 # 3. Record on the JDK under test, replay each.
 if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ]; then
-  tap "ok" "record and replay on a live JVM # SKIP no JDK at $JAVA_HOME or agent not built"
+  tap "not ok" "record and replay on a live JVM: no JDK at $JAVA_HOME or the agent is not built (./build.sh build)"
   exit 0
 fi
 "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/walk/Workload.java" || { tap "not ok" "compile Workload.java"; exit 1; }

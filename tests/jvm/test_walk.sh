@@ -23,7 +23,7 @@ total=0
 tap() { n=$((n + 1)); echo "$1 $n - $2"; }
 
 if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ]; then
-  tap "ok" "walk tests # SKIP no JDK 17 or agent not built"
+  tap "not ok" "walk tests: no JDK at $JAVA_HOME or the agent is not built (./build.sh build)"
   exit 0
 fi
 if ! "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/walk/Workload.java" >"$WORK/javac.log" 2>&1; then
