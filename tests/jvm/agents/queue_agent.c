@@ -11,7 +11,8 @@
  * At VMDeath it prints "QUEUE ok|not ok - ..." checks and "QUEUE # figure: ..." lines:
  * every enqueued element handled, stale or dropped (counts add up exactly), iterators at
  * the element's method, stale rate, hooks once per processing, suspend-to-resume time.
- * Options: interval_us=N (1000), size=N (queue capacity, 64).
+ * Options: interval_us=N (1000), size=N (queue capacity, 64), stale_max_pct=N (the stale
+ * rate checked, 1).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -47,7 +48,7 @@ typedef struct {
 
 static per_thread threads[MAX_THREADS];
 static __thread per_thread *mine __attribute__((tls_model("initial-exec")));
-static int interval_us = 1000, queue_size = 64;
+static int interval_us = 1000, queue_size = 64, stale_max_pct = 1;
 static atomic_long sent, enqueued, full, other_error, no_queue, handled, stale, at_method,
     not_at_method, walk_error, hooks_start, hooks_end, dropped;
 static atomic_ulong latency_sum, latency_n, latency_stale_sum;
@@ -256,7 +257,8 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   check(in > 1000, "more than 1000 elements enqueued (%ld)", in);
   check(in == h + dr + left, "every enqueued element is handled, stale or dropped: %ld = %ld handled + %ld dropped + %ld left", in, h, dr, left);
   check(off == 0 && at > 0, "every current element's iterator starts at its method (%ld of %ld)", at, at + off);
-  check(h > 0 && (double)st / (double)h < 0.01, "stale rate below 1%% (%ld of %ld)", st, h);
+  check(h > 0 && (double)st / (double)h < stale_max_pct / 100.0, "stale rate below %d%% (%ld of %ld)",
+        stale_max_pct, st, h);
   check(atomic_load(&hooks_start) == atomic_load(&hooks_end) && atomic_load(&hooks_start) > 0 &&
             atomic_load(&hooks_start) <= h,
         "start and end hooks run once per processing (%ld start, %ld end, %ld elements)",
@@ -273,7 +275,9 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
 
 static bool parse(const char *s) {
   while (s && *s) {
-    if (sscanf(s, "interval_us=%d", &interval_us) != 1 && sscanf(s, "size=%d", &queue_size) != 1) return false;
+    if (sscanf(s, "interval_us=%d", &interval_us) != 1 && sscanf(s, "size=%d", &queue_size) != 1 &&
+        sscanf(s, "stale_max_pct=%d", &stale_max_pct) != 1)
+      return false;
     s = strchr(s, ',');
     if (s) s++;
   }
