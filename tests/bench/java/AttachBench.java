@@ -2,6 +2,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,8 +27,7 @@ public class AttachBench {
     List<Class<?>> keep = new ArrayList<>();
     long t0 = System.nanoTime();
     if (kind.equals("system")) {
-      MethodHandles.Lookup lookup = MethodHandles.lookup();
-      for (int i = 0; i < n; i++) keep.add(lookup.defineClass(classBytes("Gen" + i)));
+      for (int i = 0; i < n; i++) keep.add(defineInAppLoader("Gen" + i));
     } else {
       Loader loader = null;
       for (int i = 0; i < n; i++) {
@@ -43,6 +43,28 @@ public class AttachBench {
     System.out.printf("ATTACH classes=%d kind=%s loaded_in_ms=%d initialize_ms=%.1f background_ms=%.0f%n",
         n, kind, loaded, init / 1e6, settled / 1e6);
     System.out.println("ATTACH kept " + keep.size());
+  }
+
+  static Method appDefine;
+
+  /**
+   * Defines a class in the application class loader: Lookup.defineClass from JDK 9 on;
+   * on 8 (which has no such method) ClassLoader.defineClass, opened by reflection. Both
+   * through reflection, so that the file compiles on 8.
+   */
+  static Class<?> defineInAppLoader(String name) throws Exception {
+    byte[] b = classBytes(name);
+    try {
+      Method m = MethodHandles.Lookup.class.getMethod("defineClass", byte[].class);
+      return (Class<?>) m.invoke(MethodHandles.lookup(), (Object) b);
+    } catch (NoSuchMethodException e) {
+      if (appDefine == null) {
+        appDefine = ClassLoader.class.getDeclaredMethod("defineClass", String.class, byte[].class,
+            int.class, int.class);
+        appDefine.setAccessible(true);
+      }
+      return (Class<?>) appDefine.invoke(AttachBench.class.getClassLoader(), name, b, 0, b.length);
+    }
   }
 
   static final class Loader extends ClassLoader {
