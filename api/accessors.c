@@ -8,17 +8,6 @@
 #include "internal.h"
 #include "../impl/guard.h"
 
-/* SS. */
-void asgst__clear_method_info(ASGST_MethodInfo *info) {
-  info->klass = NULL;
-  asgst__copy_string(info->method_name, &info->method_name_length, "", 0);
-  asgst__copy_string(info->signature, &info->signature_length, "", 0);
-  asgst__copy_string(info->generic_signature, &info->generic_signature_length, "", 0);
-  info->modifiers = 0;
-  info->idnum = 0;
-  info->class_idnum = 0;
-}
-
 static void clear_class_info(ASGST_ClassInfo *info) {
   asgst__copy_string(info->class_name, &info->class_name_length, "", 0);
   asgst__copy_string(info->generic_class_name, &info->generic_class_name_length, "", 0);

@@ -8,6 +8,7 @@
 /* N. */
 int ASGST_Initialize(JavaVM *vm, int32_t flags) {
   if (vm == NULL || (flags & ~ASGST_INIT_UNTESTED_JDK) != 0) return ASGST_INVALID_ARGUMENT;
+  asgst__api_provide_services();
   return asgst__bind_jvm(vm, flags);
 }
 

@@ -1,6 +1,6 @@
 /*
- * internal.h - what the api/ files share with each other (backends see only
- * impl/services.h of it).
+ * internal.h - what the api/ files share with each other (backends reach what api/
+ * provides only through the table of impl/services.h).
  * Internal non-static names start with asgst__ (libuv style); none is exported.
  */
 #ifndef ASGST_API_INTERNAL_H
@@ -27,6 +27,17 @@ void asgst__regs_from_ucontext(const void *ucontext, asgst__regs *r);
 int asgst__run_with_iterator(const asgst__backend *be, const asgst__thread *t,
                              const asgst__regs *top, int32_t options,
                              ASGST_IteratorHandler fun, void *arg);
+
+/* N. Hands the backend layer the services api/ provides (impl/services.h): before the
+ * first class unload handler, queue or JVM binding. Idempotent. (api/services.c) */
+void asgst__api_provide_services(void);
+/* The services themselves: N, class unload handlers (api/unload.c); SP, queues of a
+ * stopped owner (api/queue_process.c); N, owners with waiting elements (api/queue_registry.c). */
+void asgst__api_notify_class_unload(ASGST_Class k, ASGST_Method *methods, int count_methods,
+                                    bool redefined);
+int asgst__api_queues_process_stopped(void *owner, const asgst__thread *t, int thread_kind,
+                                      const asgst__regs *here);
+int asgst__api_queues_waiting(void **owners, int max);
 
 /* N. Out-of-thread walking: prepares the library's walk signal (once). 0 or an error. */
 int asgst__remote_init(void);

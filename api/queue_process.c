@@ -174,8 +174,8 @@ __attribute__((noinline)) int ASGST_ProcessQueues(void) {
 }
 
 /* SP (the owner is stopped). */
-int asgst__queues_process_stopped(void *owner, const asgst__thread *t, int thread_kind,
-                                  const asgst__regs *here) {
+int asgst__api_queues_process_stopped(void *owner, const asgst__thread *t, int thread_kind,
+                                      const asgst__regs *here) {
   static asgst__queue_point p; /* 8 KB, off the stack; one processing thread calls this */
   memset(&p, 0, offsetof(asgst__queue_point, stable));
   p.be = asgst__active_backend();

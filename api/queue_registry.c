@@ -56,6 +56,7 @@ static int bind_owner(ASGST_Queue *q, JNIEnv *env) {
 ASGST_Queue *ASGST_RegisterQueue(JNIEnv *env, int size, int options, ASGST_Handler fun,
                                  void *queue_arg) {
   if (size <= 0 || fun == NULL) return NULL;
+  asgst__api_provide_services();
   ASGST_Queue *q = calloc(1, sizeof *q);
   asgst__ring *r = asgst__ring_new(size);
   if (q == NULL || r == NULL || bind_owner(q, env) != 0) {
@@ -176,7 +177,7 @@ ASGST_Queue *asgst__queue_take_next(unsigned round, void *owner) {
 }
 
 /* N. */
-int asgst__queues_waiting(void **owners, int max) {
+int asgst__api_queues_waiting(void **owners, int max) {
   int n = 0;
   pthread_mutex_lock(&lock);
   for (ASGST_Queue *q = live; q && n < max; q = q->next) {

@@ -11,11 +11,6 @@
 #include "queue.h"
 #include "../impl/guard.h"
 
-static _Atomic(asgst__queue_waker) waker;
-
-/* N. */
-void asgst__queues_set_waker(asgst__queue_waker fn) { atomic_store(&waker, fn); }
-
 /* SS. The backend's own top-Java-frame finder, under the crash guard. */
 static int top_from_backend(const asgst__backend *be, const asgst__thread *t,
                             const asgst__regs *top, asgst__regs *out) {
@@ -148,7 +143,7 @@ int asgst__queue_enqueue(ASGST_Queue *q, const asgst__regs *top, void *arg) {
   atomic_store(&q->producing, 0);
   if (!pushed) return ASGST_ENQUEUE_FULL_QUEUE;
   atomic_store_explicit(&q->requested, 1, memory_order_release);
-  asgst__queue_waker wake = atomic_load(&waker);
+  asgst__queue_waker wake = asgst__queues_waker();
   if (wake && q->vm_owner) wake();
   return kind;
 }

@@ -23,6 +23,7 @@ static int count, capacity;
 /* N. */
 void ASGST_RegisterClassUnloadHandler(ASGST_ClassUnloadHandler h, void *arg) {
   if (h == NULL) return;
+  asgst__api_provide_services();
   pthread_mutex_lock(&lock);
   if (count == capacity) {
     int cap = capacity ? capacity * 2 : 8;
@@ -54,8 +55,8 @@ bool ASGST_DeregisterClassUnloadHandler(ASGST_ClassUnloadHandler h, void *arg) {
 }
 
 /* N. */
-void asgst__notify_class_unload(ASGST_Class k, ASGST_Method *methods, int count_methods,
-                                bool redefined) {
+void asgst__api_notify_class_unload(ASGST_Class k, ASGST_Method *methods, int count_methods,
+                                    bool redefined) {
   pthread_mutex_lock(&lock);
   int n = count;
   entry *copy = n ? malloc((size_t)n * sizeof *copy) : NULL;

@@ -113,7 +113,7 @@ static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
  * longer suspend it once it is gone. */
 static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
   (void)jvmti, (void)env, (void)t;
-  ASGST_ProcessQueues();
+  asgst__process_own_queues();
 }
 
 /* N. The library's own JVMTI environment with the events the class registry needs. */

@@ -1,35 +1,10 @@
 /*
- * backend_select.c - the active backend, error names, capabilities, and small helpers
- * shared by every backend.
+ * queries.c - error names, capabilities, the thread state (answered by the active backend,
+ * which impl/backend.c holds) and the registers of a signal context.
  */
-#include <stdatomic.h>
-#include <string.h>
 #include <ucontext.h>
 
 #include "internal.h"
-
-static _Atomic(const asgst__backend *) active;
-
-/* SS. */
-ASGST__HOT const asgst__backend *asgst__active_backend(void) {
-  return atomic_load_explicit(&active, memory_order_acquire);
-}
-
-/* N. */
-void asgst__set_backend(const asgst__backend *be) {
-  atomic_store_explicit(&active, be, memory_order_release);
-}
-
-/* SS. */
-void asgst__copy_string(char *dst, jint *cap, const char *src, size_t len) {
-  if (cap == NULL) return;
-  if (dst != NULL && *cap > 0) {
-    size_t n = len < (size_t)(*cap - 1) ? len : (size_t)(*cap - 1);
-    if (src) memcpy(dst, src, n);
-    dst[n] = '\0';
-  }
-  *cap = (jint)len;
-}
 
 /* SS. */
 ASGST__HOT void asgst__regs_from_ucontext(const void *ucontext, asgst__regs *r) {

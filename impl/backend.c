@@ -1,0 +1,41 @@
+/*
+ * backend.c - the active backend, and the small helpers every backend and api/ share.
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "services.h"
+
+static _Atomic(const asgst__backend *) active;
+
+/* SS. */
+ASGST__HOT const asgst__backend *asgst__active_backend(void) {
+  return atomic_load_explicit(&active, memory_order_acquire);
+}
+
+/* N. */
+void asgst__set_backend(const asgst__backend *be) {
+  atomic_store_explicit(&active, be, memory_order_release);
+}
+
+/* SS. */
+void asgst__copy_string(char *dst, jint *cap, const char *src, size_t len) {
+  if (cap == NULL) return;
+  if (dst != NULL && *cap > 0) {
+    size_t n = len < (size_t)(*cap - 1) ? len : (size_t)(*cap - 1);
+    if (src) memcpy(dst, src, n);
+    dst[n] = '\0';
+  }
+  *cap = (jint)len;
+}
+
+/* SS. */
+void asgst__clear_method_info(ASGST_MethodInfo *info) {
+  info->klass = NULL;
+  asgst__copy_string(info->method_name, &info->method_name_length, "", 0);
+  asgst__copy_string(info->signature, &info->signature_length, "", 0);
+  asgst__copy_string(info->generic_signature, &info->generic_signature_length, "", 0);
+  info->modifiers = 0;
+  info->idnum = 0;
+  info->class_idnum = 0;
+}
