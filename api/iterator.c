@@ -16,11 +16,11 @@
 
 /* Frames a batch stops at: when a physical frame of inlined methods might no longer fit
  * (it would be decoded twice). The first batch is as long as the others. Profilers walk
- * whole stacks, and a batch boundary costs more than it looked: a 50-frame walk on JDK 25
- * that took two batches (16 + 34) instead of one was 50 ns slower warm and 130-160 ns
- * slower as the first walk of the handler (paired in one JVM), while decoding 40 more
- * cached frames for a caller that wants only the top few costs about 300 ns. A caller that
- * wants only the top frame says so with ASGST_END_ON_FIRST_JAVA_FRAME. */
+ * whole stacks, and a batch boundary costs more than it looks (a second batch re-enters the
+ * backend with cold caches; it was measurably slower than one long batch, warm and
+ * more so as the first walk of a handler, paired in one JVM with ./build.sh bench), while
+ * decoding cached frames a caller does not want is cheap. A caller that wants only the
+ * top frame says so with ASGST_END_ON_FIRST_JAVA_FRAME. */
 #define FULL_BATCH (ASGST__PENDING_CAP - 8)
 #define FIRST_BATCH FULL_BATCH
 

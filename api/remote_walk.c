@@ -132,8 +132,8 @@ int asgst__remote_init(void) {
 /* N. Waits until slot.phase leaves `from` or the deadline passes; returns the phase.
  * Spins briefly (a target on another core answers within microseconds), then sleeps in
  * 20 us steps: sched_yield here left a target woken on the walker's own core waiting for
- * the next scheduler tick (3-11 ms per walk on these 2-core machines; 130-150 us median
- * event-to-walk with the sleeps). */
+ * the next scheduler tick, milliseconds per walk on a machine with few cores, where short
+ * sleeps let it run at once. */
 static int wait_phase_change(int from, int64_t deadline) {
   const struct timespec step = {0, 20000};
   int p;

@@ -127,10 +127,10 @@ void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e) {
 
 /* N. Touches every page of the cache once, at initialization. The table is zero-filled
  * static memory whose pages the kernel maps on first touch: a read maps the shared zero
- * page and the first write faults again to copy it. On these virtual machines one fault
- * costs 10-20 us, and the javac benchmark found the first walks through each page of the
- * table among the slowest (its p99 was mostly page faults, a second walk of the same
- * stack took 1-2 us). One store per page invalidates one row (a cache, nothing lost). */
+ * page and the first write faults again to copy it. A page fault costs more than a whole
+ * walk, and the javac benchmark's slowest walks were the first through each page of the
+ * table (its tail was mostly page faults). One store per page invalidates one row (a
+ * cache, nothing lost). */
 void asgst__hs_fc_prefault(void) {
   const size_t rows_per_page = 4096 / sizeof cache[0];
   for (size_t i = 0; i < FC_SIZE; i += rows_per_page)
