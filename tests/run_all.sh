@@ -85,7 +85,7 @@ run_untested() {
 echo "# JDK: ${JAVA_HOME:-the default} runs every test"
 # The default JDK's feature version counts as tested: another build of it (the newest JDK 17
 # update beside an older installed one) runs the walk and info suites.
-versions=" $(sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/release" 2>/dev/null | head -1) "
+versions=" $("$ROOT/tests/jdks/feature.sh" "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}") "
 while read -r label home; do
   case "$home" in
     SKIP*) echo "# JDK: $label skipped: ${home#SKIP }"; continue ;;

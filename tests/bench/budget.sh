@@ -14,7 +14,7 @@ NEWEST_TESTED=27
 
 # jdk_major JAVA_HOME: the feature version (8 for 1.8.0_x), from the release file.
 jdk_major() {
-  sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$1/release" 2>/dev/null | head -1
+  "$(dirname "${BASH_SOURCE[0]}")/../jdks/feature.sh" "$1"
 }
 
 # jdk_untested JAVA_HOME: true for a JDK newer than NEWEST_TESTED.

@@ -23,7 +23,7 @@ SHIM_SKIPS="Q01 Q02 Q03 Q04 X01 X02"
 n=0
 tap() { n=$((n + 1)); echo "$1 $n - $2"; }
 
-version=$(sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$JAVA_HOME/release" 2>/dev/null)
+version=$("$(dirname "$0")/../jdks/feature.sh" "$JAVA_HOME")
 if [ ! -x "$RUNNER" ] || [ ! -x "$JAVA_HOME/bin/javac" ]; then
   echo "1..1"
   echo "not ok 1 - conformance: no runner ($RUNNER, build it: ./build.sh build) or no javac in $JAVA_HOME"

@@ -68,7 +68,7 @@ jvm_flags() {
 # The feature version of the JDK in $1 (0 if unknown).
 major() {
   local v
-  v=$(sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$1/release" 2>/dev/null | head -1)
+  v=$("$ROOT/tests/jdks/feature.sh" "$1")
   echo "${v:-0}"
 }
 

@@ -17,7 +17,7 @@ WANT=${ASGST_TEST_JDKS-17 21 25 11 26 27 8 28}
 
 # The feature version of a JDK directory, from its release file.
 major() {
-  sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$1/release" 2>/dev/null | head -1
+  "$(dirname "${BASH_SOURCE[0]}")/feature.sh" "$1"
 }
 
 # As root, a cache every user can read (the attach test runs a JVM as another user);

@@ -23,7 +23,7 @@ if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ]; then
 fi
 "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/walk/Workload.java" || { tap "not ok" "compile Workload.java"; exit 1; }
 ops() { sed -n 's/^workload .* ops=\([0-9]*\).*/\1/p' "$1"; }
-feature=$(sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$JAVA_HOME/release" 2>/dev/null | head -1)
+feature=$("$HERE/../jdks/feature.sh" "$JAVA_HOME")
 stale=1
 [ "${feature:-17}" -le 11 ] && stale=2
 

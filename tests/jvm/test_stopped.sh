@@ -12,7 +12,7 @@ AGENT=$BUILD/tests/jvm/libstopped_agent.so
 # Up to JDK 11 each suspension and each GetStackTrace is a safepoint operation (handshakes
 # came in 15): a stop takes tens of milliseconds on a busy machine, so such a JDK gets
 # longer for the same 300 samples.
-feature=$(sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$JAVA_HOME/release" 2>/dev/null | head -1)
+feature=$("$HERE/../jdks/feature.sh" "$JAVA_HOME")
 if [ "${feature:-17}" -le 11 ]; then SECS=${STOPPED_SECONDS:-30}; else SECS=${STOPPED_SECONDS:-10}; fi
 WORK=$BUILD/tests/jvm/stopped
 mkdir -p "$WORK/classes"

@@ -81,7 +81,7 @@ run stress-100us   "interval_us=100,nonjava=1" "" all "$STRESS"
 # prints the agreement by thread kind (mounted, carrier in scheduler code, other) and
 # whether mounted walks go on past Continuation.enterSpecial into the carrier's frames.
 # WALK_VTHREADS=0 leaves it out.
-jdk=$(sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$JAVA_HOME/release" 2>/dev/null)
+jdk=$("$HERE/../jdks/feature.sh" "$JAVA_HOME")
 if [ "${WALK_VTHREADS:-1}" = 1 ] && [ "${jdk:-0}" -ge 21 ]; then
   run virtual-threads "nonjava=1" "" vthreads "$SECS"
 elif [ "${WALK_VTHREADS:-1}" = 1 ]; then
