@@ -27,13 +27,9 @@ typedef struct {
 
 /* SS. Starts a recording on the calling thread: from now on its guarded loads read a
  * snapshot of each page, taken at the page's first read. False if another recording runs
- * (or the snapshot cannot be mapped). asgst__recording_here() (impl/safe_read.h) is
- * true on that thread until asgst__record_end. */
+ * (or the snapshot cannot be mapped). The thread's loads are logged (asgst__relearn() is
+ * true there, impl/safe_read.h) until asgst__record_end. */
 bool asgst__record_begin(void);
-/* SS. The address a load of [a, a+n) by the recording thread reads instead: the snapshot
- * of its page(s), taken now if not yet; a itself when a page faults (the load then faults
- * as it will in the replay). */
-uintptr_t asgst__record_read(uintptr_t a, size_t n);
 /* SS. Ends the recording and writes it into buf (format.h). Returns its size, or
  * ASGST_INVALID_ARGUMENT when it does not fit in cap or the walk read more pages than a
  * recording holds. */
