@@ -1,5 +1,5 @@
 /*
- * record.c - the page snapshot of a recording walk and the writer of the recording
+ * recorder.c - the page snapshot of a recording walk and the writer of the recording
  * (format.h).
  *
  * While a recording runs, every guarded load of the recording thread comes here first:
@@ -22,7 +22,7 @@
 
 #include "../guard.h"
 #include "../safe_read.h"
-#include "record.h"
+#include "recorder.h"
 
 #define PAGE ASGST__REC_PAGE
 #define SNAP_CAP 8192                 /* distinct pages a recording can hold (32 MiB) */
