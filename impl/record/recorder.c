@@ -3,14 +3,15 @@
  * (format.h).
  *
  * While a recording runs, every guarded load of the recording thread comes here first:
- * the recorder registers read_snapshot as that thread's logger (impl/safe_read.h). The first load from a page copies the whole page into the snapshot,
- * and that load and every later one from the page read the snapshot, not the live page.
- * So the walk and the metadata reads of its frames see exactly the bytes the recording
- * holds, even where the VM changes memory meanwhile: a garbage collection can move a
- * class's mirror and update the handle that points to it while the sampled thread sits in
- * its signal handler (it is in native or blocked code, so safepoints go on without it).
- * Copying the pages after the walk, as this file once did, then saved a handle that
- * pointed to a page the walk never read, and the replay differed.
+ * asgst__record_begin registers read_snapshot as that thread's logger (impl/safe_read.h).
+ * The first load from a page copies the whole page into the snapshot, and that load and
+ * every later one from the page read the snapshot, not the live page. So the walk and
+ * the metadata reads of its frames see exactly the bytes the recording holds, even where
+ * the VM changes memory meanwhile: a garbage collection can move a class's mirror and
+ * update the handle that points to it while the sampled thread sits in its signal
+ * handler (it is in native or blocked code, so safepoints go on without it). Copying the
+ * pages after the walk, as this file once did, then saved a handle that pointed to a page
+ * the walk never read, and the replay differed.
  *
  * Only the thread that called asgst__record_begin is logged (the read layer keeps the
  * logger per thread); other threads' loads during a recording read live memory and are
