@@ -1,9 +1,10 @@
 /*
  * record.c - ASGST_RecordWalk and ASGST_ReplayWalk (extensions): a walk of a live VM saved
- * with everything it read, and walked again later without the VM (impl/replay/).
+ * with everything it read, and walked again later without the VM (impl/record/ writes the
+ * recording, impl/replay.h walks it again).
  *
  * The recording walk is an ordinary walk through the active backend, reading a snapshot of
- * every page it touches (impl/replay/record.c), with the frame cache off, and, for each
+ * every page it touches (impl/record/recorder.c), with the frame cache off, and, for each
  * Java frame, the metadata a profiler reads (class and method names, signature, line
  * number), so that a replay can answer those too. The frames and names the live walk
  * produced go into the recording: a replay compares itself with them.
@@ -12,7 +13,8 @@
 #include <string.h>
 
 #include "internal.h"
-#include "../impl/replay/record.h"
+#include "../impl/record/recorder.h"
+#include "../impl/replay.h"
 
 #define MAX_FRAMES 2048
 #define STRINGS_CAP 65536

@@ -151,7 +151,7 @@ typedef struct asgst__backend {
   /* SS. The ASGST_Capabilities bits this backend offers. May be NULL: all of them. */
   int (*capabilities)(void);
 
-  /* SS. The VM layout as text for a recording (impl/replay/format.h), NULL (and
+  /* SS. The VM layout as text for a recording (impl/record/format.h), NULL (and
    * ASGST_RecordWalk answers ASGST_UNSUPPORTED) if the backend's walks cannot be recorded. */
   const char *(*layout_text)(size_t *len);
 

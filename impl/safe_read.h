@@ -7,7 +7,8 @@
  * false; a load of a plausible address that still faults (unmapped page, PROT_NONE) is
  * caught by the crash guard (impl/guard.h) around the walk, which ends it with
  * ASGST_WALK_FAULTED. So these helpers must only be used inside ASGST__GUARD_BEGIN/END.
- * All functions here are SS and inline: no call on the hot path.
+ * The loads are SS and inline: no call on the hot path. Their slow path and the read
+ * hooks are in safe_read.c.
  */
 #ifndef ASGST_IMPL_SAFE_READ_H
 #define ASGST_IMPL_SAFE_READ_H
@@ -21,24 +22,43 @@
 #define ASGST__MIN_ADDR ((uintptr_t)0x10000)
 #define ASGST__MAX_ADDR ((uintptr_t)1 << 47)
 
-/* Read hooks (impl/read_hooks.c). While a recording walk runs (ASGST__HOOK_LOG,
- * impl/replay/record.c) or a thread walks a stack copy (ASGST__HOOK_COPY,
- * impl/stack_copy.h), loads must go through asgst__hooked_read, which returns the address
- * to load from: the recording thread's snapshot of the page, taken at the page's first
- * read, so that the recording holds exactly the memory the walk saw; or the copy of the
- * walked thread's stack for the thread that walks the copy. Other threads' loads are not
- * moved. */
-#define ASGST__HOOK_LOG 1
-#define ASGST__HOOK_COPY 2
+/* Read hooks (safe_read.c): a thread's guarded loads can read somewhere else than the
+ * address they name. The read layer knows no user of its hooks; each registers itself:
+ * - a logger (asgst__read_log): every guarded load of the thread asks it where to read.
+ *   The recorder (impl/record/) registers one while a recording walk runs; it answers
+ *   with its snapshot of the page, taken at the page's first read, so that the recording
+ *   holds exactly the memory the walk saw;
+ * - a copy (asgst__read_from_copy): the thread's loads wholly inside a range read a copy
+ *   of it (the walker of a stack copy, impl/stack_copy.h).
+ * Other threads' loads are not moved. While any hook is on, loads take the slow path and
+ * ASGST__HOOKED sends them to asgst__hooked_read, which returns the address to load from. */
+#define ASGST__HOOK_LOG 1  /* some thread's loads are logged */
+#define ASGST__HOOK_COPY 2 /* some thread's loads of a range read a copy */
 extern volatile int asgst__read_hooks;
-uintptr_t asgst__hooked_read(uintptr_t a, size_t n); /* SS, impl/read_hooks.c */
+uintptr_t asgst__hooked_read(uintptr_t a, size_t n); /* SS */
 #define ASGST__HOOKED(a, n) \
   (__builtin_expect(asgst__read_hooks != 0, 0) ? asgst__hooked_read((a), (n)) : (a))
-bool asgst__recording_here(void); /* SS, impl/replay/record.c */
-/* SS. Turns the hooks in the mask `hooks` on or off (impl/read_hooks.c). */
-void asgst__read_hooks_set(int hooks, bool on);
 
-/* The fast path's bound (impl/read_hooks.c): ASGST__MAX_ADDR - ASGST__MIN_ADDR while no
+/* SS. A logger: the address a load of [a, a+n) by the logged thread reads instead (a
+ * itself to read live memory). Called on the slow path of that thread's loads only. */
+typedef uintptr_t (*asgst__read_logger)(uintptr_t a, size_t n);
+/* SS. From now on the calling thread's guarded loads go through `log`; NULL stops that.
+ * One logged thread at a time in the process (the caller serializes). */
+void asgst__read_log(asgst__read_logger log);
+/* SS. True if the calling thread's loads are logged. */
+bool asgst__read_logged(void);
+
+/* A copy of the memory [lo, hi): buf[0] holds the byte at lo. */
+typedef struct {
+  uintptr_t lo, hi;
+  const uint8_t *buf;
+} asgst__read_copy;
+/* SS. From now on the calling thread's guarded loads wholly inside [c->lo, c->hi) read
+ * c->buf (a load straddling hi reads live memory); NULL stops that. *c must not change
+ * meanwhile. One such thread at a time in the process (the caller serializes). */
+void asgst__read_from_copy(const asgst__read_copy *c);
+
+/* The fast path's bound (safe_read.c): ASGST__MAX_ADDR - ASGST__MIN_ADDR while no
  * hook is on, else 0, which sends every load to the slow path. One compare of the address
  * against it thus tests plausibility and hooks at once; a walk's loads are most of its
  * instructions, and folding the two tests took about 8% off a warm 50-frame walk. Not
@@ -56,12 +76,13 @@ static inline bool asgst__fast_ok(uintptr_t a, size_t n) {
   return __builtin_expect(a - ASGST__MIN_ADDR + n <= asgst__fast_limit, 1);
 }
 
-/* SS. True while the calling thread runs a recording walk. Facts that walks learn from VM
- * memory once and keep (the code heaps, ...) are then read again by that walk, so that
- * the recording holds the memory they come from: another thread may have learned them
- * just before, and its reads are not part of the recording. */
+/* SS. True while the calling thread's loads are logged (a recording walk). Facts that
+ * walks learn from VM memory once and keep (the code heaps, ...) are then read again by
+ * that walk, so that the log holds the memory they come from: another thread may have
+ * learned them just before, and its reads are not logged. The test of the hooks word
+ * comes first: without a logger anywhere this costs one load and one compare. */
 static inline bool asgst__relearn(void) {
-  return __builtin_expect((asgst__read_hooks & ASGST__HOOK_LOG) != 0, 0) && asgst__recording_here();
+  return __builtin_expect((asgst__read_hooks & ASGST__HOOK_LOG) != 0, 0) && asgst__read_logged();
 }
 
 /* SS. True if [a, a+n) can be user memory. */

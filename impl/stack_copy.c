@@ -49,3 +49,17 @@ size_t asgst__stack_copy_take(asgst__stack_copy *c, uintptr_t sp, uintptr_t stac
   c->hi = copy_pages(c->buf, lo, hi);
   return c->hi - lo;
 }
+
+/* The copy the walking thread reads, as the read layer sees it (one copy walk at a time in
+ * the process, stack_copy.h). */
+static asgst__read_copy in_use;
+
+/* SS. */
+void asgst__stack_copy_use(const asgst__stack_copy *c) {
+  if (c == NULL) {
+    asgst__read_from_copy(NULL);
+    return;
+  }
+  in_use = (asgst__read_copy){c->lo, c->hi, c->buf};
+  asgst__read_from_copy(&in_use);
+}

@@ -4,9 +4,9 @@
  *
  * The walker copies the target's stack while the target waits in its signal handler,
  * releases it, then walks with its own loads of the copied range sent to the copy (a read
- * hook, impl/safe_read.h). Everything else the walk reads (the code cache, metadata, the
- * thread object) is read live, as it is by then: that is what makes such a walk wrong
- * sometimes, and what the crash guard must survive.
+ * hook it registers with impl/safe_read.h). Everything else the walk reads (the code
+ * cache, metadata, the thread object) is read live, as it is by then: that is what makes
+ * such a walk wrong sometimes, and what the crash guard must survive.
  */
 #ifndef ASGST_IMPL_STACK_COPY_H
 #define ASGST_IMPL_STACK_COPY_H

@@ -324,7 +324,7 @@ enum { ASGST_COPY_STACK = 1 << 16 };
  * and their names and line numbers, the VM layout, and every page of memory the walk and
  * those metadata reads touched (a few KB to a few hundred KB). ASGST_ReplayWalk walks it
  * again later, in any process, without the JVM; the format is documented in
- * impl/replay/format.h. Returns the recording's size, or an error: ASGST_INVALID_ARGUMENT
+ * impl/record/format.h. Returns the recording's size, or an error: ASGST_INVALID_ARGUMENT
  * (bad argument, or buf too small), ASGST_BUSY (another recording runs), ASGST_UNSUPPORTED
  * (the active backend cannot be recorded). Slower than a walk (it copies every page). */
 ASGST_EXPORT int64_t ASGST_RecordWalk(void *ucontext, int32_t options, void *buf, size_t cap);

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 
 #include "asgst.h"
-#include "impl/replay/format.h"
+#include "impl/record/format.h"
 
 #define MAX_FRAMES 2048
 #define TRIES 3        /* new processes tried for a recording whose pages collide */

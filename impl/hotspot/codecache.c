@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../safe_read.h"
+#include "codecache.h"
 #include "walker_internal.h"
 
 #define MAX_HEAPS 8

@@ -152,7 +152,7 @@ extern asgst__vm_model asgst__vm;
  * names every missing required piece (or the unsupported version). Optional pieces that
  * are missing switch their feature off; asgst__vm_features_off() says which. */
 int asgst__vm_model_init(int spec, int32_t flags, char *err, size_t errlen);
-/* N. Writes the layout text of recordings (impl/replay/format.h) from the model's
+/* N. Writes the layout text of recordings (impl/record/format.h) from the model's
  * resolved rows and the values learned from the live VM; call once those are known.
  * 0, or -1 if it does not fit. */
 int asgst__vm_model_export(void);

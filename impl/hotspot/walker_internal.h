@@ -78,10 +78,6 @@ int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int
 int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
                           const asgst__thread *t, asgst__regs *s);
 
-/* SS. codecache.c: forgets the lazily learned code heaps, interpreter range and names
- * (values: their values too, only when no walk runs). */
-void asgst__hs_codecache_forget(bool values);
-
 /* SS. A continuation return barrier (JDK 21+) is no frame of its own: the return address
  * of a virtual thread's lowest thawed frame, or interrupted at its first instruction just
  * after that frame returned (rsp is still that frame's sender sp; further into the

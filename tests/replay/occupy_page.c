@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "impl/replay/format.h"
+#include "impl/record/format.h"
 
 /* N. */
 __attribute__((constructor)) static void occupy(void) {

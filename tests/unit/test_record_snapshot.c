@@ -1,5 +1,5 @@
 /*
- * test_record_snapshot.c - the page snapshot of a recording walk (impl/replay/record.c):
+ * test_record_snapshot.c - the page snapshot of a recording walk (impl/record/recorder.c):
  * the recording thread reads each page as it was at its first read, however the memory
  * changes afterwards, and the recording holds exactly those bytes; other threads read live
  * memory; a load across two pages joins the two snapshots; a faulting page is recorded as
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "impl/guard.h"
-#include "impl/replay/record.h"
+#include "impl/record/recorder.h"
 #include "impl/safe_read.h"
 
 enum { PAGE = ASGST__REC_PAGE, PAGES = 3 };

@@ -1,5 +1,6 @@
 /*
- * replay.c - a recorded walk (format.h) walked again without a JVM: the replay backend.
+ * replay_backend.c - a recorded walk (impl/record/format.h) walked again without a JVM:
+ * the replay backend (impl/replay.h).
  *
  * The recorded pages are mapped back at their original addresses, read-only, so the
  * unchanged HotSpot walker and metadata code read exactly what they read on the live VM;
@@ -18,10 +19,11 @@
 #include <sys/mman.h>
 
 #include "../guard.h"
-#include "../hotspot/hotspot.h"
-#include "../hotspot/walker_internal.h"
+#include "../replay.h"
+#include "../safe_read.h"
+#include "codecache.h"
+#include "hotspot.h"
 #include "layout_tables.h"
-#include "record.h"
 
 static char error[512];
 static asgst__layout_tables tables;

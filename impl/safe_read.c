@@ -1,30 +1,33 @@
 /*
- * read_hooks.c - the slow path of the guarded loads of impl/safe_read.h: addresses that
- * fail the fast path's one compare (implausible, misaligned, or any load while a recording
- * walk reads its page snapshot or a thread walks a stack copy, impl/stack_copy.h).
+ * safe_read.c - the slow path of the guarded loads of safe_read.h (addresses that fail the
+ * fast path's one compare: implausible, misaligned, or any load while a read hook is on)
+ * and the read hooks' state. Whoever moves a thread's loads registers itself here; this
+ * file names none of them.
  */
 #include <stdbool.h>
 
-#include "replay/record.h"
 #include "safe_read.h"
-#include "stack_copy.h"
 
 volatile int asgst__read_hooks;
 uintptr_t asgst__fast_limit = ASGST__MAX_ADDR - ASGST__MIN_ADDR;
 
-/* The stack copy the calling thread walks, NULL if none. initial-exec TLS: read from
- * signal handlers, which must not trigger a lazy TLS allocation. */
-static __thread const asgst__stack_copy *volatile copy_here
+/* The calling thread's logger and copy, NULL if none. initial-exec TLS: read from signal
+ * handlers, which must not trigger a lazy TLS allocation. */
+static __thread volatile asgst__read_logger logger_here __attribute__((tls_model("initial-exec")));
+static __thread const asgst__read_copy *volatile copy_here
     __attribute__((tls_model("initial-exec")));
 
 /* SS. */
 uintptr_t asgst__hooked_read(uintptr_t a, size_t n) {
   int hooks = asgst__read_hooks;
-  if ((hooks & ASGST__HOOK_LOG) && asgst__recording_here()) return asgst__record_read(a, n);
+  if (hooks & ASGST__HOOK_LOG) {
+    asgst__read_logger log = logger_here;
+    if (log != NULL) return log(a, n);
+  }
   if (hooks & ASGST__HOOK_COPY) {
-    const asgst__stack_copy *c = copy_here;
+    const asgst__read_copy *c = copy_here;
     /* Only a load wholly inside the copy moves; one straddling its end reads live memory
-     * (the copy ends at the stack's base or at a page that faulted). */
+     * (a stack copy ends at the stack's base or at a page that faulted). */
     if (c != NULL && a >= c->lo && a < c->hi && n <= c->hi - a) return (uintptr_t)c->buf + (a - c->lo);
   }
   return a;
@@ -47,7 +50,7 @@ bool asgst__load_slow(uintptr_t a, size_t n, bool aligned, uint64_t *out) {
 /* SS. Turns hooks on (on) or off and sets the fast path's bound to match. Two threads may
  * change hooks at once: each stores the bound its own reading of the hooks implies, and
  * stores again if the hooks changed meanwhile, so the last store always matches them. */
-void asgst__read_hooks_set(int hooks, bool on) {
+static void hooks_set(int hooks, bool on) {
   if (on) __atomic_or_fetch(&asgst__read_hooks, hooks, __ATOMIC_SEQ_CST);
   else __atomic_and_fetch(&asgst__read_hooks, ~hooks, __ATOMIC_SEQ_CST);
   for (;;) {
@@ -57,8 +60,18 @@ void asgst__read_hooks_set(int hooks, bool on) {
   }
 }
 
+/* SS. The thread's slot is written first either way: the hooks word only sends loads to
+ * the slow path, where the slot decides whose loads are logged. */
+void asgst__read_log(asgst__read_logger log) {
+  logger_here = log;
+  hooks_set(ASGST__HOOK_LOG, log != NULL);
+}
+
 /* SS. */
-void asgst__stack_copy_use(const asgst__stack_copy *c) {
+bool asgst__read_logged(void) { return logger_here != NULL; }
+
+/* SS. */
+void asgst__read_from_copy(const asgst__read_copy *c) {
   copy_here = c;
-  asgst__read_hooks_set(ASGST__HOOK_COPY, c != NULL);
+  hooks_set(ASGST__HOOK_COPY, c != NULL);
 }

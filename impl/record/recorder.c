@@ -1,20 +1,21 @@
 /*
- * record.c - the page snapshot of a recording walk and the writer of the recording
+ * recorder.c - the page snapshot of a recording walk and the writer of the recording
  * (format.h).
  *
- * While a recording runs, every guarded load (impl/safe_read.h) of the recording thread
- * comes here first. The first load from a page copies the whole page into the snapshot,
- * and that load and every later one from the page read the snapshot, not the live page.
- * So the walk and the metadata reads of its frames see exactly the bytes the recording
- * holds, even where the VM changes memory meanwhile: a garbage collection can move a
- * class's mirror and update the handle that points to it while the sampled thread sits in
- * its signal handler (it is in native or blocked code, so safepoints go on without it).
- * Copying the pages after the walk, as this file once did, then saved a handle that
- * pointed to a page the walk never read, and the replay differed.
+ * While a recording runs, every guarded load of the recording thread comes here first:
+ * asgst__record_begin registers read_snapshot as that thread's logger (impl/safe_read.h).
+ * The first load from a page copies the whole page into the snapshot, and that load and
+ * every later one from the page read the snapshot, not the live page. So the walk and
+ * the metadata reads of its frames see exactly the bytes the recording holds, even where
+ * the VM changes memory meanwhile: a garbage collection can move a class's mirror and
+ * update the handle that points to it while the sampled thread sits in its signal
+ * handler (it is in native or blocked code, so safepoints go on without it). Copying the
+ * pages after the walk, as this file once did, then saved a handle that pointed to a page
+ * the walk never read, and the replay differed.
  *
- * Only the thread that called asgst__record_begin is hooked (a thread-local flag); other
- * threads' loads during a recording read live memory and are not logged. One recording at
- * a time per process.
+ * Only the thread that called asgst__record_begin is logged (the read layer keeps the
+ * logger per thread); other threads' loads during a recording read live memory and are
+ * not logged. One recording at a time per process.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 
 #include "../guard.h"
 #include "../safe_read.h"
-#include "record.h"
+#include "recorder.h"
 
 #define PAGE ASGST__REC_PAGE
 #define SNAP_CAP 8192                 /* distinct pages a recording can hold (32 MiB) */
@@ -45,8 +46,6 @@ static struct {
   uint8_t bounce[BOUNCE_CAP];
 } snap;
 static atomic_flag busy = ATOMIC_FLAG_INIT;
-/* Set on the recording thread only. initial-exec: read in signal handlers. */
-static __thread volatile bool recording_here __attribute__((tls_model("initial-exec")));
 
 /* SS. Copies page p into dst with plain loads (not the hooked ones); false if it faults. */
 static bool copy_page(uint64_t p, uint8_t *dst) {
@@ -83,11 +82,10 @@ static const uint8_t *snapshot_of(uint64_t p) {
   return snap.absent[s] ? NULL : snap.bytes + (size_t)s * PAGE;
 }
 
-/* SS. */
-bool asgst__recording_here(void) { return recording_here; }
-
-/* SS. */
-uintptr_t asgst__record_read(uintptr_t a, size_t n) {
+/* SS. The logger of the recording thread (asgst__read_logger): where its load of [a, a+n)
+ * reads instead, the snapshot of its page(s), taken now if not yet; a itself when a page
+ * faults (the load then faults as it will in the replay). */
+static uintptr_t read_snapshot(uintptr_t a, size_t n) {
   uint64_t first = a / PAGE, last = (a + n - 1) / PAGE;
   const uint8_t *c = snapshot_of(first);
   /* Absent page: the live load faults as it will in the replay. */
@@ -128,8 +126,7 @@ bool asgst__record_begin(void) {
     memset(snap.keys, 0, sizeof snap.keys);
     snap.gen = 1;
   }
-  recording_here = true;
-  asgst__read_hooks_set(ASGST__HOOK_LOG, true);
+  asgst__read_log(read_snapshot);
   return true;
 }
 
@@ -194,8 +191,7 @@ static bool put_pages(writer *w, asgst__rec_header *h) {
 
 /* SS. */
 int64_t asgst__record_end(const asgst__record_walk *r, void *buf, size_t cap) {
-  recording_here = false;
-  asgst__read_hooks_set(ASGST__HOOK_LOG, false);
+  asgst__read_log(NULL);
   int64_t rc = ASGST_INVALID_ARGUMENT;
   asgst__rec_header h;
   memset(&h, 0, sizeof h);

@@ -2,14 +2,14 @@
  * layout_tables.h - vmStructs tables built from text (layout_tables.c): a recording's
  * layout for a replay, or a recorded vmStructs dump for the model's unit test.
  */
-#ifndef ASGST_REPLAY_LAYOUT_TABLES_H
-#define ASGST_REPLAY_LAYOUT_TABLES_H
+#ifndef ASGST_HOTSPOT_LAYOUT_TABLES_H
+#define ASGST_HOTSPOT_LAYOUT_TABLES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../hotspot/vmstructs.h"
+#include "vmstructs.h"
 
 #define ASGST__LAYOUT_MAX_VALUES 16
 

@@ -21,8 +21,8 @@
  * read from the live VM rather than from the tables (the JDK feature version, the mirror's
  * klass field offset, the mirror's modifiers field offset).
  */
-#ifndef ASGST_REPLAY_FORMAT_H
-#define ASGST_REPLAY_FORMAT_H
+#ifndef ASGST_RECORD_FORMAT_H
+#define ASGST_RECORD_FORMAT_H
 
 #include <stdint.h>
 
