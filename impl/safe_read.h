@@ -61,7 +61,7 @@ void asgst__read_from_copy(const asgst__read_copy *c);
 /* The fast path's bound (safe_read.c): ASGST__MAX_ADDR - ASGST__MIN_ADDR while no
  * hook is on, else 0, which sends every load to the slow path. One compare of the address
  * against it thus tests plausibility and hooks at once; a walk's loads are most of its
- * instructions, and folding the two tests took about 8% off a warm 50-frame walk. Not
+ * instructions, and folding the two tests into one made a warm walk measurably faster. Not
  * volatile on purpose: the compiler may keep it in a register for a whole function. A
  * thread that needs its hooks turns them on before its walk, in another function; other
  * threads may take either path. */
