@@ -3,8 +3,8 @@
  *
  * A sample costs the sampled thread the signal's delivery and return plus the handler's
  * walk. When that cost comes close to the interval, the thread does nothing but handle
- * signals (at 20 us with kernel samples on a busy 2-core machine it never got back to its
- * own code). So each sampled thread's handler share is measured and held under a budget
+ * signals (at the shortest intervals, with kernel samples on a busy machine, a thread was
+ * seen never to get back to its own code). So each sampled thread's handler share is measured and held under a budget
  * (option overhead=, default 10% of the thread's time):
  *   - cpu (perf cpu-clock): the period starts no shorter than what the machine's timer
  *     interrupts allow (clock_cost.c). Then, per perf fd, a moving average of
@@ -32,8 +32,8 @@
 #include "sampling/sampling.h"
 
 /* What the kernel takes to deliver a signal and return from it, on top of the handler's
- * own time. Measured here: a signal sent to oneself costs 3.4 us against 1.1 us for a
- * plain syscall. */
+ * own time: an estimate of its order (a signal sent to oneself costs a few microseconds
+ * more than a plain syscall), which is all the budget needs. */
 #define DELIVERY_NS 2500u
 #define MAX_PERIOD_NS 100000000ull /* the throttle never samples slower than every 100 ms */
 #define SHARE_ONE 65536u           /* fixed point for shares of time */

@@ -22,7 +22,7 @@
 #include "walk/walk.h"
 
 #define POOL 4
-#define BUF_SIZE (4u << 20) /* the largest recordings measured are under 0.5 MB */
+#define BUF_SIZE (4u << 20) /* several times the largest recordings seen so far */
 
 enum { FREE, BUSY, FULL };
 static struct {

@@ -17,7 +17,8 @@
  * The library runs one out-of-thread walk at a time, so the walker and a wall timer thread
  * take turns. A walker that falls behind (each walk waits for its target to be scheduled)
  * drops requests older than REQUEST_MAX_AGE_NS instead of walking them: the stack it would
- * find then has nothing to do with the event (seconds late at 100 us on a busy machine).
+ * find then has nothing to do with the event (on a busy machine at short intervals the
+ * backlog grows to seconds).
  */
 #include <errno.h>
 #include <poll.h>

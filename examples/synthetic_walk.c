@@ -1,5 +1,6 @@
 /*
- * asgst_demo.c - the ASGST API over a synthetic VM, no JVM needed.
+ * synthetic_walk.c - the ASGST API over a synthetic VM, no JVM needed: an example for
+ * profiler authors.
  *
  * Builds the stack of a small program, caller first:
  *     demo/App.main          interpreted
@@ -17,7 +18,7 @@
 #include "asgst.h"
 #include "asgst_synthetic.h"
 
-/* N. A C function of this program; the demo's C frame executes in it. Exported (the
+/* N. A C function of this program; the example's C frame executes in it. Exported (the
  * executable is linked with -rdynamic) so dladdr can name it. */
 static volatile int bytes_read;
 __attribute__((noinline)) void read_socket(void) {
@@ -73,7 +74,7 @@ static void print_trace(ASGST_Iterator *it, void *arg) {
 int main(void) {
   ASGST_SynthVM *vm = ASGST_SynthCreateVM();
   if (vm == NULL || ASGST_SynthActivate(vm) != 0 || ASGST_SynthAttachThread(vm) != 0) {
-    fprintf(stderr, "asgst-demo: cannot set up the synthetic VM\n");
+    fprintf(stderr, "asgst-synthetic-walk: cannot set up the synthetic VM\n");
     return 1;
   }
   ASGST_MethodLineNumberEntry app_lines[] = {{0, 5}, {8, 7}};
