@@ -67,7 +67,7 @@ case "${1:-build}" in
   demo)
     do_build
     if [ -x "$ROOT/profiler-demo/run-demo.sh" ]; then exec "$ROOT/profiler-demo/run-demo.sh" "$BUILD"; fi
-    exec "$BUILD/bin/asgst-demo"
+    exec "$BUILD/bin/asgst-synthetic-walk"
     ;;
   bench) do_build; exec "$ROOT/tests/bench/run_bench.sh" "$BUILD" ;;
   eval) do_build; shift; exec "$ROOT/profiler-demo/eval/eval.sh" --build "$BUILD" "$@" ;;

@@ -1,0 +1,178 @@
+/*
+ * agent.c - the JVMTI side: Agent_OnLoad / Agent_OnAttach, options and actions, and the
+ * thread lifecycle events that open and close each Java thread's event sources.
+ *
+ *   java -agentpath:libasgstprof.so=event=cpu,file=out.html ...   (starts at VM init)
+ *   asgst-attach <pid> start,event=cpu,file=out.html | stop | dump
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <jvmti.h>
+
+#include "control/control.h"
+#include "core/say.h"
+#include "core/state.h"
+#include "fd/fd.h"
+#include "sampling/sampling.h"
+#include "walk/walk.h"
+
+static jvmtiEnv *jvmti;
+static JavaVM *jvm;
+static bool start_at_init;
+
+/* N. The OS id of the calling thread. */
+static pid_t my_tid(void) {
+  return (pid_t)syscall(SYS_gettid);
+}
+
+/* N. JVMTI ThreadStart: open the new thread's events on the thread itself. */
+static void JNICALL on_thread_start(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
+  jvmtiThreadInfo info;
+  memset(&info, 0, sizeof info);
+  char name[64] = "?";
+  if ((*env)->GetThreadInfo(env, thread, &info) == JVMTI_ERROR_NONE && info.name) {
+    snprintf(name, sizeof name, "%s", info.name);
+    (*env)->Deallocate(env, (unsigned char *)info.name);
+    if (info.thread_group) (*jni)->DeleteLocalRef(jni, info.thread_group);
+    if (info.context_class_loader) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
+  }
+  prof_threads_add(my_tid(), name);
+  prof_queue_thread_start(jni);
+}
+
+/* N. JVMTI ThreadEnd. */
+static void JNICALL on_thread_end(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
+  (void)env, (void)thread;
+  prof_queue_thread_end(jni);
+  prof_threads_remove(my_tid());
+}
+
+/* N. JVMTI VMInit: the VM is fully up; bind the library and start if asked to. A library
+ * that refuses the VM (its self-check runs now) leaves the JVM running unprofiled. */
+static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
+  (void)env, (void)jni, (void)thread;
+  char err[512];
+  if (prof_bind_asgst(jvm) != 0) {
+    if (start_at_init)
+      prof_say("asgst-prof: not profiling: the ASGST library refuses this JVM: %s\n",
+               prof.init_error);
+    return;
+  }
+  if (start_at_init && prof_start(false, err, sizeof err) != 0)
+    prof_say("asgst-prof: cannot start: %s\n", err);
+  else if (start_at_init)
+    prof_fd_interval_start();
+}
+
+/* N. At Agent_OnLoad: asks the library whether it knows this JVM's layout (its answer is
+ * final for an unknown version or missing fields; the live self-check follows at VMInit),
+ * then lets go again, so that binding happens at VMInit as before. */
+static int check_early(JavaVM *vm, char *err, size_t errlen) {
+  int r = ASGST_Initialize(vm, prof.opts.untested_jdk ? ASGST_INIT_UNTESTED_JDK : 0);
+  if (r != 0) {
+    snprintf(err, errlen, "the ASGST library refuses this JVM: %s: %s", ASGST_ErrorName(r),
+             ASGST_InitializeError());
+    return -1;
+  }
+  ASGST_Shutdown();
+  return 0;
+}
+
+/* N. JVMTI VMDeath: a run still going writes its outputs. */
+static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni) {
+  (void)env, (void)jni;
+  char err[512];
+  if (atomic_load(&prof.running) && prof_stop(err, sizeof err) != 0)
+    prof_say("asgst-prof: %s\n", err);
+}
+
+/* N. Gets the JVMTI environment and enables the events, once. */
+static int setup_jvmti(JavaVM *vm, bool live) {
+  if (jvmti) return 0;
+  jvm = vm;
+  /* An attach that arrives while the JVM is still starting can find JVMTI not offered yet
+   * (seen on a loaded machine right after the JVM mapped libjvm): wait up to 2 s for it. */
+  for (int i = 0; (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK; i++) {
+    if (!live || i == 200) return -1;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+  jvmtiEventCallbacks cb;
+  memset(&cb, 0, sizeof cb);
+  cb.ThreadStart = on_thread_start;
+  cb.ThreadEnd = on_thread_end;
+  cb.VMInit = on_vm_init;
+  cb.VMDeath = on_vm_death;
+  if ((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb) != JVMTI_ERROR_NONE) return -1;
+  jvmtiEvent evs[] = {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_VM_DEATH,
+                      JVMTI_EVENT_VM_INIT};
+  for (int i = 0; i < (live ? 3 : 4); i++)
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, evs[i], NULL);
+  return 0;
+}
+
+/* N. Carries out the action of one option string; 0 or non-zero after saying why. */
+static int run(JavaVM *vm, const char *options, bool live) {
+  static prof_options o;
+  char err[512];
+  if (prof_parse_options(options, &o, err, sizeof err) != 0) {
+    prof_set_reply(o.reply);
+    prof_say("asgst-prof: %s\n", err);
+    return 1;
+  }
+  prof_set_reply(o.reply);
+  if (setup_jvmti(vm, live) != 0) {
+    prof_say("asgst-prof: cannot get a JVMTI environment\n");
+    return 1;
+  }
+  int rc = 0;
+  if (o.action == ACT_FDS) {
+    /* A query reads the current run's records; it changes nothing. */
+    rc = prof_fd_query(o.fds_match, o.reply, err, sizeof err);
+  } else if (o.action == ACT_STOP || o.action == ACT_DUMP) {
+    if (o.nfiles) memcpy(prof.opts.files, o.files, sizeof o.files), prof.opts.nfiles = o.nfiles;
+    if (o.fds_file[0]) memcpy(prof.opts.fds_file, o.fds_file, sizeof o.fds_file);
+    rc = o.action == ACT_STOP ? prof_stop(err, sizeof err) : prof_dump(err, sizeof err);
+  } else if (atomic_load(&prof.running)) {
+    snprintf(err, sizeof err, "already profiling; stop first");
+    rc = -1;
+  } else {
+    prof.opts = o;
+    if (live) {
+      if (prof_bind_asgst(vm) != 0) {
+        snprintf(err, sizeof err, "not profiling: the ASGST library refuses this JVM: %s",
+                 prof.init_error);
+        rc = -1;
+      } else {
+        rc = prof_start(true, err, sizeof err);
+        if (rc == 0) prof_fd_interval_start();
+      }
+    } else if ((rc = check_early(vm, err, sizeof err)) == 0) {
+      start_at_init = true;
+    }
+  }
+  if (rc != 0) prof_say("asgst-prof: %s\n", err);
+  prof_set_reply(NULL);
+  return rc != 0;
+}
+
+/* N. */
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+  (void)reserved;
+  return run(vm, options, false) ? JNI_ERR : JNI_OK;
+}
+
+/* N. */
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
+  (void)reserved;
+  return run(vm, options, true) ? JNI_ERR : JNI_OK;
+}
+
+/* N. */
+JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm) {
+  (void)vm;
+}

@@ -1,0 +1,33 @@
+/*
+ * control.h - control and attach: the JVMTI agent (agent.c) parses its options
+ * (options.c), binds the ASGST library (asgst_binding.c) and starts, stops and dumps runs
+ * (profiler.c), which switch the rooms below on and off and write the outputs.
+ * asgst-attach (attach.c) is a program of its own and includes none of this.
+ *
+ * Signal-safety classes as in asgst.h: every function here is N, ordinary code.
+ */
+#ifndef ASGSTPROF_CONTROL_CONTROL_H
+#define ASGSTPROF_CONTROL_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "asgst.h"
+#include "core/options.h"
+
+/* N. Parses "a,b=c,..." into *o. Returns 0, or -1 with a message naming the bad part in
+ * err. Checks tracepoints (and their filters) against the kernel and output files for
+ * writability, so a bad option fails here. */
+int prof_parse_options(const char *text, prof_options *o, char *err, size_t errlen);
+/* N. Parses "10ms" and friends into nanoseconds; -1 if malformed or zero. */
+int64_t prof_parse_duration(const char *s);
+
+/* N. on_attach: the caller is the attach listener thread, which is not profiled. */
+int prof_start(bool on_attach, char *err, size_t errlen);
+int prof_stop(char *err, size_t errlen);  /* N: stop and write the outputs */
+int prof_dump(char *err, size_t errlen);  /* N: write the outputs, keep sampling */
+/* N. Binds the ASGST library to the JVM; the reason goes to prof.init_error on failure. */
+int prof_bind_asgst(JavaVM *vm);
+
+#endif /* ASGSTPROF_CONTROL_CONTROL_H */

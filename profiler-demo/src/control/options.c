@@ -1,0 +1,298 @@
+/*
+ * options.c - parsing the agent's comma-separated options.
+ *
+ *   event=cpu|wall|cputimer|<category>:<tracepoint>   (repeatable)
+ *   filter=<kernel filter expression>  for the tracepoint right before it
+ *   interval=<n>[ns|us|ms|s]  for cpu/wall; for a tracepoint: every Nth event
+ *   file=<path>.html|.collapsed|.txt   (repeatable)   fds=<path>
+ *   overhead=<percent>  the most of a sampled thread's time samples may take (1-50, 10)
+ *   record=<path>  record_n=<n>  record_walks=errors|all   walks recorded for a replay
+ *   walk=signal|thread|queue  where stacks are walked (README, "Walk modes")
+ *   compare  with walk=thread|queue, also walk each sample in the handler and count how
+ *            often both walks agree (method+bci frame by frame)
+ *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
+ *   untested_jdk  accept a JDK newer than the newest the library was tested on
+ *            (ASGST_INIT_UNTESTED_JDK; the summary then says "untested JDK N")
+ *   event=fds (every fd tracepoint)  fds_interval=<duration>  fds [fds_match=<fd|port|text>]
+ *
+ * A filter's value may contain commas that are not followed by a known option name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "control/control.h"
+#include "core/say.h"
+#include "output/writer.h"
+#include "sampling/sampling.h"
+
+#define DEFAULT_CPU_NS 10000000ull  /* 10 ms */
+#define DEFAULT_WALL_NS 20000000ull /* 20 ms */
+#define MIN_INTERVAL_NS 10000ull     /* the kernel runs cpu-clock no faster than every 10 us */
+#define DEFAULT_OVERHEAD 10          /* percent, see overload.c */
+
+/* N. */
+int64_t prof_parse_duration(const char *s) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (end == s || errno || *s == '-') return -1;
+  uint64_t mul = 1;
+  if (*end == 0 || strcmp(end, "ns") == 0) mul = 1;
+  else if (strcmp(end, "us") == 0) mul = 1000;
+  else if (strcmp(end, "ms") == 0) mul = 1000000;
+  else if (strcmp(end, "s") == 0) mul = 1000000000;
+  else return -1;
+  if (v == 0 || v > INT64_MAX / mul) return -1;
+  return (int64_t)(v * mul);
+}
+
+/* N. True if the text at p starts a known option ("event=", "cstack", ...). */
+static bool starts_option(const char *p) {
+  static const char *const keyed[] = {"event=", "filter=", "interval=", "file=", "fds=",
+                                      "reply=", "overhead=", "record=", "record_n=",
+                                      "record_walks=", "walk=", "fds_match=", "fds_interval=",
+                                      NULL};
+  static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
+                                      "untested_jdk",
+                                      "fds", NULL};
+  for (int i = 0; keyed[i]; i++)
+    if (strncmp(p, keyed[i], strlen(keyed[i])) == 0) return true;
+  for (int i = 0; flags[i]; i++) {
+    size_t n = strlen(flags[i]);
+    if (strncmp(p, flags[i], n) == 0 && (p[n] == ',' || p[n] == 0)) return true;
+  }
+  return false;
+}
+
+/* N. Checks that path can be written: its directory exists and is writable. */
+static int check_writable(const char *what, const char *path, char *err, size_t len) {
+  if (path[0] == 0) return prof_fail(err, len, "%s: empty file name", what);
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == dir) dir[1] = 0;
+  else if (slash) *slash = 0;
+  else snprintf(dir, sizeof dir, ".");
+  if (access(dir, W_OK) != 0)
+    return prof_fail(err, len, "%s=%s: cannot write there (%s: %s)", what, path, dir,
+                strerror(errno));
+  if (access(path, F_OK) == 0 && access(path, W_OK) != 0)
+    return prof_fail(err, len, "%s=%s: not writable (%s)", what, path, strerror(errno));
+  return 0;
+}
+
+/* N. Adds an event=VALUE. */
+static int add_event(prof_options *o, const char *v, char *err, size_t len) {
+  if (o->nevents == PROF_MAX_EVENTS) return prof_fail(err, len, "event=%s: too many events", v);
+  prof_event *ev = &o->events[o->nevents];
+  memset(ev, 0, sizeof *ev);
+  snprintf(ev->name, sizeof ev->name, "%s", v);
+  if (strcmp(v, "cpu") == 0) ev->kind = EV_CPU, ev->interval = DEFAULT_CPU_NS;
+  else if (strcmp(v, "cputimer") == 0) ev->kind = EV_CPU_TIMER, ev->interval = DEFAULT_CPU_NS;
+  else if (strcmp(v, "wall") == 0) ev->kind = EV_WALL, ev->interval = DEFAULT_WALL_NS;
+  else if (strchr(v, ':')) {
+    ev->kind = EV_TRACEPOINT;
+    ev->interval = 1;
+    char note[256] = "";
+    if (prof_tracepoint_resolve(ev, note, sizeof note, err, len) != 0) return -1;
+    if (note[0]) prof_say("asgst-prof: %s\n", note);
+  } else {
+    return prof_fail(err, len, "event=%s: unknown event (cpu, wall, cputimer or category:name)", v);
+  }
+  for (int i = 0; i < o->nevents; i++)
+    if (strcmp(o->events[i].name, ev->name) == 0)
+      return prof_fail(err, len, "event=%s: given twice", v);
+  o->nevents++;
+  return 0;
+}
+
+/* N. Applies interval=VALUE to the last event (or remembers it for the events to come). */
+static int set_interval(prof_options *o, const char *v, uint64_t *pending, char *err,
+                        size_t len) {
+  prof_event *ev = o->nevents ? &o->events[o->nevents - 1] : NULL;
+  int64_t ns;
+  if (ev && ev->kind == EV_TRACEPOINT) {
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    if (end == v || *end || n <= 0) return prof_fail(err, len, "interval=%s: not a positive count", v);
+    ev->interval = (uint64_t)n;
+    return 0;
+  }
+  if ((ns = prof_parse_duration(v)) < 0)
+    return prof_fail(err, len, "interval=%s: bad interval (a positive number with ns, us, ms or s)",
+                v);
+  if ((uint64_t)ns < MIN_INTERVAL_NS)
+    return prof_fail(err, len, "interval=%s: below 10us, which no sampler here can serve (the "
+                     "kernel's cpu-clock fires at most every 10 us)", v);
+  if (ev) ev->interval = (uint64_t)ns;
+  else *pending = (uint64_t)ns;
+  return 0;
+}
+
+/* N. event=fds: every tracepoint of a call that makes, binds, connects or closes fds. */
+static int add_fd_events(prof_options *o, char *err, size_t len) {
+  for (int i = 0; prof_fd_tracepoints[i]; i++)
+    if (add_event(o, prof_fd_tracepoints[i], err, len) != 0) {
+      char why[512];
+      snprintf(why, sizeof why, "%s", err);
+      return prof_fail(err, len, "event=fds: %s", why);
+    }
+  return 0;
+}
+
+/* N. The options of the fd report's live forms (fd_live.c); 1 if k is none of them. */
+static int parse_fd_option(prof_options *o, const char *k, const char *v, bool eq, char *err,
+                           size_t len) {
+  if (eq && strcmp(k, "event") == 0 && strcmp(v, "fds") == 0) return add_fd_events(o, err, len);
+  if (!eq && strcmp(k, "fds") == 0) return o->action = ACT_FDS, 0;
+  if (eq && strcmp(k, "fds_match") == 0) {
+    if (strlen(v) >= sizeof o->fds_match) return prof_fail(err, len, "fds_match=%s: too long", v);
+    snprintf(o->fds_match, sizeof o->fds_match, "%s", v);
+    return 0;
+  }
+  if (eq && strcmp(k, "fds_interval") == 0) {
+    int64_t ns = prof_parse_duration(v);
+    if (ns < 100000000)
+      return prof_fail(err, len, "fds_interval=%s: a duration of at least 100ms (e.g. 5s)", v);
+    o->fds_interval = (uint64_t)ns;
+    return 0;
+  }
+  return 1;
+}
+
+/* N. Handles one "key=value" or flag. */
+static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, size_t len) {
+  char *eq = strchr(item, '=');
+  const char *v = eq ? eq + 1 : "";
+  if (eq) *eq = 0;
+  const char *k = item;
+  int fdo = parse_fd_option(o, k, v, eq != NULL, err, len);
+  if (fdo <= 0) return fdo;
+  if (strcmp(k, "event") == 0 && eq) return add_event(o, v, err, len);
+  if (strcmp(k, "interval") == 0 && eq) return set_interval(o, v, pending, err, len);
+  if (strcmp(k, "filter") == 0 && eq) {
+    prof_event *ev = o->nevents ? &o->events[o->nevents - 1] : NULL;
+    if (!ev || ev->kind != EV_TRACEPOINT)
+      return prof_fail(err, len, "filter=%s: must follow a tracepoint event", v);
+    if (strlen(v) >= sizeof ev->filter) return prof_fail(err, len, "filter=%s: too long", v);
+    snprintf(ev->filter, sizeof ev->filter, "%s", v);
+    return 0;
+  }
+  if (strcmp(k, "file") == 0 && eq) {
+    if (!prof_writer_for(v)) {
+      char endings[128];
+      prof_writer_endings(endings, sizeof endings);
+      return prof_fail(err, len, "file=%s: unknown format (use %s)", v, endings);
+    }
+    if (o->nfiles == PROF_MAX_FILES) return prof_fail(err, len, "file=%s: too many files", v);
+    if (check_writable("file", v, err, len)) return -1;
+    snprintf(o->files[o->nfiles++], sizeof o->files[0], "%s", v);
+    return 0;
+  }
+  if (strcmp(k, "fds") == 0 && eq) {
+    if (check_writable("fds", v, err, len)) return -1;
+    snprintf(o->fds_file, sizeof o->fds_file, "%s", v);
+    return 0;
+  }
+  if (strcmp(k, "reply") == 0 && eq) return 0; /* taken before parsing, see below */
+  if (strcmp(k, "overhead") == 0 && eq) {
+    char *end;
+    long pct = strtol(v, &end, 10);
+    if (end == v || (*end && strcmp(end, "%")) || pct < 1 || pct > 50)
+      return prof_fail(err, len, "overhead=%s: a percentage from 1 to 50", v);
+    o->max_overhead = (int)pct;
+    return 0;
+  }
+  if (strcmp(k, "record") == 0 && eq) {
+    if (check_writable("record", v, err, len)) return -1;
+    snprintf(o->record, sizeof o->record, "%s", v);
+    return 0;
+  }
+  if (strcmp(k, "record_n") == 0 && eq) {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end || n < 1 || n > 10000)
+      return prof_fail(err, len, "record_n=%s: a number of walks from 1 to 10000", v);
+    o->record_n = (int)n;
+    return 0;
+  }
+  if (strcmp(k, "record_walks") == 0 && eq) {
+    if (strcmp(v, "all") && strcmp(v, "errors"))
+      return prof_fail(err, len, "record_walks=%s: all or errors", v);
+    o->record_all = strcmp(v, "all") == 0;
+    return 0;
+  }
+  if (strcmp(k, "walk") == 0 && eq) {
+    if (strcmp(v, "signal") == 0) o->walk = WALK_SIGNAL;
+    else if (strcmp(v, "thread") == 0) o->walk = WALK_THREAD;
+    else if (strcmp(v, "queue") == 0) o->walk = WALK_QUEUE;
+    else return prof_fail(err, len, "walk=%s: signal, thread or queue", v);
+    return 0;
+  }
+  if (!eq && strcmp(k, "compare") == 0) return o->compare = true, 0;
+  if (!eq && strcmp(k, "cstack") == 0) return o->cstack = true, 0;
+  if (!eq && strcmp(k, "untested_jdk") == 0) return o->untested_jdk = true, 0;
+  if (!eq && strcmp(k, "threads") == 0) return o->threads = true, 0;
+  if (!eq && strcmp(k, "start") == 0) return o->action = ACT_START, 0;
+  if (!eq && strcmp(k, "stop") == 0) return o->action = ACT_STOP, 0;
+  if (!eq && strcmp(k, "dump") == 0) return o->action = ACT_DUMP, 0;
+  if (eq) *eq = '=';
+  return prof_fail(err, len, "unknown option '%s'", item);
+}
+
+/* N. Finds reply=PATH first so that every later message reaches asgst-attach. */
+static void take_reply(const char *text, prof_options *o) {
+  const char *p = strstr(text, "reply=");
+  if (!p || (p != text && p[-1] != ',')) return;
+  p += 6;
+  size_t n = strcspn(p, ",");
+  if (n >= sizeof o->reply) n = sizeof o->reply - 1;
+  memcpy(o->reply, p, n);
+  o->reply[n] = 0;
+}
+
+/* N. */
+int prof_parse_options(const char *text, prof_options *o, char *err, size_t errlen) {
+  memset(o, 0, sizeof *o);
+  o->max_overhead = DEFAULT_OVERHEAD;
+  o->record_n = 20;
+  err[0] = 0;
+  if (!text) text = "";
+  take_reply(text, o);
+  prof_set_reply(o->reply);
+  char *copy = strdup(text);
+  if (!copy) return prof_fail(err, errlen, "out of memory");
+  uint64_t pending = 0;
+  int rc = 0;
+  char *p = copy;
+  while (rc == 0 && *p) {
+    /* An item ends at a comma; a filter's value only at one that starts a known option. */
+    bool is_filter = strncmp(p, "filter=", 7) == 0;
+    char *end = p;
+    while (*end && !(*end == ',' && (!is_filter || starts_option(end + 1)))) end++;
+    bool last = *end == 0;
+    *end = 0;
+    if (*p) rc = parse_one(o, p, &pending, err, errlen);
+    p = last ? end : end + 1;
+  }
+  free(copy);
+  if (rc) return rc;
+  /* Starting without an event profiles CPU. */
+  if (o->fds_interval && !o->fds_file[0])
+    return prof_fail(err, errlen, "fds_interval: needs fds=<file> to rewrite");
+  if (o->nevents == 0 && o->action != ACT_STOP && o->action != ACT_DUMP && o->action != ACT_FDS)
+    add_event(o, "cpu", err, errlen);
+  if (o->compare && o->walk == WALK_SIGNAL)
+    return prof_fail(err, errlen, "compare: needs walk=thread or walk=queue (with walk=signal "
+                     "the walk is the in-handler walk)");
+  for (int i = 0; pending && i < o->nevents; i++)
+    if (o->events[i].kind != EV_TRACEPOINT) o->events[i].interval = pending;
+  for (int i = 0; i < o->nevents; i++)
+    if (o->events[i].kind == EV_TRACEPOINT && prof_tracepoint_check(&o->events[i], err, errlen))
+      return -1;
+  return 0;
+}

@@ -1,0 +1,67 @@
+/*
+ * records.h - the samples of a run: what a walk leaves in the lock-free sample buffer
+ * (sample_buffer.c), appended by signal handlers and walkers, read at dump time by the
+ * outputs and the fd report.
+ *
+ * Signal-safety classes as in asgst.h: SS async-signal-safe, N ordinary code.
+ */
+#ifndef ASGSTPROF_CORE_RECORDS_H
+#define ASGSTPROF_CORE_RECORDS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/options.h"
+
+typedef struct {
+  void *method; /* ASGST_Method, or the pc for a C frame */
+  int32_t bci;
+  uint8_t type; /* enum ASGST_FrameTypeId */
+  int8_t comp_level;
+  uint16_t pad;
+} prof_frame;
+
+/* File descriptors a traced syscall produced or used, filled in the handler
+ * (fd/fd_capture.c). */
+typedef struct {
+  int32_t fd[2];     /* -1 if absent */
+  uint64_t ino[2];   /* inode at creation time, to recognise the same open file later */
+  uint64_t time_ns;  /* CLOCK_REALTIME when the call returned */
+  int64_t ret;       /* the syscall's result */
+  int64_t args[2];   /* socket: domain, type; accept: the listening fd */
+  uint16_t addrlen;  /* bytes of addr: a sockaddr (bind, connect, accept's peer) or a path */
+  uint16_t locallen; /* bytes of local: the socket's own address after bind, connect, accept */
+  uint8_t addr[PROF_ADDR_MAX];
+  uint8_t local[112]; /* the port the kernel picked for port 0 or an outgoing connection */
+} prof_fdinfo;
+
+typedef struct {
+  _Atomic uint32_t size; /* total record size; written last (0: not committed) */
+  uint16_t event;
+  uint16_t nframes;
+  int32_t tid;
+  int32_t walk_result;   /* ASGST_RunWithIterator's result */
+  uint32_t walk_ns;     /* the walk's own time, wherever it ran */
+  uint8_t has_fdinfo;
+  uint8_t pad[3];
+  uint64_t seq;
+  uint32_t lag_ns;      /* from the handler's entry (the event) to the walk's start */
+  uint32_t pad2;
+  /* prof_frame frames[nframes]; then prof_fdinfo if has_fdinfo */
+} prof_record;
+
+/* N. Maps the buffer (bytes of address space, touched lazily). 0 or -1. */
+int prof_buffer_init(size_t bytes);
+/* N. Forgets every record (profiling restart). */
+void prof_buffer_reset(void);
+/* SS. Appends a record; false if the buffer is full (counted as lost by the caller). */
+bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
+                        const prof_fdinfo *fdi);
+/* N. Calls fn for every committed record, oldest first. */
+void prof_buffer_each(void (*fn)(const prof_record *r, const prof_frame *frames,
+                                 const prof_fdinfo *fdi, void *arg),
+                      void *arg);
+
+#endif /* ASGSTPROF_CORE_RECORDS_H */

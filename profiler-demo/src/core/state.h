@@ -1,0 +1,68 @@
+/*
+ * state.h - the profiler context: the one place that holds what a run shares (its
+ * options, its counters, whether it is sampling, its signals, why the library refused the
+ * JVM). It is one global, `prof`, not an argument: a signal handler has no argument to
+ * carry it, and reading a field of a global costs the handler no more than reading a
+ * global of its own.
+ *
+ * Signal-safety classes as in asgst.h: SS async-signal-safe, N ordinary code.
+ */
+#ifndef ASGSTPROF_CORE_STATE_H
+#define ASGSTPROF_CORE_STATE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "core/options.h"
+
+#define PROF_WALK_CODES 64 /* results -31..31 are counted by value */
+
+typedef struct {
+  _Atomic uint64_t signals[PROF_MAX_EVENTS];   /* signals received per event */
+  _Atomic uint64_t stored[PROF_MAX_EVENTS];    /* records written */
+  _Atomic uint64_t lost_buffer[PROF_MAX_EVENTS]; /* buffer full */
+  _Atomic uint64_t no_java[PROF_MAX_EVENTS];   /* walked, but no Java frame */
+  _Atomic uint64_t kernel_count[PROF_MAX_EVENTS]; /* events counted by the kernel (wall:
+                                                     signals the timer thread sent) */
+  _Atomic uint64_t walk_results[PROF_WALK_CODES];
+  _Atomic uint64_t throttled[PROF_MAX_EVENTS]; /* samples left out by the overload throttle */
+  _Atomic uint64_t throttle_steps[PROF_MAX_EVENTS]; /* times a period was raised */
+  _Atomic uint64_t max_period[PROF_MAX_EVENTS]; /* the longest period the throttle used, ns */
+  _Atomic uint64_t unknown_signal;             /* si_fd not ours (closed fd...) */
+  _Atomic uint64_t lost_signals;               /* SIGIO: real-time signal queue full */
+  _Atomic uint64_t via_sigio;                  /* of those, sampled anyway (on_sigio) */
+  _Atomic uint64_t seq;
+  /* Walk modes (walk/sample_store.c, walk/walk_thread.c, walk/walk_queue.c). */
+  _Atomic uint64_t handler_ns, handler_calls; /* our signal handler, on the sampled thread */
+  _Atomic uint64_t sampler_ns, sampler_walks; /* walks on a sampler thread / queue handler */
+  _Atomic uint64_t held_ns;           /* thread: RunWithIteratorOnThread calls (target held) */
+  _Atomic uint64_t requests;          /* thread: handler requests to the walker thread */
+  _Atomic uint64_t request_full;      /* thread: dropped, the request ring was full */
+  _Atomic uint64_t request_late;      /* thread: dropped, older than REQUEST_MAX_AGE_NS */
+  _Atomic uint64_t not_answering;     /* thread: the target did not answer in time */
+  _Atomic uint64_t enqueued;          /* queue: elements ASGST_Enqueue accepted */
+  _Atomic uint64_t enqueue_full;      /* queue: ASGST_ENQUEUE_FULL_QUEUE */
+  _Atomic uint64_t enqueue_no_queue;  /* queue: the thread has no (live) queue */
+  _Atomic uint64_t enqueue_failed;    /* queue: other errors (no top Java frame...) */
+  _Atomic uint64_t handled;           /* queue: elements the queue handler got */
+  _Atomic uint64_t stale;             /* queue: of those, reported ASGST_STALE_FRAME */
+  _Atomic uint64_t compared;          /* compare: samples walked both ways */
+  _Atomic uint64_t compare_same;      /* identical method+bci frame by frame */
+  _Atomic uint64_t compare_top_same;  /* same top frame (method+bci) */
+  _Atomic uint64_t compare_frames, compare_frames_same; /* frames compared / equal */
+} prof_counters;
+
+typedef struct {
+  prof_options opts;     /* options of the current run (control/ writes them, at start) */
+  prof_counters stats;   /* zeroed at start, counted by handlers and walkers */
+  _Atomic int running;   /* 1 while sampling */
+  int signal;            /* the real-time signal of tracepoint events (0: not taken yet) */
+  int signal_cpu;        /* SIGPROF: cpu and cputimer events */
+  int signal_wall;       /* SIGVTALRM: the wall clock's ticks */
+  char init_error[256];  /* why ASGST_Initialize failed, "" if it did not */
+} prof_state;
+
+/* The profiler context (state.c). */
+extern prof_state prof;
+
+#endif /* ASGSTPROF_CORE_STATE_H */

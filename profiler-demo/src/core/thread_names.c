@@ -1,0 +1,35 @@
+/*
+ * thread_names.c - names of the threads seen in this run, kept after they end (for the
+ * "threads" output and the fd report).
+ */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "core/options.h"
+#include "core/thread_names.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct { pid_t tid; char name[64]; } names[PROF_MAX_THREADS];
+static int nnames;
+
+/* N. */
+void prof_thread_name_remember(pid_t tid, const char *name) {
+  pthread_mutex_lock(&lock);
+  int i = 0;
+  while (i < nnames && names[i].tid != tid) i++;
+  if (i < PROF_MAX_THREADS) {
+    names[i].tid = tid;
+    snprintf(names[i].name, sizeof names[i].name, "%s", name);
+    if (i == nnames) nnames++;
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+/* N. */
+void prof_thread_name(pid_t tid, char *buf, size_t len) {
+  pthread_mutex_lock(&lock);
+  snprintf(buf, len, "tid %d", (int)tid);
+  for (int i = 0; i < nnames; i++)
+    if (names[i].tid == tid) snprintf(buf, len, "%s", names[i].name);
+  pthread_mutex_unlock(&lock);
+}

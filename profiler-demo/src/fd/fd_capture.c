@@ -1,0 +1,129 @@
+/*
+ * fd_capture.c - what a traced fd syscall did, read in the signal handler from the
+ * registers it left behind. Everything here is async-signal-safe.
+ *
+ * The signal of a syscall tracepoint is delivered on the way out of the syscall, so the
+ * registers hold its arguments (rdi, rsi, rdx, r10: the kernel preserves them) and its
+ * result (rax), and memory the call wrote (pipe's int[2], accept's peer address) or read
+ * (bind's sockaddr, open's path) is still there. The instruction before the pc must be
+ * `syscall` (0f 05), else nothing is claimed.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "fd/fd.h"
+
+/* SS. Copies len bytes at addr of this process into buf without risking a fault (the
+ * kernel reports a bad address as an error instead); false if not all could be read. */
+static bool read_own(void *buf, const void *addr, size_t len) {
+  struct iovec local = {buf, len}, remote = {(void *)addr, len};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)len;
+}
+
+/* SS. Copies the NUL-terminated string at addr (at most PROF_ADDR_MAX - 1 bytes) into fi.
+ * Read in two pieces split at the page boundary: a string that ends just before an
+ * unmapped page still comes through (the kernel stops at the first piece it cannot read). */
+static bool read_path(prof_fdinfo *fi, uintptr_t addr) {
+  size_t want = PROF_ADDR_MAX - 1, first = 4096 - (addr & 4095);
+  if (first > want) first = want;
+  struct iovec local = {fi->addr, want};
+  struct iovec remote[2] = {{(void *)addr, first}, {(void *)(addr + first), want - first}};
+  ssize_t got = process_vm_readv(getpid(), &local, 1, remote, want > first ? 2 : 1, 0);
+  if (got <= 0) return false;
+  fi->addr[got] = 0;
+  fi->addrlen = (uint16_t)strnlen((const char *)fi->addr, (size_t)got);
+  return true;
+}
+
+/* SS. Copies a sockaddr of len bytes at addr into fi. */
+static bool read_sockaddr(prof_fdinfo *fi, uintptr_t addr, size_t len) {
+  if (len > PROF_ADDR_MAX) len = PROF_ADDR_MAX;
+  if (!read_own(fi->addr, (const void *)addr, len)) return false;
+  fi->addrlen = (uint16_t)len;
+  return true;
+}
+
+/* SS. Inode of an open fd (0 if fstat fails). */
+static uint64_t inode_of(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* SS. accept's peer: the kernel wrote its length to *arg2 and the address to arg1 (both
+ * optional). */
+static void read_peer(prof_fdinfo *fi, const greg_t *g) {
+  socklen_t len;
+  if (g[REG_RSI] && g[REG_RDX] && read_own(&len, (const void *)g[REG_RDX], sizeof len))
+    read_sockaddr(fi, (uintptr_t)g[REG_RSI], len);
+}
+
+/* SS. The call-specific part; false if the call is not understood. */
+static bool decode(enum prof_fd_call call, const greg_t *g, long ret, prof_fdinfo *fi) {
+  switch (call) {
+    case FDC_RESULT_FD: fi->fd[0] = (int)ret; return true;
+    case FDC_SOCKET:
+      fi->args[0] = g[REG_RDI], fi->args[1] = g[REG_RSI], fi->fd[0] = (int)ret;
+      return true;
+    case FDC_PATH_ARG0: fi->fd[0] = (int)ret; return read_path(fi, (uintptr_t)g[REG_RDI]);
+    case FDC_PATH_ARG1: fi->fd[0] = (int)ret; return read_path(fi, (uintptr_t)g[REG_RSI]);
+    case FDC_ACCEPT:
+      fi->fd[0] = (int)ret, fi->args[0] = g[REG_RDI];
+      read_peer(fi, g);
+      return true;
+    case FDC_PAIR_ARG0:
+    case FDC_PAIR_ARG3: {
+      int sv[2];
+      if (!read_own(sv, (const void *)(call == FDC_PAIR_ARG0 ? g[REG_RDI] : g[REG_R10]),
+                    sizeof sv))
+        return false;
+      fi->fd[0] = sv[0], fi->fd[1] = sv[1];
+      return true;
+    }
+    case FDC_BIND:
+    case FDC_CONNECT:
+      fi->fd[0] = (int)g[REG_RDI];
+      return read_sockaddr(fi, (uintptr_t)g[REG_RSI], (size_t)g[REG_RDX]);
+    case FDC_LISTEN:
+    case FDC_CLOSE: fi->fd[0] = (int)g[REG_RDI]; return true;
+    default: return false;
+  }
+}
+
+/* SS. */
+bool prof_fd_capture(const prof_event *ev, const void *ucontext, prof_fdinfo *fi) {
+  const greg_t *g = ((const ucontext_t *)ucontext)->uc_mcontext.gregs;
+  uint8_t insn[2];
+  if (!read_own(insn, (const uint8_t *)g[REG_RIP] - 2, 2) || insn[0] != 0x0f || insn[1] != 0x05)
+    return false;
+  long ret = (long)g[REG_RAX];
+  /* A non-blocking connect (Java's with a timeout) returns EINPROGRESS and goes on. */
+  if (ret < 0 && !(ev->fd_call == FDC_CONNECT && ret == -EINPROGRESS)) return false;
+  memset(fi, 0, offsetof(prof_fdinfo, addr));
+  fi->local[0] = 0;
+  fi->fd[0] = fi->fd[1] = -1;
+  fi->ret = ret;
+  fi->addr[0] = 0;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  fi->time_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  if (!decode(ev->fd_call, g, ret, fi)) return false;
+  /* The address the kernel gave the socket: bind to port 0 and connect pick a port that
+   * is gone once the socket is closed. getsockname is async-signal-safe. */
+  enum prof_fd_call c = ev->fd_call;
+  if (c == FDC_BIND || c == FDC_CONNECT || c == FDC_ACCEPT) {
+    socklen_t l = sizeof fi->local;
+    if (getsockname(fi->fd[0], (struct sockaddr *)(void *)fi->local, &l) == 0)
+      fi->locallen = (uint16_t)(l < sizeof fi->local ? l : sizeof fi->local);
+  }
+  /* After close the number is free: no inode to take. */
+  for (int i = 0; i < 2 && ev->fd_call != FDC_CLOSE; i++)
+    if (fi->fd[i] >= 0) fi->ino[i] = inode_of(fi->fd[i]);
+  return true;
+}

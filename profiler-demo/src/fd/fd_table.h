@@ -1,0 +1,58 @@
+/*
+ * fd_table.h - the fd entries of fd_table.c, shared by the fd report's writers
+ * (fd_report.c, fd_format.c, fd_live.c). All N: ordinary code, never in a signal handler.
+ */
+#ifndef ASGSTPROF_FD_TABLE_H
+#define ASGSTPROF_FD_TABLE_H
+
+#include "core/state.h"
+#include "fd/fd.h"
+
+/* One traced call: its record, frames and what the handler read. */
+typedef struct {
+  const prof_record *r; /* NULL if not traced */
+  const prof_frame *frames;
+  const prof_fdinfo *fi;
+} fd_call;
+
+/* One descriptor (or a pipe / socketpair: two) from its creation to its close. */
+typedef struct {
+  fd_call create;             /* create.r NULL: created by an untraced call (bind seen) */
+  fd_call bind, listen, connect;
+  fd_call close[2];           /* the traced close of each end */
+  int fd[2];                  /* -1 if absent */
+  uint64_t ino[2];
+  bool open[2];               /* still this descriptor now */
+  uint64_t seen_open_ns[2];   /* last time known open (creation at least) */
+  uint64_t closed_ns[2];      /* exact (close traced) or the first time known closed */
+  bool closed_exact[2];
+} fd_entry;
+
+typedef struct {
+  fd_entry *e;
+  size_t n, cap;
+  uint64_t now_ns;            /* CLOCK_REALTIME of the build */
+} fd_table;
+
+/* N. Builds the table from the sample buffer; open/closed as of now. Updates the memory
+ * of when each entry was last seen open, so repeated builds (fds_interval) narrow down
+ * when an untraced close happened. */
+void fd_table_build(fd_table *t);
+void fd_table_free(fd_table *t); /* N */
+/* N. The call an entry is known by: create, or the first traced use. */
+const fd_call *fd_entry_first(const fd_entry *e);
+bool fd_entry_is_open(const fd_entry *e); /* N */
+
+/* N. "tcp listening 127.0.0.1:5000", "file /var/log/x.log", "pipe"... (fd_format.c) */
+void fd_describe(const fd_table *t, const fd_entry *e, char *buf, size_t n);
+/* N. "127.0.0.1:8080", "[::1]:80", "/path" or "@abstract" for a socket address. */
+void fd_format_addr(const uint8_t *sa, size_t len, char *buf, size_t n);
+/* N. "12:00:01.234" (local time) for a CLOCK_REALTIME ns value. */
+void fd_format_time(uint64_t ns, char *buf, size_t n);
+/* N. The Java frames newest first on one line, cut so that the first frame outside the
+ * JDK stays visible, marked with '*'. */
+void fd_oneline_stack(const fd_call *c, char *buf, size_t n);
+/* N. Every frame, one per line, indented; the first frame outside the JDK marked. */
+void fd_full_stack(FILE *out, const fd_call *c);
+
+#endif /* ASGSTPROF_FD_TABLE_H */

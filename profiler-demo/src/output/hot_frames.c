@@ -1,0 +1,83 @@
+/*
+ * hot_frames.c - the "hottest frames" list of the .txt output: self samples per method,
+ * the frame types of one method (interpreted, C1, C2, inlined...) merged into one line
+ * with a breakdown, e.g. "2510 DemoApp.hashLoop (2502 C2, 8 interpreted)". The symbol
+ * table keeps one id per (method, type), so ids are grouped by name here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/output.h"
+#include "symbols/symbols.h"
+
+#define HOT_LINES 25
+
+typedef struct {
+  const char *name;
+  uint64_t total;
+  uint64_t by_type[FT_NTYPES];
+} hot;
+
+/* N. */
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const hot *)a)->name, ((const hot *)b)->name);
+}
+
+/* N. Most samples first. */
+static int by_total(const void *a, const void *b) {
+  uint64_t x = ((const hot *)a)->total, y = ((const hot *)b)->total;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* N. Words for the frame types in the breakdown. */
+static const char *type_word(int t) {
+  static const char *const w[FT_NTYPES] = {"interpreted", "C1", "C2", "inlined", "native",
+                                           "C", "thread"};
+  return t >= 0 && t < FT_NTYPES ? w[t] : "?";
+}
+
+/* N. One line: count, share, name, and the breakdown when there is more than one type. */
+static void write_line(FILE *out, const hot *h, uint64_t all) {
+  char parts[256] = "";
+  size_t l = 0;
+  int ntypes = 0;
+  for (int t = 0; t < FT_NTYPES; t++) ntypes += h->by_type[t] != 0;
+  for (int t = FT_NTYPES - 1; ntypes > 1 && t >= 0; t--) {
+    if (!h->by_type[t] || l >= sizeof parts) continue;
+    l += (size_t)snprintf(parts + l, sizeof parts - l, "%s%llu %s", l ? ", " : " (",
+                          (unsigned long long)h->by_type[t], type_word(t));
+  }
+  if (l && l < sizeof parts - 1) strcat(parts, ")");
+  fprintf(out, "  %8llu %6.2f%%  %s%s\n", (unsigned long long)h->total,
+          100.0 * (double)h->total / (double)(all ? all : 1), h->name, parts);
+}
+
+/* N. */
+void prof_write_hot_frames(FILE *out, const prof_tree *t) {
+  int n = prof_sym_count();
+  hot *h = calloc((size_t)n + 1, sizeof *h);
+  for (int i = 0; i < n; i++) h[i].name = prof_sym_name(i);
+  for (int i = 1; i < t->n; i++) {
+    const prof_node *nd = &t->nodes[i];
+    h[nd->frame].by_type[prof_sym_type(nd->frame)] += nd->self;
+    h[nd->frame].total += nd->self;
+  }
+  /* Same name, different type: fold into the first of the run. */
+  qsort(h, (size_t)n, sizeof *h, by_name);
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    if (m > 0 && strcmp(h[m - 1].name, h[i].name) == 0) {
+      h[m - 1].total += h[i].total;
+      for (int k = 0; k < FT_NTYPES; k++) h[m - 1].by_type[k] += h[i].by_type[k];
+    } else {
+      h[m++] = h[i];
+    }
+  }
+  qsort(h, (size_t)m, sizeof *h, by_total);
+  uint64_t all = t->n ? t->nodes[0].total : 0;
+  fprintf(out, "hottest frames (self samples of %llu; frame types of one method merged):\n",
+          (unsigned long long)all);
+  for (int i = 0; i < m && i < HOT_LINES && h[i].total; i++) write_line(out, &h[i], all);
+  free(h);
+}

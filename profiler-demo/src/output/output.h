@@ -1,0 +1,44 @@
+/*
+ * output.h - what a dump writes: the samples aggregated into a call tree
+ * (profile_tree.c), the run summary (summary.c, summary_walk_mode.c), and the file
+ * formats behind one writer interface (writer.h).
+ *
+ * Signal-safety classes as in asgst.h: every function here is N, ordinary code.
+ */
+#ifndef ASGSTPROF_OUTPUT_OUTPUT_H
+#define ASGSTPROF_OUTPUT_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct prof_node {
+  int frame;      /* symbol id, -1 for the root */
+  uint64_t total; /* samples at or below */
+  uint64_t self;  /* samples ending here */
+  int first_child, next_sibling; /* indices into the node array, -1 if none */
+} prof_node;
+
+typedef struct {
+  prof_node *nodes;
+  int n, cap;
+  int *hash; int hcap; /* (parent, frame) -> node index */
+} prof_tree;
+
+void prof_tree_init(prof_tree *t);                               /* N */
+void prof_tree_free(prof_tree *t);                               /* N */
+/* N. Adds one sample; ids[] root first. */
+void prof_tree_add(prof_tree *t, const int *ids, int n, uint64_t count);
+/* N. Builds the tree of every record of the given events (mask) from the buffer; with
+ * event_roots each event is a root frame "[name]", with threads each thread below it. */
+void prof_tree_build(prof_tree *t, uint32_t event_mask, bool threads, bool event_roots);
+
+/* N. The run summary (also written to stderr at every dump). */
+void prof_write_summary(FILE *out);
+/* N. Its walk-mode part (summary_walk_mode.c). */
+void prof_write_walk_mode(FILE *out);
+/* N. The hottest methods by self samples, one line each, frame types merged with a
+ * breakdown (hot_frames.c). */
+void prof_write_hot_frames(FILE *out, const prof_tree *t);
+
+#endif /* ASGSTPROF_OUTPUT_OUTPUT_H */

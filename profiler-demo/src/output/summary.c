@@ -1,0 +1,125 @@
+/*
+ * summary.c - the run summary: samples by event, walk results by error code, walk times,
+ * lost and unattributed events.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "asgst.h"
+#include "core/records.h"
+#include "core/state.h"
+#include "output/output.h"
+
+typedef struct {
+  uint32_t *ns;
+  size_t n, cap;
+} times;
+
+/* N. Collects every record's walk time. */
+static void collect_time(const prof_record *r, const prof_frame *f, const prof_fdinfo *fdi,
+                         void *arg) {
+  (void)f, (void)fdi;
+  times *t = arg;
+  if (t->n == t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 4096;
+    t->ns = realloc(t->ns, t->cap * sizeof *t->ns);
+  }
+  t->ns[t->n++] = r->walk_ns;
+}
+
+/* N. */
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* N. A walk result's name: trace kinds for > 0, error names otherwise. */
+static const char *result_name(int r) {
+  if (r == ASGST_JAVA_TRACE) return "ASGST_JAVA_TRACE";
+  if (r == ASGST_NON_JAVA_TRACE) return "ASGST_NON_JAVA_TRACE";
+  return ASGST_ErrorName(r);
+}
+
+/* N. What the overload throttle left out of event i, and why. */
+static void write_throttle(FILE *out, int i) {
+  const prof_event *ev = &prof.opts.events[i];
+  bool floor = ev->kind == EV_CPU && ev->period > ev->interval;
+  if (!prof.stats.throttle_steps[i] && !floor) return;
+  fprintf(out, "  %-32s throttled %llu samples:", "",
+          (unsigned long long)prof.stats.throttled[i]);
+  if (floor)
+    fprintf(out, " timer interrupts allow no shorter period than %.0f us here;",
+            ev->period / 1e3);
+  if (prof.stats.throttle_steps[i])
+    fprintf(out, " samples cost more than %d%% of the sampled threads' time, period raised "
+            "up to %.0f us;", prof.opts.max_overhead, prof.stats.max_period[i] / 1e3);
+  fprintf(out, " requested %.0f us\n", ev->interval / 1e3);
+}
+
+/* N. Expected against taken, from the kernel's own count of the event. */
+static void write_expected(FILE *out, int i) {
+  const prof_event *ev = &prof.opts.events[i];
+  unsigned long long k = prof.stats.kernel_count[i], got = prof.stats.signals[i];
+  unsigned long long expect = k / ev->interval, thr = prof.stats.throttled[i];
+  if (ev->kind == EV_TRACEPOINT) {
+    fprintf(out, "  %-32s kernel counted %llu events (filter: %s), every %llu sampled: "
+            "expected %llu samples, not attributed %llu\n", "", k,
+            ev->filter[0] ? ev->filter : "none", (unsigned long long)ev->interval, expect,
+            expect > got ? expect - got : 0);
+  } else if (ev->kind == EV_CPU && k) {
+    unsigned long long missed = expect > got + thr ? expect - got - thr : 0;
+    fprintf(out, "  %-32s kernel counted %.3f s of CPU: expected about %llu samples "
+            "(interval %llu ns), %llu neither taken nor throttled\n", "", k / 1e9, expect,
+            (unsigned long long)ev->interval, missed);
+  } else if (ev->kind == EV_WALL) {
+    fprintf(out, "  %-32s interval %llu ns: sent %llu signals, %llu not taken\n", "",
+            (unsigned long long)ev->interval, k, k > got ? k - got : 0);
+  } else {
+    fprintf(out, "  %-32s interval %llu ns\n", "", (unsigned long long)ev->interval);
+  }
+}
+
+/* N. Lines per event. */
+static void write_events(FILE *out) {
+  fprintf(out, "events:\n");
+  for (int i = 0; i < prof.opts.nevents; i++) {
+    fprintf(out, "  %-32s samples %llu (signals %llu, lost to full buffer %llu, "
+            "without Java frames %llu)\n", prof.opts.events[i].name,
+            (unsigned long long)prof.stats.stored[i], (unsigned long long)prof.stats.signals[i],
+            (unsigned long long)prof.stats.lost_buffer[i], (unsigned long long)prof.stats.no_java[i]);
+    write_expected(out, i);
+    write_throttle(out, i);
+  }
+}
+
+/* N. */
+void prof_write_summary(FILE *out) {
+  fprintf(out, "=== asgst-prof summary (pid %d) ===\n", (int)getpid());
+  if (prof.init_error[0]) fprintf(out, "ASGST_Initialize failed: %s\n", prof.init_error);
+  else if (ASGST_DisabledFeatures()[0])
+    fprintf(out, "ASGST features off on this JVM: %s\n", ASGST_DisabledFeatures());
+  write_events(out);
+  fprintf(out, "walk results:\n");
+  for (int s = 0; s < PROF_WALK_CODES; s++)
+    if (prof.stats.walk_results[s])
+      fprintf(out, "  %-28s %llu\n", result_name(s - PROF_WALK_CODES / 2),
+              (unsigned long long)prof.stats.walk_results[s]);
+  times t = {0};
+  prof_buffer_each(collect_time, &t);
+  if (t.n) {
+    qsort(t.ns, t.n, sizeof *t.ns, cmp_u32);
+    fprintf(out, "walk time: median %.2f us, p90 %.2f us, max %.2f us over %zu walks\n",
+            t.ns[t.n / 2] / 1e3, t.ns[t.n * 9 / 10] / 1e3, t.ns[t.n - 1] / 1e3, t.n);
+  }
+  free(t.ns);
+  prof_write_walk_mode(out);
+  fprintf(out, "real-time signals the kernel could not queue (the user's queued-signal quota "
+          "was full): %llu, of which sampled through SIGIO %llu\n",
+          (unsigned long long)prof.stats.lost_signals, (unsigned long long)prof.stats.via_sigio);
+  fprintf(out, "lost: %llu signals (the user's queued-signal quota was full), %llu signals of "
+          "unknown events\n",
+          (unsigned long long)(prof.stats.lost_signals - prof.stats.via_sigio),
+          (unsigned long long)prof.stats.unknown_signal);
+}

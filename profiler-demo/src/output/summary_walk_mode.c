@@ -1,0 +1,115 @@
+/*
+ * summary_walk_mode.c - the summary's walk-mode part: which mode ran, its own counters
+ * (thread: requests, targets that did not answer; queue: enqueued, handled, stale, full),
+ * the agreement with the in-handler walk (compare), the time from event to walk, the cost
+ * per sample on each side, and one "stats:" line of key=value pairs for tools
+ * (profiler-demo/eval/eval.sh reads it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/records.h"
+#include "core/state.h"
+#include "output/output.h"
+
+typedef struct {
+  uint32_t *lag;
+  size_t n, cap;
+  uint64_t records, ok;
+} mode_data;
+
+/* N. Collects event-to-walk times and counts successful walks. */
+static void collect(const prof_record *r, const prof_frame *f, const prof_fdinfo *fdi,
+                    void *arg) {
+  (void)f, (void)fdi;
+  mode_data *d = arg;
+  d->records++;
+  if (r->walk_result > 0 && r->nframes > 0) d->ok++;
+  if (d->n == d->cap) {
+    d->cap = d->cap ? d->cap * 2 : 4096;
+    d->lag = realloc(d->lag, d->cap * sizeof *d->lag);
+  }
+  d->lag[d->n++] = r->lag_ns;
+}
+
+/* N. */
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* N. a / b, 0 when b is 0. */
+static double ratio(uint64_t a, uint64_t b) {
+  return b ? (double)a / (double)b : 0.0;
+}
+
+#define ST(name) ((unsigned long long)prof.stats.name)
+
+/* N. The mode's own counters. */
+static void write_counters(FILE *out) {
+  if (prof.opts.walk == WALK_THREAD)
+    fprintf(out, "  walker requests %llu (dropped, request ring full: %llu; dropped, older "
+            "than 50 ms when their turn came: %llu), out-of-thread walks %llu, targets not "
+            "answering %llu\n", ST(requests), ST(request_full), ST(request_late),
+            ST(sampler_walks), ST(not_answering));
+  if (prof.opts.walk == WALK_QUEUE)
+    fprintf(out, "  enqueued %llu, handled %llu (stale %llu), not enqueued: queue full %llu, "
+            "no queue %llu, other %llu; not handled yet or dropped at deregistration %llu\n",
+            ST(enqueued), ST(handled), ST(stale), ST(enqueue_full), ST(enqueue_no_queue),
+            ST(enqueue_failed), ST(enqueued) > ST(handled) ? ST(enqueued) - ST(handled) : 0);
+  if (prof.opts.compare)
+    fprintf(out, "  compare (the in-handler walk of the same sample): %llu compared, "
+            "identical %.1f%%, same top frame %.1f%%, frames equal %.1f%%\n", ST(compared),
+            100 * ratio(ST(compare_same), ST(compared)),
+            100 * ratio(ST(compare_top_same), ST(compared)),
+            100 * ratio(ST(compare_frames_same), ST(compare_frames)));
+}
+
+/* N. The key=value line for tools. */
+static void write_stats_line(FILE *out, const mode_data *d, double lag_med, double lag_p90) {
+  static const char *const modes[] = {"signal", "thread", "queue"};
+  uint64_t events = 0;
+  for (int i = 0; i < prof.opts.nevents; i++) events += prof.stats.signals[i];
+  fprintf(out, "stats: mode=%s events=%llu records=%llu ok=%llu requests=%llu "
+          "request_full=%llu request_late=%llu not_answering=%llu enqueued=%llu handled=%llu stale=%llu "
+          "full=%llu no_queue=%llu enqueue_failed=%llu compared=%llu same=%llu top_same=%llu "
+          "lag_median_us=%.2f lag_p90_us=%.2f handler_us=%.3f sampler_us=%.3f held_us=%.3f\n",
+          modes[prof.opts.walk], (unsigned long long)events, (unsigned long long)d->records,
+          (unsigned long long)d->ok, ST(requests), ST(request_full), ST(request_late), ST(not_answering),
+          ST(enqueued), ST(handled), ST(stale), ST(enqueue_full), ST(enqueue_no_queue),
+          ST(enqueue_failed), ST(compared), ST(compare_same), ST(compare_top_same), lag_med,
+          lag_p90, ratio(ST(handler_ns), ST(handler_calls)) / 1e3,
+          ratio(ST(sampler_ns), ST(sampler_walks)) / 1e3,
+          ratio(ST(held_ns), ST(sampler_walks)) / 1e3);
+}
+
+/* N. */
+void prof_write_walk_mode(FILE *out) {
+  static const char *const what[] = {
+      "signal (walked in the signal handler)",
+      "thread (walked out of thread by a sampler thread, ASGST_RunWithIteratorOnThread)",
+      "queue (enqueued in the handler, walked at the thread's next safe point)"};
+  fprintf(out, "walk mode: %s\n", what[prof.opts.walk]);
+  write_counters(out);
+  mode_data d = {0};
+  prof_buffer_each(collect, &d);
+  double med = 0, p90 = 0;
+  if (d.n) {
+    qsort(d.lag, d.n, sizeof *d.lag, cmp_u32);
+    med = d.lag[d.n / 2] / 1e3, p90 = d.lag[d.n * 9 / 10] / 1e3;
+    fprintf(out, "  event to walk: median %.2f us, p90 %.2f us, max %.2f us\n", med, p90,
+            d.lag[d.n - 1] / 1e3);
+  }
+  free(d.lag);
+  fprintf(out, "  cost per sample: sampled thread %.2f us in our handler (%llu calls)%s",
+          ratio(ST(handler_ns), ST(handler_calls)) / 1e3, ST(handler_calls),
+          prof.opts.walk == WALK_THREAD ? "" : "\n");
+  if (prof.opts.walk == WALK_THREAD)
+    fprintf(out, " + held up to %.2f us while walked; sampler thread %.2f us a walk\n",
+            ratio(ST(held_ns), ST(sampler_walks)) / 1e3,
+            ratio(ST(sampler_ns), ST(sampler_walks)) / 1e3);
+  if (prof.opts.walk == WALK_QUEUE)
+    fprintf(out, "  queue handler: %.2f us a sample (plus the library's processing)\n",
+            ratio(ST(sampler_ns), ST(sampler_walks)) / 1e3);
+  write_stats_line(out, &d, med, p90);
+}

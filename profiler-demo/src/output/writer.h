@@ -1,0 +1,35 @@
+/*
+ * writer.h - the output formats behind one interface. A file=NAME option picks its writer
+ * by NAME's ending. A new format is one new file that defines a prof_writer and one line
+ * in writers.c's list; control/ and the option parser know no format by name.
+ *
+ * Signal-safety classes as in asgst.h: every function here is N, ordinary code.
+ */
+#ifndef ASGSTPROF_OUTPUT_WRITER_H
+#define ASGSTPROF_OUTPUT_WRITER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "output/output.h"
+
+/* What a writer is given at a dump. Writers that need more than the tree (every record
+ * with its time and thread, say) read the sample buffer (core/records.h) and the
+ * profiler context (core/state.h) themselves. */
+typedef struct {
+  const prof_tree *tree; /* every sample, aggregated (frame ids from symbols/symbols.h) */
+  const char *title;     /* "asgst-prof: cpu" */
+} prof_dump_view;
+
+typedef struct {
+  const char *ext;  /* the file name ending that selects it: ".html" */
+  /* N. Writes the dump to out; 0, or -1 if it could not. */
+  int (*write)(const prof_dump_view *d, FILE *out);
+} prof_writer;
+
+/* N. The writer for path's ending, NULL if none. */
+const prof_writer *prof_writer_for(const char *path);
+/* N. The known endings for a message: ".html, .collapsed or .txt". */
+void prof_writer_endings(char *buf, size_t len);
+
+#endif /* ASGSTPROF_OUTPUT_WRITER_H */

@@ -1,0 +1,38 @@
+/*
+ * writers.c - the registry of output formats (writer.h). Each format is one line of
+ * WRITERS: the name of the prof_writer its own file defines.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "output/writer.h"
+
+#define WRITERS(X)          \
+  X(prof_flamegraph_writer) /* flamegraph.c */ \
+  X(prof_collapsed_writer)  /* collapsed.c */  \
+  X(prof_text_writer)       /* text_writer.c */
+
+#define DECLARE(w) extern const prof_writer w;
+WRITERS(DECLARE)
+#define ENTRY(w) &w,
+static const prof_writer *const writers[] = {WRITERS(ENTRY)};
+#define NWRITERS (sizeof writers / sizeof writers[0])
+
+/* N. */
+const prof_writer *prof_writer_for(const char *path) {
+  const char *dot = strrchr(path, '.');
+  for (size_t i = 0; dot && i < NWRITERS; i++)
+    if (strcmp(dot, writers[i]->ext) == 0) return writers[i];
+  return NULL;
+}
+
+/* N. */
+void prof_writer_endings(char *buf, size_t len) {
+  size_t l = 0;
+  buf[0] = 0;
+  for (size_t i = 0; i < NWRITERS && l < len; i++) {
+    const char *sep = i == 0 ? "" : i + 1 == NWRITERS ? " or " : ", ";
+    int n = snprintf(buf + l, len - l, "%s%s", sep, writers[i]->ext);
+    if (n > 0) l += (size_t)n;
+  }
+}

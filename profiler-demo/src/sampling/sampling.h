@@ -1,0 +1,97 @@
+/*
+ * sampling.h - the event sources and the signal handler. Event sources (perf_events.c:
+ * perf cpu-clock, tracepoints and the CPU-timer fallback; wall_clock.c) signal the Java
+ * thread an event belongs to; signal_handler.c takes the sample (walk/ says where it is
+ * walked); overload.c and clock_cost.c hold sampling under an overhead budget; threads.c
+ * is the registry of profiled threads; tracepoints.c resolves kernel tracepoints.
+ *
+ * Signal-safety classes as in asgst.h: SS async-signal-safe, N ordinary code.
+ */
+#ifndef ASGSTPROF_SAMPLING_SAMPLING_H
+#define ASGSTPROF_SAMPLING_SAMPLING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/options.h"
+
+/* ---- Kernel tracepoints (tracepoints.c) ---- */
+/* N. Tracefs directory (mounted on demand), NULL with a reason in err if unusable. */
+const char *prof_tracefs(char *err, size_t errlen);
+/* N. Fills ev->tp_id, fd_call and syscall for "cat:name"; may rename a blocking
+ * sys_enter_X to sys_exit_X (note written to note). 0 or -1 with err. */
+int prof_tracepoint_resolve(prof_event *ev, char *note, size_t notelen, char *err,
+                            size_t errlen);
+/* N. Opens the tracepoint once on this thread with its filter to prove both are accepted. */
+int prof_tracepoint_check(const prof_event *ev, char *err, size_t errlen);
+/* N. The tracepoints event=fds stands for, NULL-terminated ("syscalls:sys_enter_socket"...). */
+extern const char *const prof_fd_tracepoints[];
+
+/* ---- Per-thread event sources (perf_events.c, clock_cost.c) ---- */
+typedef struct {
+  pid_t tid;
+  bool used;
+  char name[64];
+  int fds[PROF_MAX_EVENTS];   /* perf fds, -1 if none */
+  void *timers[PROF_MAX_EVENTS]; /* POSIX timers (timer_t) for EV_CPU_TIMER, else NULL */
+} prof_thread;
+
+/* N. Opens a perf event for ev on tid, disabled, with period (cpu: the kernel-sampling
+ * fallback applied); -1 with errno. */
+int prof_perf_open(const prof_event *ev, pid_t tid, uint64_t period);
+/* N. The smallest cpu-clock period from `requested` up whose timer interrupts alone cost
+ * this machine at most budget_pct percent of a thread's time; note says what was measured
+ * when it is not `requested` (clock_cost.c). */
+uint64_t prof_cpu_clock_floor(const prof_event *ev, uint64_t requested, int budget_pct,
+                              char *note, size_t notelen);
+/* N. Opens every configured per-thread event for tid (events are live immediately). */
+void prof_events_open_thread(prof_thread *t);
+/* N. Closes them, adding their kernel event counts to the totals. */
+void prof_events_close_thread(prof_thread *t);
+/* SS. Which event a perf fd belongs to, -1 if none. */
+int prof_event_of_fd(int fd);
+
+/* ---- The signal handler (signal_handler.c) ---- */
+/* N. Picks the real-time signal and installs the handler; 0 or -1. */
+int prof_signal_install(char *err, size_t errlen);
+/* N. Which event index the wall clock's tgkill signals stand for. */
+void prof_signal_set_wall_event(int index);
+
+/* ---- Profiled threads (threads.c) ---- */
+/* N. Registers the calling thread (JVMTI ThreadStart) or any tid (attach enumeration). */
+void prof_threads_add(pid_t tid, const char *name);
+/* N. Unregisters tid (JVMTI ThreadEnd). */
+void prof_threads_remove(pid_t tid);
+/* N. Registers every existing thread of the process that is not a JVM-internal thread
+ * (the calling thread too unless skip_self). */
+void prof_threads_add_existing(bool skip_self);
+/* N. Closes every thread's events (stop). */
+void prof_threads_remove_all(void);
+/* N. Sends sig to every registered thread (the wall clock's tick); returns how many. */
+int prof_threads_signal_all(int sig);
+/* N. Copies up to max registered tids into out; returns how many. */
+int prof_threads_tids(pid_t *out, int max);
+
+/* ---- Wall clock (wall_clock.c) ---- */
+/* N. Starts/stops the wall-clock timer thread. */
+int prof_wall_start(uint64_t interval_ns, int event_index);
+void prof_wall_stop(void);
+
+/* ---- Overload (overload.c) ---- */
+/* N. A perf cpu fd was opened with period, for an event asked at requested (before it is
+ * enabled). */
+void prof_load_open(int fd, int event, uint64_t requested, uint64_t period);
+/* SS. After a perf cpu event's handler: counts throttled samples, steers the period. */
+void prof_load_perf_sample(int fd, uint64_t t_in, uint64_t t_out);
+/* SS. After a wall-clock handler that took ns. */
+void prof_load_wall_sample(uint64_t ns);
+/* N. The wall timer's next tick (see overload.c). */
+uint64_t prof_load_wall_interval(int event, uint64_t requested, uint64_t round_ns,
+                                 int nthreads);
+/* N. Starts / stops the thread that reports throttling as it happens. */
+void prof_load_start(void);
+void prof_load_stop(void);
+
+#endif /* ASGSTPROF_SAMPLING_SAMPLING_H */

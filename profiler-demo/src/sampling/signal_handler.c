@@ -1,0 +1,211 @@
+/*
+ * signal_handler.c - the profiler's signal handler: find which event fired, note the file
+ * descriptors a traced syscall produced, and take the sample as walk= says: walk the
+ * interrupted thread's stack here with ASGST_RunWithIterator and append one record to the
+ * sample buffer (signal), ask the walker thread to walk it (thread, walk_thread.c), or
+ * enqueue it for the thread's next safe point (queue, walk_queue.c). Everything here is
+ * async-signal-safe: no allocation, no locks, no stdio.
+ *
+ * Three signals, chosen for what each event needs:
+ *   - cpu and cputimer: SIGPROF. A standard signal is pending at most once per thread, so
+ *     a thread can never pile up samples it has no time to handle, and the kernel delivers
+ *     it (with si_fd) even when the user's queued-signal quota (RLIMIT_SIGPENDING, shared
+ *     by every process of the user) is exhausted.
+ *   - wall: SIGVTALRM, sent with tgkill. Its own number tells the event even when a full
+ *     quota makes the kernel drop the sender's details.
+ *   - tracepoints: a free real-time signal, one queued per event, for exact counts. A
+ *     syscall makes at most one per tracepoint and the thread takes it on its way back to
+ *     user mode, so each thread holds about one at a time.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "core/say.h"
+#include "core/state.h"
+#include "fd/fd.h"
+#include "sampling/sampling.h"
+#include "walk/walk.h"
+
+static int wall_event = -1;
+static int sole_tracepoint = -1; /* see on_sigio */
+
+/* SS. Which event a signal belongs to, -1 if none of ours. */
+static int event_of(int sig, const siginfo_t *si) {
+  if (sig == prof.signal_wall) return wall_event;
+  if (si->si_code == SI_TIMER) return si->si_value.sival_int;
+  if (si->si_code > 0) return prof_event_of_fd(si->si_fd); /* POLL_IN etc. from fasync */
+  return -1;
+}
+
+/* SS. The in-handler walk (walk=signal). */
+static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fdi) {
+  prof_walk w;
+  w.n = 0;
+  w.error = 0;
+  int opts = prof_walk_options();
+  uint64_t t1 = prof_now_ns();
+  int r = ASGST_RunWithIterator(ucontext, opts, prof_walk_collect, &w);
+  uint64_t walk_ns = prof_now_ns() - t1;
+  prof_recorder_walk(ucontext, opts, r > 0 && w.error < 0 ? w.error : r);
+  prof_store_walk(ev, gettid(), r, &w, walk_ns, t1 - t0, fdi, NULL);
+}
+
+/* SS. Takes one sample of event ev; t0 is the handler's entry time (prof_now_ns), read
+ * once for the walk time, the event-to-walk time and the overload accounting. The file
+ * descriptors a syscall produced are read here in every mode: only the interrupted
+ * registers know them. */
+static void sample(int ev, void *ucontext, uint64_t t0) {
+  prof_fdinfo fi;
+  const prof_event *e = &prof.opts.events[ev];
+  bool has_fdi = e->fd_call != FDC_NONE && prof_fd_capture(e, ucontext, &fi);
+  switch (prof.opts.walk) {
+    case WALK_THREAD: prof_thread_request(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
+    case WALK_QUEUE: prof_queue_sample(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
+    default: walk_here(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
+  }
+}
+
+/* SS. What our handler cost the sampled thread (every mode). */
+static void count_handler(uint64_t t_in) {
+  atomic_fetch_add_explicit(&prof.stats.handler_ns, prof_now_ns() - t_in, memory_order_relaxed);
+  atomic_fetch_add_explicit(&prof.stats.handler_calls, 1, memory_order_relaxed);
+}
+
+/* SS. Tells the overload throttle what this sample cost. */
+static void account(int ev, const siginfo_t *si, uint64_t t_in) {
+  enum prof_event_kind kind = prof.opts.events[ev].kind;
+  if (kind == EV_CPU && si->si_code > 0) prof_load_perf_sample(si->si_fd, t_in, prof_now_ns());
+  else if (kind == EV_WALL) prof_load_wall_sample(prof_now_ns() - t_in);
+}
+
+/* SS. */
+static void on_signal(int sig, siginfo_t *si, void *ucontext) {
+  int saved = errno;
+  int ev = event_of(sig, si);
+  if (ev < 0 || ev >= prof.opts.nevents) {
+    atomic_fetch_add_explicit(&prof.stats.unknown_signal, 1, memory_order_relaxed);
+  } else {
+    uint64_t t_in = prof_now_ns();
+    atomic_fetch_add_explicit(&prof.stats.signals[ev], 1, memory_order_relaxed);
+    if (atomic_load_explicit(&prof.running, memory_order_acquire)) {
+      sample(ev, ucontext, t_in);
+      count_handler(t_in);
+    }
+    account(ev, si, t_in);
+  }
+  errno = saved;
+}
+
+/* SS. The kernel falls back to SIGIO when a real-time signal cannot be queued (the
+ * user's queue quota is used up), and SIGIO does not say which fd fired. With a single
+ * tracepoint event there is no doubt, and the thread takes SIGIO at the same point it
+ * would have taken the real-time signal (on its way out of the syscall), so the sample is
+ * recorded as usual; otherwise it is counted as lost. */
+static void on_sigio(int sig, siginfo_t *si, void *ucontext) {
+  (void)sig, (void)si;
+  int saved = errno;
+  atomic_fetch_add_explicit(&prof.stats.lost_signals, 1, memory_order_relaxed);
+  int ev = sole_tracepoint;
+  if (ev >= 0 && atomic_load_explicit(&prof.running, memory_order_acquire)) {
+    atomic_fetch_add_explicit(&prof.stats.via_sigio, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&prof.stats.signals[ev], 1, memory_order_relaxed);
+    uint64_t t_in = prof_now_ns();
+    sample(ev, ucontext, t_in);
+    count_handler(t_in);
+  }
+  errno = saved;
+}
+
+/* N. The index of the only tracepoint event, -1 if there are none or several. */
+static int find_sole_tracepoint(void) {
+  int found = -1;
+  for (int i = 0; i < prof.opts.nevents; i++)
+    if (prof.opts.events[i].kind == EV_TRACEPOINT) {
+      if (found >= 0) return -1;
+      found = i;
+    }
+  return found;
+}
+
+/* N. Installs fn for sig with every profiler signal blocked while it runs, so handlers
+ * never nest. */
+static int install(int sig, void (*fn)(int, siginfo_t *, void *)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = fn;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, prof.signal);
+  sigaddset(&sa.sa_mask, prof.signal_cpu);
+  sigaddset(&sa.sa_mask, prof.signal_wall);
+  /* Real-time signals wait until the handler returns: the ASGST library's out-of-thread
+   * walk signal (walk=thread) must find the thread in its Java code, not in this handler,
+   * whose C frames hide the Java stack. Its number is the library's choice, so all of them;
+   * the others are only delayed by the handler's few microseconds. */
+  for (int s = SIGRTMIN; s <= SIGRTMAX; s++) sigaddset(&sa.sa_mask, s);
+  return sigaction(sig, &sa, NULL);
+}
+
+/* N. True if fn already handles sig. */
+static bool is_ours(int sig, void (*fn)(int, siginfo_t *, void *)) {
+  struct sigaction old;
+  return sigaction(sig, NULL, &old) == 0 && (old.sa_flags & SA_SIGINFO) && old.sa_sigaction == fn;
+}
+
+/* N. True if nobody else (the JVM, the application, another agent) handles sig. */
+static bool is_free(int sig) {
+  struct sigaction old;
+  if (sigaction(sig, NULL, &old) != 0) return false;
+  return is_ours(sig, on_signal) || (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL);
+}
+
+/* N. Takes a standard signal for cpu or wall events, unless someone else has it. */
+static int take(int sig, const char *what, char *err, size_t errlen) {
+  if (!is_free(sig)) {
+    snprintf(err, errlen, "%s is already handled by someone else in this process; "
+             "%s sampling needs it", strsignal(sig), what);
+    return -1;
+  }
+  if (install(sig, on_signal) != 0) {
+    snprintf(err, errlen, "sigaction(%s): %s", strsignal(sig), strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* N. Picks a real-time signal nobody handles yet; from the top, away from the low ones
+ * that threading libraries and the ASGST library's own out-of-thread walking may take. */
+static int take_realtime(char *err, size_t errlen) {
+  if (prof.signal) return 0;
+  for (int s = SIGRTMAX - 3; s > SIGRTMIN + 2 && !prof.signal; s--)
+    if (is_free(s) && install(s, on_signal) == 0) prof.signal = s;
+  if (!prof.signal) snprintf(err, errlen, "no free real-time signal");
+  return prof.signal ? 0 : -1;
+}
+
+/* N. Takes the signals the configured events need (again on every start: the events may
+ * differ from the previous run's). */
+int prof_signal_install(char *err, size_t errlen) {
+  if (take_realtime(err, errlen)) return -1;
+  for (int i = 0; i < prof.opts.nevents; i++) {
+    enum prof_event_kind k = prof.opts.events[i].kind;
+    if ((k == EV_CPU || k == EV_CPU_TIMER) && take(prof.signal_cpu, "cpu", err, errlen))
+      return -1;
+    if (k == EV_WALL && take(prof.signal_wall, "wall", err, errlen)) return -1;
+  }
+  sole_tracepoint = find_sole_tracepoint();
+  if (is_free(SIGIO) || is_ours(SIGIO, on_sigio)) install(SIGIO, on_sigio);
+  return 0;
+}
+
+/* N. Which event index the wall clock's tgkill signals stand for. */
+void prof_signal_set_wall_event(int index) {
+  wall_event = index;
+}

@@ -1,0 +1,99 @@
+/*
+ * sample_store.c - what every walk mode shares: collecting a walk's frames, counting its
+ * result, comparing it with the in-handler walk of the same sample (compare), and
+ * appending its record to the sample buffer. Runs in signal handlers (walk=signal, the
+ * reference walks), on the walker thread (walk=thread) and in queue handlers at a safe
+ * point (walk=queue): everything here is async-signal-safe, which covers all three.
+ */
+#include <string.h>
+
+#include "core/state.h"
+#include "walk/walk.h"
+
+/* SS. */
+int prof_walk_options(void) {
+  return prof.opts.cstack ? ASGST_INCLUDE_NON_JAVA_FRAMES : 0;
+}
+
+/* SS. */
+void prof_walk_collect(ASGST_Iterator *it, void *arg) {
+  prof_walk *w = arg;
+  ASGST_Frame f;
+  int r = 0;
+  while (w->n < PROF_MAX_FRAMES && (r = ASGST_NextFrame(it, &f)) == 1) {
+    prof_frame *o = &w->frames[w->n++];
+    o->type = f.type;
+    o->comp_level = (int8_t)f.comp_level;
+    o->bci = f.bci;
+    o->pad = 0;
+    o->method = f.type == ASGST_FRAME_NON_JAVA ? f.pc : (void *)f.method;
+  }
+  /* An iterator that starts in error (a stale queue element) fails its first NextFrame. */
+  if (w->n < PROF_MAX_FRAMES && r < 0) w->error = r;
+}
+
+/* SS. Copies the top frames of the walk into ref; walks on the handler's stack. */
+void prof_ref_take(void *ucontext, prof_ref_walk *ref) {
+  prof_walk w;
+  w.n = 0;
+  w.error = 0;
+  int r = ASGST_RunWithIterator(ucontext, prof_walk_options(), prof_walk_collect, &w);
+  if (r > 0 && w.error < 0) r = w.error;
+  ref->result = r;
+  ref->n = w.n < PROF_COMPARE_FRAMES ? w.n : PROF_COMPARE_FRAMES;
+  memcpy(ref->frames, w.frames, (size_t)ref->n * sizeof ref->frames[0]);
+}
+
+/* SS. Same method and bci (frame types may differ: an inlined frame stays inlined). */
+static bool same_frame(const prof_frame *a, const prof_frame *b) {
+  return a->method == b->method && a->bci == b->bci;
+}
+
+/* SS. Agreement of walk w with the reference walk, over the reference's frames. Only
+ * successful walks on both sides are compared: failures are counted as walk results. */
+static void compare(const prof_walk *w, int r, const prof_ref_walk *ref) {
+  if (!ref || ref->n < 0 || ref->result <= 0 || r <= 0) return;
+  int n = ref->n < w->n ? ref->n : w->n, same = 0;
+  while (same < n && same_frame(&ref->frames[same], &w->frames[same])) same++;
+  bool identical = same == ref->n && (w->n == ref->n || ref->n == PROF_COMPARE_FRAMES);
+  atomic_fetch_add_explicit(&prof.stats.compared, 1, memory_order_relaxed);
+  if (identical) atomic_fetch_add_explicit(&prof.stats.compare_same, 1, memory_order_relaxed);
+  if (n > 0 && same > 0)
+    atomic_fetch_add_explicit(&prof.stats.compare_top_same, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&prof.stats.compare_frames, (uint64_t)ref->n, memory_order_relaxed);
+  atomic_fetch_add_explicit(&prof.stats.compare_frames_same, (uint64_t)same,
+                            memory_order_relaxed);
+}
+
+/* SS. Clamps to what a record's 32-bit field holds. */
+static uint32_t u32(uint64_t v) {
+  return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* SS. */
+void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk_ns,
+                     uint64_t lag_ns, const prof_fdinfo *fdi, const prof_ref_walk *ref) {
+  if (r > 0 && w->error < 0) r = w->error;
+  int slot = r + PROF_WALK_CODES / 2;
+  if (slot < 0) slot = 0;
+  if (slot >= PROF_WALK_CODES) slot = PROF_WALK_CODES - 1;
+  atomic_fetch_add_explicit(&prof.stats.walk_results[slot], 1, memory_order_relaxed);
+  bool java = false;
+  for (int i = 0; i < w->n && !java; i++) java = w->frames[i].type != ASGST_FRAME_NON_JAVA;
+  if (!java) atomic_fetch_add_explicit(&prof.stats.no_java[ev], 1, memory_order_relaxed);
+  compare(w, r, ref);
+
+  prof_record h;
+  memset(&h, 0, sizeof h);
+  h.event = (uint16_t)ev;
+  h.nframes = (uint16_t)w->n;
+  h.tid = (int32_t)tid;
+  h.walk_result = r;
+  h.walk_ns = u32(walk_ns);
+  h.lag_ns = u32(lag_ns);
+  h.seq = atomic_fetch_add_explicit(&prof.stats.seq, 1, memory_order_relaxed);
+  if (prof_buffer_append(&h, w->frames, fdi))
+    atomic_fetch_add_explicit(&prof.stats.stored[ev], 1, memory_order_relaxed);
+  else
+    atomic_fetch_add_explicit(&prof.stats.lost_buffer[ev], 1, memory_order_relaxed);
+}
