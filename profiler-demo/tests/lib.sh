@@ -21,7 +21,7 @@ skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $1 # SKIP $2"; }
 # The JDK's feature version (8 for "1.8.0_..."), from its release file; 0 if unknown.
 jdk_feature() {
   local v
-  v=$(sed -n 's/^JAVA_VERSION="\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' "$JAVA_HOME/release" 2>/dev/null | head -1)
+  v=$("$(dirname "${BASH_SOURCE[0]}")/../../tests/jdks/feature.sh" "$JAVA_HOME")
   echo "${v:-0}"
 }
 # True if the JDK has UNIX-domain socket channels (16+).
