@@ -15,14 +15,6 @@
 
 typedef struct asgst__hs_shadow asgst__hs_shadow;
 
-/* ---- Which classes get a shadow (class_loaders.c) ---- */
-/* N. Fetches the built-in class loaders once (ClassLoader.getPlatformClassLoader,
- * getSystemClassLoader and its parents). */
-void asgst__hs_loaders_init(JNIEnv *env);
-/* N. Whether class c (InstanceKlass k) can be unloaded: its loader is not a built-in one,
- * or it is a hidden class with a ClassLoaderData of its own. */
-bool asgst__hs_can_unload(jvmtiEnv *jvmti, JNIEnv *env, jclass c, uintptr_t k);
-
 /* ---- Shadows (class_shadow.c) ---- */
 
 /* N. A snapshot of what the metadata accessors return for InstanceKlass k and its n
