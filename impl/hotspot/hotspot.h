@@ -58,16 +58,6 @@ extern bool asgst__hs_can_suspend;
 /* backend.h queue_bind() and queue_unbind(). */
 int asgst__hs_queue_bind(JNIEnv *env, void **owner);
 void asgst__hs_queue_unbind(void *owner);
-/* What the processing thread did: rounds (one owner suspended and resumed), elements
- * handled, owners that could not be suspended, and the suspend-to-resume times. */
-typedef struct {
-  _Atomic uint64_t rounds, elements, not_suspended, stopped_ns;
-} asgst__hs_queue_stats;
-asgst__hs_queue_stats asgst__hs_queue_stats_get(void);
-/* N. Notes one suspend-to-resume time (the last 4096 are kept). */
-void asgst__hs_queue_note_time(uint64_t ns);
-/* N. The median of the kept suspend-to-resume times, 0 if none. */
-uint64_t asgst__hs_queue_median_ns(void);
 
 /* ---- Classes: the registry and its events; N. In layers, each calling only those
  * below it: class_registry.c (the table, the mirror lookup); class_info.c,
