@@ -33,8 +33,10 @@ static jobject pin_array; /* a byte[1] whose critical region holds off the GC */
 
 /* ---- the klass -> index hash (lock held) ---- */
 
+/* N. The first slot to probe for k (times a 32-bit golden-ratio constant). */
 static unsigned klass_hash(uintptr_t k) { return (unsigned)((k >> 3) * 2654435761u); }
 
+/* N. The slot of k, -1 if absent. */
 static int find_slot(uintptr_t k) {
   if (nslots == 0) return -1;
   for (unsigned i = klass_hash(k) & (unsigned)(nslots - 1), n = 0; n < (unsigned)nslots;
@@ -45,12 +47,14 @@ static int find_slot(uintptr_t k) {
   return -1;
 }
 
+/* N. Puts entry `index` (klass k) in the first free or deleted slot of its probe. */
 static void insert_slot(uintptr_t k, int index) {
   unsigned i = klass_hash(k) & (unsigned)(nslots - 1);
   while (slots[i] > 0) i = (i + 1) & (unsigned)(nslots - 1);
   slots[i] = index + 1;
 }
 
+/* N. Doubles the slots (1024 at first) and rehashes; false when out of memory. */
 static bool grow_slots(void) {
   int old_n = nslots;
   int *old = slots;
@@ -76,6 +80,7 @@ static void *room_for_one(void *p, int *cap, int used, int first, size_t size) {
   return grown;
 }
 
+/* N. Room for one more entry / dead reference; false when out of memory. */
 static bool room_for_entry(void) {
   asgst__hs_class_entry *e = room_for_one(entries, &cap_entries, nentries, 4096, sizeof *entries);
   if (e != NULL) entries = e;
