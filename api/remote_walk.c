@@ -27,6 +27,7 @@
 #include "internal.h"
 #include "../impl/guard.h"
 #include "../impl/stack_copy.h"
+#include "../impl/test_build.h"
 
 /* IDLE -> REQUESTED (walker) -> CLAIMED (target) -> PUBLISHED (target) -> RELEASED
  * (walker) -> IDLE (target). A target claims the request before it writes the slot, so only
@@ -173,8 +174,9 @@ static int request(pid_t tid, int32_t timeout_us) {
 }
 
 /* N (walker side, target held). An ASGST_COPY_STACK walk: copies the target's stack,
- * releases the target and walks the copy. With ASGST__OPT_COPY_CHECK fun first walks the
- * held target itself, the blocking walk of the same moment. */
+ * releases the target and walks the copy. With ASGST__OPT_COPY_CHECK (the test build's,
+ * impl/test_build.h; 0 in the product) fun first walks the held target itself, the
+ * blocking walk of the same moment. */
 static int walk_copy(const asgst__backend *be, const asgst__thread *t, const asgst__regs *top,
                      int32_t options, ASGST_IteratorHandler fun, void *arg) {
   int32_t plain = options & ~(ASGST_COPY_STACK | ASGST__OPT_COPY_CHECK);

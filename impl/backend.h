@@ -167,13 +167,6 @@ typedef struct asgst__backend {
 const asgst__backend *asgst__active_backend(void);                     /* SS */
 void asgst__set_backend(const asgst__backend *be);                    /* N */
 
-/* An option bit no public option uses, for the walk test agent only: the first Java frame
- * found below a stub frame (e.g. a thread stopped in the safepoint handler) takes
- * AsyncGetCallTrace's PcDesc (the first one after its pc) instead of the exact PcDesc at
- * its pc, which is what the VM itself uses there. The agent re-walks with it to prove that
- * a disagreement comes from that rule alone. Carried in the iterator's options, so the
- * walk reads no thread-local test switch. */
-#define ASGST__OPT_ASGCT_PCDESC_RULE (1 << 30)
 /* An option bit of the recording and replay walks: no frame cache. A cache hit skips the
  * reads that decode a frame, which a recording must hold and a replay must do. */
 #define ASGST__OPT_NO_FRAME_CACHE (1 << 29)
@@ -185,10 +178,7 @@ void asgst__set_backend(const asgst__backend *be);                    /* N */
  * frame anchor or a return address), not interrupted, so its debug information is looked
  * up as at an anchor. */
 #define ASGST__OPT_RECORDED_AT_CALL (1 << 27)
-/* With ASGST_COPY_STACK, for tests that measure how wrong copy walks get: fun is called
- * twice, first on the held target (a blocking walk of that moment), then on the copy after
- * the release. */
-#define ASGST__OPT_COPY_CHECK (1 << 26)
+/* Bits 30 and 26 are the test build's (impl/test_build.h). */
 
 /* ---- Binding to a live JVM: implemented by the HotSpot backend (hotspot_init.c), called
  * by api/initialize.c, so that api/ knows no backend by name. All N. ---- */

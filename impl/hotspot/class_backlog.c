@@ -3,7 +3,7 @@
  * ASGST_Initialize path.
  *
  * Registering a class costs microseconds (JVMTI tag and status, the Method* copy, a shadow
- * of an unloadable class's metadata: class_unload.c); done inline, a profiler attached to a
+ * of an unloadable class's metadata: class_register.c); done inline, a profiler attached to a
  * JVM with 50,000 classes spent 0.2-0.4 s in ASGST_Initialize. Now the binding only lists
  * the classes and pins them: they go into one Java Object[] held by a global reference, so
  * none of them can be unloaded before it is registered (an unregistered class that unloads

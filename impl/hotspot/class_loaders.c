@@ -7,7 +7,7 @@
  * so their classes are never unloaded in practice, and shadowing them would copy the
  * metadata of every JDK and application class (megabytes) for nothing.
  */
-#include "class_shadow.h"
+#include "class_loaders.h"
 #include "hotspot.h"
 
 #include "../guard.h"

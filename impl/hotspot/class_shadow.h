@@ -15,14 +15,6 @@
 
 typedef struct asgst__hs_shadow asgst__hs_shadow;
 
-/* ---- Which classes get a shadow (class_loaders.c) ---- */
-/* N. Fetches the built-in class loaders once (ClassLoader.getPlatformClassLoader,
- * getSystemClassLoader and its parents). */
-void asgst__hs_loaders_init(JNIEnv *env);
-/* N. Whether class c (InstanceKlass k) can be unloaded: its loader is not a built-in one,
- * or it is a hidden class with a ClassLoaderData of its own. */
-bool asgst__hs_can_unload(jvmtiEnv *jvmti, JNIEnv *env, jclass c, uintptr_t k);
-
 /* ---- Shadows (class_shadow.c) ---- */
 
 /* N. A snapshot of what the metadata accessors return for InstanceKlass k and its n
@@ -62,21 +54,5 @@ bool asgst__hs_shadow_line_table(ASGST_Method m, int offset, ASGST_MethodLineNum
 
 /* N. Frees a shadow that was never published (counted as discarded). */
 void asgst__hs_shadow_discard(asgst__hs_shadow *s);
-
-/* Counters for tests and reports. */
-typedef struct {
-  long shadows;       /* shadows taken */
-  long methods;       /* methods in them */
-  long bytes;         /* bytes allocated for them (one block per shadow) */
-  long live;          /* shadows not yet freed */
-  long published;     /* times a shadow was published */
-  long unpublished;   /* times no slot was free (handler ran without its shadow) */
-  long answered;      /* accessor calls answered from a shadow */
-  long discarded;     /* freed without being published: a duplicate registration (the
-                       * class was prepared while the loaded classes were registered) or
-                       * a shadow retaken after redefinition */
-} asgst__hs_shadow_stats_t;
-/* N. */
-asgst__hs_shadow_stats_t asgst__hs_shadow_stats(void);
 
 #endif

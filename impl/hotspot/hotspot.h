@@ -58,23 +58,22 @@ extern bool asgst__hs_can_suspend;
 /* backend.h queue_bind() and queue_unbind(). */
 int asgst__hs_queue_bind(JNIEnv *env, void **owner);
 void asgst__hs_queue_unbind(void *owner);
-/* What the processing thread did: rounds (one owner suspended and resumed), elements
- * handled, owners that could not be suspended, and the suspend-to-resume times. */
-typedef struct {
-  _Atomic uint64_t rounds, elements, not_suspended, stopped_ns;
-} asgst__hs_queue_stats;
-asgst__hs_queue_stats asgst__hs_queue_stats_get(void);
-/* N. Notes one suspend-to-resume time (the last 4096 are kept). */
-void asgst__hs_queue_note_time(uint64_t ns);
-/* N. The median of the kept suspend-to-resume times, 0 if none. */
-uint64_t asgst__hs_queue_median_ns(void);
 
-/* ---- Class registry, unload and redefinition (class_unload.c); N ---- */
-/* N. Starts registering the loaded classes (in the background) and enables ClassPrepare, ObjectFree, ClassFileLoadHook
- * and GarbageCollectionStart on the library's environment. 0 or -1 with a reason. */
+/* ---- Classes: the registry and its events; N. In layers, each calling only those
+ * below it: class_registry.c (the table, the mirror lookup); class_info.c,
+ * class_loaders.c, class_shadow.c; class_register.c (one class); class_backlog.c (the
+ * classes loaded before the binding); class_jclass.c (conversions); class_unload.c (the
+ * JVMTI events, init and reset). ---- */
+/* N. Starts registering the loaded classes (in the background); the binding then enables
+ * ClassPrepare, ObjectFree, ClassFileLoadHook and GarbageCollectionStart on the library's
+ * environment. 0 or -1 with a reason (class_unload.c). */
 int asgst__hs_classes_init(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen);
-/* N. Registers one class (no-op for primitive/array classes and already tagged ones). */
+/* N. Registers one class (no-op for primitive/array classes and already tagged ones;
+ * class_register.c). */
 void asgst__hs_register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c);
+/* N. A malloc'ed copy of InstanceKlass k's Method* array, *n entries (read under the
+ * guard; NULL if none or out of memory; class_register.c). */
+ASGST_Method *asgst__hs_copy_methods(uintptr_t k, int *n);
 /* N. class_backlog.c: lists and pins the classes loaded before the binding and registers
  * them on a background thread. 0 or -1 with a reason. */
 int asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen);
@@ -82,7 +81,7 @@ int asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errl
 void asgst__hs_backlog_wait(void);
 /* N. Stops and joins the background registration (unbinding). */
 void asgst__hs_backlog_stop(void);
-/* N. The JVMTI callbacks the registry needs (installed by hotspot_init.c). */
+/* N. The JVMTI callbacks the registry needs (installed by hotspot_init.c; class_unload.c). */
 void JNICALL asgst__hs_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread t, jclass c);
 void JNICALL asgst__hs_on_object_free(jvmtiEnv *jvmti, jlong tag);
 void JNICALL asgst__hs_on_gc_start(jvmtiEnv *jvmti);
@@ -90,17 +89,18 @@ void JNICALL asgst__hs_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *env, jclass r
                                           jobject loader, const char *name, jobject pd,
                                           jint len, const unsigned char *data, jint *new_len,
                                           unsigned char **new_data);
-/* N. InstanceKlass* of a class handle (0 for primitive/array classes or failure). */
+/* N. Forgets the registry (Shutdown; class_unload.c). */
+void asgst__hs_classes_reset(void);
+/* N. InstanceKlass* of a class handle (0 for primitive/array classes or failure;
+ * class_registry.c). */
 uintptr_t asgst__hs_klass_of(JNIEnv *env, jclass c);
-/* N. Conversions for the backend table. */
+/* N. Conversions for the backend table (class_jclass.c, jmethodids.c). */
 jclass asgst__hs_to_jclass(ASGST_Class k);
 ASGST_Class asgst__hs_from_jclass(jclass c);
 jmethodID asgst__hs_to_jmethodid(ASGST_Method m);
 ASGST_Method asgst__hs_from_jmethodid(jmethodID id);
-/* N. A JNIEnv for the calling thread, NULL if it is not attached (class_unload.c). */
+/* N. A JNIEnv for the calling thread, NULL if it is not attached (class_jclass.c). */
 JNIEnv *asgst__hs_jni_env(void);
-/* N. Forgets the registry (Shutdown). */
-void asgst__hs_classes_reset(void);
 
 /* N. Learns where class mirrors keep their modifiers when Klass has none (class_info.c). */
 void asgst__hs_learn_mirror_modifiers(jvmtiEnv *jvmti, JNIEnv *env);

@@ -22,6 +22,7 @@
 #include "../services.h"
 #include "../guard.h"
 #include "../safe_read.h"
+#include "../test_build.h"
 
 JavaVM *asgst__hs_vm;
 bool asgst__hs_can_suspend;
@@ -76,12 +77,14 @@ static int spec_version(JavaVM *vm) {
   return v;
 }
 
-/* N. Checks the VM: its tables, and the model of its version built from them. The test
- * agent's "unsupported" mode hides names through ASGST_TEST_HIDE_FIELD, read here once
- * per initialization (never on a walk). */
+/* N. Checks the VM: its tables, and the model of its version built from them. In the
+ * test build (impl/test_build.h), the test agents' "unsupported" modes hide names through
+ * ASGST_TEST_HIDE_FIELD, read here once per initialization (never on a walk). */
 static int check_vm(JavaVM *vm, int32_t flags) {
   if (asgst__vms_load(error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
+#if ASGST__TEST_BUILD
   asgst__vm_hide_for_test(getenv("ASGST_TEST_HIDE_FIELD"));
+#endif
   int spec = spec_version(vm);
   return asgst__vm_model_init(spec, flags, error, sizeof error) == 0 ? 0 : ASGST_UNSUPPORTED_VM;
 }

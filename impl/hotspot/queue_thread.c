@@ -32,6 +32,7 @@
 
 #include "../guard.h"
 #include "../services.h"
+#include "../test_build.h"
 
 #define MAX_OWNERS 256
 
@@ -48,7 +49,6 @@ static owner *owners;
 static int wake_fd = -1;
 static pthread_t worker;
 static bool started;
-static asgst__hs_queue_stats stats;
 
 /* SS. asgst__queue_waker: one write to the eventfd. */
 static void wake(void) {
@@ -56,13 +56,6 @@ static void wake(void) {
   if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) < 0) {
     /* The counter is saturated: the thread is awake anyway. */
   }
-}
-
-/* N. Monotonic nanoseconds. */
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* N. The stopped owner's last Java frame, under the guard. */
@@ -77,9 +70,71 @@ static bool last_java_frame(const owner *o, asgst__regs *here) {
   return ok;
 }
 
+#if ASGST__TEST_BUILD
+/* What asgst__hs_queue_stats_get and asgst__hs_queue_median_ns report (impl/test_build.h). */
+static asgst__hs_queue_stats stats;
+#define TIMES 4096
+static uint64_t times[TIMES]; /* the last suspend-to-resume times */
+static atomic_uint ntimes;
+
+/* N. Monotonic nanoseconds. */
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* N. The start of a round. */
+static uint64_t round_start(void) { return now_ns(); }
+
+/* N. Counts a round that began at t0 and handled n elements. */
+static void round_end(uint64_t t0, int n, bool suspended) {
+  uint64_t dt = now_ns() - t0;
+  atomic_fetch_add(&stats.rounds, 1);
+  atomic_fetch_add(&stats.elements, (uint64_t)n);
+  atomic_fetch_add(&stats.stopped_ns, dt);
+  if (!suspended) atomic_fetch_add(&stats.not_suspended, 1);
+  times[atomic_fetch_add(&ntimes, 1) % TIMES] = dt;
+}
+
+/* N. */
+asgst__hs_queue_stats asgst__hs_queue_stats_get(void) {
+  asgst__hs_queue_stats s;
+  s.rounds = atomic_load(&stats.rounds);
+  s.elements = atomic_load(&stats.elements);
+  s.not_suspended = atomic_load(&stats.not_suspended);
+  s.stopped_ns = atomic_load(&stats.stopped_ns);
+  return s;
+}
+
+/* N. qsort order. */
+static int by_value(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* N. */
+uint64_t asgst__hs_queue_median_ns(void) {
+  unsigned n = atomic_load(&ntimes);
+  if (n > TIMES) n = TIMES;
+  if (n == 0) return 0;
+  uint64_t *copy = malloc(n * sizeof *copy);
+  if (copy == NULL) return 0;
+  memcpy(copy, times, n * sizeof *copy);
+  qsort(copy, n, sizeof *copy, by_value);
+  uint64_t m = copy[n / 2];
+  free(copy);
+  return m;
+}
+#else
+/* The product measures no round. */
+static inline uint64_t round_start(void) { return 0; }
+static inline void round_end(uint64_t t0, int n, bool suspended) { (void)t0, (void)n, (void)suspended; }
+#endif
+
 /* N. Processes one owner's queues while it is suspended. */
 static void process_owner(jvmtiEnv *jvmti, owner *o) {
-  uint64_t t0 = now_ns();
+  uint64_t t0 = round_start();
   jvmtiError err = (*jvmti)->SuspendThread(jvmti, o->thread);
   asgst__regs here = {0, 0, 0};
   int kind = o->kind;
@@ -87,12 +142,7 @@ static void process_owner(jvmtiEnv *jvmti, owner *o) {
   else if (!last_java_frame(o, &here)) kind = ASGST_NO_TOP_JAVA_FRAME;
   int n = asgst__queues_process_stopped(o, &o->t, kind, &here);
   if (err == JVMTI_ERROR_NONE) (*jvmti)->ResumeThread(jvmti, o->thread);
-  uint64_t dt = now_ns() - t0;
-  atomic_fetch_add(&stats.rounds, 1);
-  atomic_fetch_add(&stats.elements, (uint64_t)n);
-  atomic_fetch_add(&stats.stopped_ns, dt);
-  if (err != JVMTI_ERROR_NONE) atomic_fetch_add(&stats.not_suspended, 1);
-  asgst__hs_queue_note_time(dt);
+  round_end(t0, n, err == JVMTI_ERROR_NONE);
 }
 
 /* N. Frees the handles whose queues are all deregistered. */
@@ -184,43 +234,4 @@ int asgst__hs_queue_bind(JNIEnv *env, void **out) {
 void asgst__hs_queue_unbind(void *handle) {
   atomic_store(&((owner *)handle)->unbound, 1);
   wake();
-}
-
-/* N. */
-asgst__hs_queue_stats asgst__hs_queue_stats_get(void) {
-  asgst__hs_queue_stats s;
-  s.rounds = atomic_load(&stats.rounds);
-  s.elements = atomic_load(&stats.elements);
-  s.not_suspended = atomic_load(&stats.not_suspended);
-  s.stopped_ns = atomic_load(&stats.stopped_ns);
-  return s;
-}
-
-#define TIMES 4096
-static uint64_t times[TIMES];
-static atomic_uint ntimes;
-
-/* N. */
-void asgst__hs_queue_note_time(uint64_t ns) {
-  times[atomic_fetch_add(&ntimes, 1) % TIMES] = ns;
-}
-
-/* N. qsort order. */
-static int by_value(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* N. */
-uint64_t asgst__hs_queue_median_ns(void) {
-  unsigned n = atomic_load(&ntimes);
-  if (n > TIMES) n = TIMES;
-  if (n == 0) return 0;
-  uint64_t *copy = malloc(n * sizeof *copy);
-  if (copy == NULL) return 0;
-  memcpy(copy, times, n * sizeof *copy);
-  qsort(copy, n, sizeof *copy, by_value);
-  uint64_t m = copy[n / 2];
-  free(copy);
-  return m;
 }

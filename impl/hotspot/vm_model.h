@@ -160,9 +160,6 @@ int asgst__vm_model_export(void);
 const char *asgst__vm_layout_text(size_t *len);
 /* N. "" or a list of features switched off for missing optional pieces, with the names. */
 const char *asgst__vm_features_off(void);
-/* N. Test hook for a unit test: hides a name from the next asgst__vm_model_init as if
- * the VM did not export it (NULL clears). Not used by the library itself. */
-void asgst__vm_hide_for_test(const char *names);
 
 /* ---- Accessors: the only code that adds an offset to a VM pointer (SS) ---- */
 

@@ -19,6 +19,7 @@
 
 #include "../fill_loop.h"
 #include "../safe_read.h"
+#include "../test_build.h"
 #include "walker.h"
 #include "walker_internal.h"
 #include "vmstructs.h"
@@ -534,6 +535,8 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
       if (r <= 0) return r;
       break;
   }
+  /* The test build's AsyncGetCallTrace rule (impl/test_build.h; 0 in the product, where
+   * this folds away). */
   bool asgct_rule = (it->options & ASGST__OPT_ASGCT_PCDESC_RULE) && !LD(s->java_seen) &&
                     LD(s->kind) == ASGST__HK_STUB;
   /* A stub called from compiled code before any Java frame (the top of the Java stack)

@@ -29,9 +29,9 @@ for c in "${CASES[@]}"; do
   grep asgst-prof "$WORK/out" | head -1 | diag
 done
 
-# A JVM the library refuses (a field hidden through the library's test hook) is like a
-# bad option: the JVM does not start, and the message says why.
-ASGST_TEST_HIDE_FIELD=Method::_constMethod jvm -agentpath:"$AGENT=event=cpu" -cp "$CLASSES" \
+# A JVM the library refuses (a field hidden through the test build's hook, so the agent
+# built over it) is like a bad option: the JVM does not start, and the message says why.
+ASGST_TEST_HIDE_FIELD=Method::_constMethod jvm -agentpath:"$BUILD/tests/profiler/libasgstprof-test.so=event=cpu" -cp "$CLASSES" \
   LongRunner 0.1 >"$WORK/out" 2>&1
 rc=$?
 check "-agentpath on a JVM the library refuses: JVM does not start (rc $rc), reason given" \

@@ -12,6 +12,7 @@
 
 #include "impl/hotspot/class_shadow.h"
 #include "impl/hotspot/hotspot.h"
+#include "impl/test_build.h" /* asgst__hs_shadow_stats */
 
 /* JDK 17 offsets, as in test_hs_line_table.c. */
 static void set_layout(void) {

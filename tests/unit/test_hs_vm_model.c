@@ -17,6 +17,7 @@
 #include "asgst.h"
 #include "impl/hotspot/vm_model.h"
 #include "impl/hotspot/vmstructs.h"
+#include "impl/test_build.h" /* asgst__vm_hide_for_test */
 
 #define MAX_ENTRIES 4096
 

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "impl/hotspot/class_shadow.h" /* test hook: the shadows' memory figures */
+#include "impl/test_build.h" /* asgst__hs_shadow_stats: the shadows' memory figures */
 #include "include/asgst.h"
 #include "common/agent_setup.h"
 #include "info_compare.h"

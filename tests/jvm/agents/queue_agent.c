@@ -29,7 +29,7 @@
 
 #include "asgst.h"
 #include "common/agent_setup.h"
-#include "impl/hotspot/hotspot.h"
+#include "impl/test_build.h" /* asgst__hs_queue_stats_get, asgst__hs_queue_median_ns */
 
 #define MAX_THREADS 64
 #define SLOTS 4096 /* per thread: method at sample time, indexed by element */

@@ -27,7 +27,8 @@
 
 #include "asgst.h"
 #include "common/agent_setup.h"
-#include "impl/backend.h" /* ASGST__OPT_COPY_CHECK */
+#include "impl/test_build.h" /* ASGST__OPT_COPY_CHECK */
+_Static_assert(ASGST__OPT_COPY_CHECK != 0, "the agent links the test build (impl/test_build.h)");
 
 #define MAX_FRAMES 256
 #define MAX_TARGETS 16

@@ -44,6 +44,8 @@
 #include "impl/hotspot/hotspot.h"
 #include "impl/hotspot/walker.h"
 #include "impl/hotspot/vmstructs.h"
+#include "impl/test_build.h" /* ASGST__OPT_ASGCT_PCDESC_RULE */
+_Static_assert(ASGST__OPT_ASGCT_PCDESC_RULE != 0, "the agent links the test build (impl/test_build.h)");
 #include <ucontext.h>
 #include "walk_agent.h"
 #include "common/pmc.h"

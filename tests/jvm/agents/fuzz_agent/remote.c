@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "../fuzz_agent.h"
-#include "impl/backend.h" /* ASGST__OPT_COPY_CHECK */
+#include "impl/test_build.h" /* ASGST__OPT_COPY_CHECK */
+_Static_assert(ASGST__OPT_COPY_CHECK != 0, "the agent links the test build (impl/test_build.h)");
 
 int fuzz_copy_percent = 50, fuzz_copy_delay_us = 0;
 
