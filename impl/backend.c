@@ -4,7 +4,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "services.h"
+#include "backend.h"
 
 static _Atomic(const asgst__backend *) active;
 

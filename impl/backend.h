@@ -194,6 +194,8 @@ void asgst__unbind_jvm(void);
 /* SS. Copy `len` bytes of `src` (not NUL-terminated) into the caller's buffer of capacity
  * *cap, truncating and NUL-terminating; set *cap to len. A NULL dst only reports len. */
 void asgst__copy_string(char *dst, jint *cap, const char *src, size_t len);
+/* SS. Empties every output field of *info (strings become "", lengths 0). */
+void asgst__clear_method_info(ASGST_MethodInfo *info);
 
 #ifdef __cplusplus
 }

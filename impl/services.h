@@ -4,7 +4,6 @@
  * backend layer a table of these (asgst__services_provide) before the first handler or
  * queue exists; until then every call here is a no-op, which is also what api/ would do
  * with no handler and no queue registered. Calls thus point down from api/ to impl/ only.
- * Also the few helpers every backend shares (impl/backend.c).
  */
 #ifndef ASGST_IMPL_SERVICES_H
 #define ASGST_IMPL_SERVICES_H
@@ -33,9 +32,6 @@ typedef struct {
 void asgst__services_provide(const asgst__services *s);
 /* SS. The table, NULL until api/ provided it. */
 const asgst__services *asgst__services_get(void);
-
-/* SS. Empties every output field of *info (strings become "", lengths 0). (backend.c) */
-void asgst__clear_method_info(ASGST_MethodInfo *info);
 
 /* N. Calls every registered class unload handler (backends call this before a class's
  * handles become invalid). */

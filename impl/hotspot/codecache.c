@@ -20,7 +20,7 @@
 
 #include "../safe_read.h"
 #include "codecache.h"
-#include "walker_internal.h"
+#include "vm_model.h"
 
 #define MAX_HEAPS 8
 

@@ -26,7 +26,8 @@
 #include <string.h>
 
 #include "../safe_read.h"
-#include "walker_internal.h"
+#include "framecache.h"
+#include "vm_model.h"
 
 #define FC_SIZE 4096 /* entries, a power of two */
 #define FC_WORDS 8    /* one cache line */

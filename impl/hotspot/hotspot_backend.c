@@ -10,7 +10,8 @@
 #include "class_shadow.h"
 #include "hotspot.h"
 #include "walker.h"
-#include "walker_internal.h"
+#include "framecache.h"
+#include "vm_model.h"
 
 /* SS (all of the following; the caller holds the guard). */
 static void method_info(ASGST_Method m, ASGST_MethodInfo *info) {

@@ -17,7 +17,8 @@
 #include "hotspot.h"
 #include "vmstructs.h"
 #include "walker.h"
-#include "walker_internal.h"
+#include "framecache.h"
+#include "vm_model.h"
 
 #include "../services.h"
 #include "../guard.h"

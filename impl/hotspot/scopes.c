@@ -13,7 +13,8 @@
  * stores stall on failed store forwarding. */
 #pragma GCC optimize("no-tree-slp-vectorize")
 #include "../safe_read.h"
-#include "walker_internal.h"
+#include "scopes.h"
+#include "vm_model.h"
 
 /* SS. Index of the first PcDesc in [lo, hi) whose pc_offset is >= target (hi if none).
  * The array is cold on a first walk through a new nmethod, so each probe is a miss that

@@ -20,7 +20,7 @@
 #include "../guard.h"
 #include "hotspot.h"
 #include "vm_model.h"
-#include "walker_internal.h"
+#include "codecache.h"
 
 #define MAX_LINES 512
 

@@ -21,7 +21,11 @@
 #include "../safe_read.h"
 #include "../test_build.h"
 #include "walker.h"
-#include "walker_internal.h"
+#include "codecache.h"
+#include "walker_code.h"
+#include "scopes.h"
+#include "framecache.h"
+#include "vm_model.h"
 #include "vmstructs.h"
 
 typedef struct {

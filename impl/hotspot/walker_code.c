@@ -15,7 +15,9 @@
  * stores stall on failed store forwarding. */
 #pragma GCC optimize("no-tree-slp-vectorize")
 #include "../safe_read.h"
-#include "walker_internal.h"
+#include "codecache.h"
+#include "walker_code.h"
+#include "vm_model.h"
 
 /* SS. Length of a multi-byte nop (0f 1f /0 with ModRM/SIB/disp) at p, 0 if not one. */
 static int nop_len(const uint8_t *p) {
@@ -65,7 +67,7 @@ static int prologue_insn(const uint8_t *p, asgst__hs_stack_effect *e) {
   return 0;
 }
 
-/* SS. See walker_internal.h. At most 16 instructions: a prologue is short. */
+/* SS. See walker_code.h. At most 16 instructions: a prologue is short. */
 bool asgst__hs_decode_prologue(uintptr_t entry, uintptr_t pc, asgst__hs_stack_effect *e) {
   e->depth = 0;
   e->fp_slot = -1;
@@ -81,7 +83,7 @@ bool asgst__hs_decode_prologue(uintptr_t entry, uintptr_t pc, asgst__hs_stack_ef
   return at == pc;
 }
 
-/* SS. See walker_internal.h. The effect is relative to the return address. */
+/* SS. See walker_code.h. The effect is relative to the return address. */
 bool asgst__hs_decode_epilogue(uintptr_t pc, asgst__hs_stack_effect *e) {
   uint8_t b[40];
   if (!asgst__load_bytes(pc, b, sizeof b)) return false;

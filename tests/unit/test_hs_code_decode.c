@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/walker_internal.h"
+#include "impl/hotspot/walker_code.h"
 
 /* C2's verified entry with G1 on JDK 21 (frame of 0x20 bytes below the saved rbp). */
 static const uint8_t c2_prologue[80] = { /* padded: the decoders read ahead */

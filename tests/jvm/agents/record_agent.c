@@ -30,7 +30,8 @@
 #include "asgst.h"
 #include "common/agent_setup.h"
 #include "impl/guard.h"
-#include "impl/hotspot/walker_internal.h"
+#include "impl/hotspot/codecache.h"
+#include "impl/hotspot/vm_model.h"
 
 #define POOL 8
 #define BUF_SIZE (8u << 20)

@@ -9,7 +9,7 @@
 #include <ucontext.h>
 
 #include "../fuzz_agent.h"
-#include "impl/hotspot/walker_internal.h"
+#include "impl/hotspot/codecache.h"
 
 fuzz_range fuzz_heaps[MAX_HEAPS], fuzz_libjvm;
 atomic_int fuzz_nheaps;

@@ -1,0 +1,49 @@
+/*
+ * walker_code.h - the sender of a compiled or stub frame, from the code itself where the
+ * frame is not complete (walker_code.c).
+ */
+#ifndef ASGST_HOTSPOT_WALKER_CODE_H
+#define ASGST_HOTSPOT_WALKER_CODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../backend.h"
+
+/* Stack effect of the instructions between a frame's entry and pc (walker_code.c). */
+typedef struct {
+  long depth;     /* bytes pushed/allocated since entry: the return address is at sp+depth */
+  long fp_slot;   /* offset from sp of the caller's saved rbp, -1 if rbp not saved */
+  bool fp_moved;  /* mov rbp,rsp executed: rbp no longer holds the caller's fp */
+} asgst__hs_stack_effect;
+/* SS. Stack effect from a verified entry point up to pc, through the prologue
+ * instructions HotSpot's x86_64 compilers emit; false at any other instruction. */
+bool asgst__hs_decode_prologue(uintptr_t entry, uintptr_t pc, asgst__hs_stack_effect *e);
+/* SS. If the code at pc is an epilogue ([vzeroupper] [add rsp,N] [pop rbp] [return poll]
+ * ret), its stack effect. */
+bool asgst__hs_decode_epilogue(uintptr_t pc, asgst__hs_stack_effect *e);
+
+/* SS. Sender of a frame of code blob `blob` (compiled or stub) at r. `top` says r was
+ * interrupted anywhere (prologue/epilogue possible); otherwise r.pc is a return address.
+ * Returns 1 and fills *s, or an error. */
+int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
+                          const asgst__thread *t, asgst__regs *s);
+
+/* SS. A continuation return barrier (JDK 21+) is no frame of its own: the return address
+ * of a virtual thread's lowest thawed frame, or interrupted at its first instruction just
+ * after that frame returned (rsp is still that frame's sender sp; further into the
+ * barrier frames are being thawed, which is not provably walkable). If r.pc is one, moves
+ * r to the frame it stands for, Continuation.enterSpecial's (*blob: its nmethod), and
+ * returns 1; 0 if r.pc is not a barrier; an error if it is but that frame is not sound. */
+int asgst__hs_barrier_frame(const asgst__thread *t, asgst__regs *r, uintptr_t *blob);
+
+/* SS. Original pc of a deoptimized compiled frame whose pc is the nmethod's deopt handler
+ * (the VM saved it in the frame); pc itself otherwise. */
+uintptr_t asgst__hs_real_pc(uintptr_t nm, const asgst__regs *r);
+
+/* SS. True if a frame of the compiled blob interrupted at pc has its whole frame: it has a
+ * frame size, pc is past the prologue and not at the start of an epilogue. Its sender is
+ * then found by the frame size, as for a frame stopped at a call. */
+bool asgst__hs_frame_complete_at(uintptr_t blob, uintptr_t pc);
+
+#endif
