@@ -10,7 +10,6 @@
 #include "../guard.h"
 #include "../safe_read.h"
 
-#define H asgst__vm
 
 /* Class-file flags HotSpot recognises for a class (public, final, super, interface,
  * abstract, synthetic, annotation, enum). */
@@ -20,8 +19,8 @@
 /* SS. The class's java.lang.Class mirror object, 0 if unreadable. */
 static uintptr_t mirror_of(uintptr_t k) {
   uintptr_t handle = 0, mirror = 0;
-  if (!asgst__load_ptr(k + (uintptr_t)H.k_mirror, &handle) || handle == 0) return 0;
-  if (!H.mirror_handle) return handle; /* JDK 8: the field is the oop itself */
+  if (!asgst__load_ptr(k + (uintptr_t)asgst__vm.k_mirror, &handle) || handle == 0) return 0;
+  if (!asgst__vm.mirror_handle) return handle; /* JDK 8: the field is the oop itself */
   if (!asgst__load_ptr(handle, &mirror)) return 0;
   return mirror;
 }
@@ -31,13 +30,13 @@ static uintptr_t mirror_of(uintptr_t k) {
  * ACC_SUPER when the class has it. JDK 24+ keeps them in the mirror's `modifiers` field
  * instead (its offset learned at initialization); failing both, the class file's flags. */
 static jint class_modifiers(uintptr_t k) {
-  uint32_t acc = (uint32_t)asgst__hs_field(k, H.k_access, H.k_access_w);
-  if (H.k_modifier >= 0) {
-    uint32_t mod = (uint32_t)asgst__hs_field(k, H.k_modifier, 4);
+  uint32_t acc = (uint32_t)asgst__hs_field(k, asgst__vm.k_access, asgst__vm.k_access_w);
+  if (asgst__vm.k_modifier >= 0) {
+    uint32_t mod = (uint32_t)asgst__hs_field(k, asgst__vm.k_modifier, 4);
     return (jint)(mod | (acc & ACC_SUPER));
   }
-  uintptr_t mirror = H.mirror_modifiers > 0 ? mirror_of(k) : 0;
-  if (mirror) return (jint)(asgst__hs_field(mirror, H.mirror_modifiers, 2) | ACC_SUPER);
+  uintptr_t mirror = asgst__vm.mirror_modifiers > 0 ? mirror_of(k) : 0;
+  if (mirror) return (jint)(asgst__hs_field(mirror, asgst__vm.mirror_modifiers, 2) | ACC_SUPER);
   return (jint)(acc & RECOGNIZED_CLASS_MODIFIERS);
 }
 
@@ -52,8 +51,8 @@ void asgst__hs_learn_mirror_modifiers(jvmtiEnv *jvmti, JNIEnv *env) {
   enum { SPAN = 256 };
   bool fits[SPAN / 2];
   memset(fits, 1, sizeof fits);
-  H.mirror_modifiers = -1;
-  if (H.k_modifier >= 0) return;
+  asgst__vm.mirror_modifiers = -1;
+  if (asgst__vm.k_modifier >= 0) return;
   if (asgst__guard_install() != 0) return;
   for (int i = 0; classes[i]; i++) {
     jclass c = (*env)->FindClass(env, classes[i]);
@@ -84,18 +83,18 @@ void asgst__hs_learn_mirror_modifiers(jvmtiEnv *jvmti, JNIEnv *env) {
       if (found >= 0) return; /* ambiguous: keep the fallback */
       found = o;
     }
-  H.mirror_modifiers = found;
+  asgst__vm.mirror_modifiers = found;
 }
 
 /* SS. The class's generic signature from its constant pool, 0 if none. The index sits in
  * the constant pool (17+) or in the InstanceKlass (8, 11). */
 static uintptr_t generic_symbol(uintptr_t k) {
-  if (H.cp_generic_index < 0 && H.ik_generic_index < 0) return 0;
+  if (asgst__vm.cp_generic_index < 0 && asgst__vm.ik_generic_index < 0) return 0;
   uintptr_t cp = 0;
-  if (!asgst__load_ptr(k + (uintptr_t)H.ik_constants, &cp)) return 0;
-  uint32_t idx = H.cp_generic_index >= 0
-                     ? (uint32_t)asgst__hs_field(cp, H.cp_generic_index, 2)
-                     : (uint32_t)asgst__hs_field(k, H.ik_generic_index, 2);
+  if (!asgst__load_ptr(k + (uintptr_t)asgst__vm.ik_constants, &cp)) return 0;
+  uint32_t idx = asgst__vm.cp_generic_index >= 0
+                     ? (uint32_t)asgst__hs_field(cp, asgst__vm.cp_generic_index, 2)
+                     : (uint32_t)asgst__hs_field(k, asgst__vm.ik_generic_index, 2);
   return idx ? asgst__hs_cp_symbol(cp, idx) : 0;
 }
 
@@ -120,7 +119,7 @@ uintptr_t asgst__hs_anonymous_set(void) { return (uintptr_t)anon; }
  * loads, as VM memory is: a recording then carries the pages it read, and a replay reads
  * them at the recorded address. */
 static bool anon_has(uintptr_t k) {
-  uintptr_t set = H.anonymous_set, v;
+  uintptr_t set = asgst__vm.anonymous_set, v;
   for (unsigned i = anon_home(k), n = 0; set && n < ANON_SLOTS; i = (i + 1) % ANON_SLOTS, n++) {
     if (!asgst__load_ptr(set + 8 * (uintptr_t)i, &v) || v == 0) return false;
     if (v == k) return true;
@@ -162,10 +161,10 @@ static bool hash_suffixed(const char *sig, size_t len) {
 
 /* N. */
 void asgst__hs_note_anonymous(jvmtiEnv *jvmti, jclass c, uintptr_t k) {
-  if (!H.anonymous_hash_names || H.cld_mirror_holder >= 0) return;
+  if (!asgst__vm.anonymous_hash_names || asgst__vm.cld_mirror_holder >= 0) return;
   char *sig = NULL;
-  uintptr_t name = asgst__guarded_ptr(k + (uintptr_t)H.k_name);
-  size_t len = name ? (size_t)(asgst__guarded_ptr(name + (uintptr_t)H.sym_length) & 0xffff) : 0;
+  uintptr_t name = asgst__guarded_ptr(k + (uintptr_t)asgst__vm.k_name);
+  size_t len = name ? (size_t)(asgst__guarded_ptr(name + (uintptr_t)asgst__vm.sym_length) & 0xffff) : 0;
   if (name == 0 || (*jvmti)->GetClassSignature(jvmti, c, &sig, NULL) != JVMTI_ERROR_NONE) return;
   /* Every registration decides anew: k may be an address an unloaded class had. */
   anon_set(k, hash_suffixed(sig, len));
@@ -174,16 +173,16 @@ void asgst__hs_note_anonymous(jvmtiEnv *jvmti, jclass c, uintptr_t k) {
 
 /* N. */
 void asgst__hs_forget_anonymous(uintptr_t k) {
-  if (H.anonymous_hash_names && H.cld_mirror_holder < 0) anon_set(k, false);
+  if (asgst__vm.anonymous_hash_names && asgst__vm.cld_mirror_holder < 0) anon_set(k, false);
 }
 
 /* SS. */
 bool asgst__hs_is_anonymous(uintptr_t k) {
   uintptr_t cld = 0;
-  if (!H.anonymous_hash_names) return false;
-  if (H.cld_mirror_holder < 0) return anon_has(k);
-  return H.k_cld >= 0 && asgst__load_ptr(k + (uintptr_t)H.k_cld, &cld) && cld != 0 &&
-         asgst__hs_field(cld, H.cld_mirror_holder, 1) != 0;
+  if (!asgst__vm.anonymous_hash_names) return false;
+  if (asgst__vm.cld_mirror_holder < 0) return anon_has(k);
+  return asgst__vm.k_cld >= 0 && asgst__load_ptr(k + (uintptr_t)asgst__vm.k_cld, &cld) && cld != 0 &&
+         asgst__hs_field(cld, asgst__vm.cld_mirror_holder, 1) != 0;
 }
 
 /* SS. JDK 8 and 11 name a VM-anonymous class (Unsafe.defineAnonymousClass: lambda forms,
@@ -224,7 +223,7 @@ static void hidden_class_form(char *name, jint len, jint cap) {
 void asgst__hs_class_info(ASGST_Class k, ASGST_ClassInfo *info) {
   uintptr_t kp = (uintptr_t)k;
   uintptr_t name = 0;
-  if ((kp & 7) || !asgst__load_ptr(kp + (uintptr_t)H.k_name, &name)) name = 0;
+  if ((kp & 7) || !asgst__load_ptr(kp + (uintptr_t)asgst__vm.k_name, &name)) name = 0;
   jint cap = info->class_name_length;
   asgst__hs_copy_symbol(name, info->class_name, &info->class_name_length);
   hidden_class_form(info->class_name, info->class_name_length, cap);

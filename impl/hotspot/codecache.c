@@ -42,12 +42,12 @@ static atomic_uintptr_t name_nmethod, name_native;
 
 /* SS. Reads CodeHeap h into *out. */
 static bool load_heap(uintptr_t h, heap *out) {
-  const asgst__vm_model *l = &asgst__vm;
+  const asgst__vm_model *model = &asgst__vm;
   uint32_t lg;
-  if (h == 0 || !asgst__load_ptr(h + l->heap_memory + l->vs_low_boundary, &out->low) ||
-      !asgst__load_ptr(h + l->heap_memory + l->vs_high_boundary, &out->high) ||
-      !asgst__load_ptr(h + l->heap_segmap + l->vs_low, &out->segmap) ||
-      !asgst__load_u32(h + l->heap_log2_seg, &lg) || lg == 0 || lg > 16)
+  if (h == 0 || !asgst__load_ptr(h + model->heap_memory + model->vs_low_boundary, &out->low) ||
+      !asgst__load_ptr(h + model->heap_memory + model->vs_high_boundary, &out->high) ||
+      !asgst__load_ptr(h + model->heap_segmap + model->vs_low, &out->segmap) ||
+      !asgst__load_u32(h + model->heap_log2_seg, &lg) || lg == 0 || lg > 16)
     return false;
   out->log2_seg = (int)lg;
   return true;
@@ -56,15 +56,15 @@ static bool load_heap(uintptr_t h, heap *out) {
 /* SS. The CodeHeap pointers: the GrowableArray CodeCache::_heaps (9+), or JDK 8's one
  * CodeCache::_heap. Their count, 0 if not there yet. */
 static uint32_t heap_pointers(uintptr_t *data) {
-  const asgst__vm_model *l = &asgst__vm;
-  if (l->codecache_heap) {
-    *data = l->codecache_heap; /* a one-element array: the static itself */
+  const asgst__vm_model *model = &asgst__vm;
+  if (model->codecache_heap) {
+    *data = model->codecache_heap; /* a one-element array: the static itself */
     return 1;
   }
   uintptr_t ga;
   uint32_t len;
-  if (!asgst__load_ptr(l->codecache_heaps, &ga) || ga == 0) return 0;
-  if (!asgst__load_u32(ga + l->ga_len, &len) || !asgst__load_ptr(ga + l->ga_data, data)) return 0;
+  if (!asgst__load_ptr(model->codecache_heaps, &ga) || ga == 0) return 0;
+  if (!asgst__load_u32(ga + model->ga_len, &len) || !asgst__load_ptr(ga + model->ga_data, data)) return 0;
   return len;
 }
 
@@ -84,12 +84,12 @@ static bool load_heaps(void) {
 
 /* SS. The interpreter's code range, from AbstractInterpreter::_code (a StubQueue). */
 static bool load_interp(void) {
-  const asgst__vm_model *l = &asgst__vm;
+  const asgst__vm_model *model = &asgst__vm;
   uintptr_t q, buf;
   uint32_t limit;
-  if (!asgst__load_ptr(l->interpreter_code, &q) || q == 0) return false;
-  if (!asgst__load_ptr(q + l->sq_stub_buffer, &buf) || buf == 0) return false;
-  if (!asgst__load_u32(q + l->sq_buffer_limit, &limit) || limit == 0) return false;
+  if (!asgst__load_ptr(model->interpreter_code, &q) || q == 0) return false;
+  if (!asgst__load_ptr(q + model->sq_stub_buffer, &buf) || buf == 0) return false;
+  if (!asgst__load_u32(q + model->sq_buffer_limit, &limit) || limit == 0) return false;
   asgst__hs_interp_low = buf;
   asgst__hs_interp_high = buf + limit;
   atomic_store_explicit(&interp_ready, 1, memory_order_release);

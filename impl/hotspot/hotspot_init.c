@@ -42,17 +42,17 @@ const char *asgst__bind_features_off(void) { return state == READY ? asgst__vm_f
 
 /* N. Sets a boolean VM flag through the exported JVMFlag table. */
 int asgst__hs_set_bool_flag(const char *name, bool value) {
-  const asgst__vm_model *h = &asgst__vm;
-  if (h->flags_addr == 0 || h->num_flags_addr == 0 || h->flag_name < 0 || h->flag_addr < 0 ||
-      h->flag_sizeof <= 0)
+  const asgst__vm_model *model = &asgst__vm;
+  if (model->flags_addr == 0 || model->num_flags_addr == 0 || model->flag_name < 0 || model->flag_addr < 0 ||
+      model->flag_sizeof <= 0)
     return -1;
-  uintptr_t table = *(const uintptr_t *)h->flags_addr;
-  size_t n = *(const size_t *)h->num_flags_addr;
+  uintptr_t table = *(const uintptr_t *)model->flags_addr;
+  size_t n = *(const size_t *)model->num_flags_addr;
   for (size_t i = 0; table && i < n; i++) {
-    uintptr_t f = table + i * (size_t)h->flag_sizeof;
-    const char *fname = *(const char *const *)(f + (uintptr_t)h->flag_name);
+    uintptr_t f = table + i * (size_t)model->flag_sizeof;
+    const char *fname = *(const char *const *)(f + (uintptr_t)model->flag_name);
     if (fname && strcmp(fname, name) == 0) {
-      bool *addr = *(bool *const *)(f + (uintptr_t)h->flag_addr);
+      bool *addr = *(bool *const *)(f + (uintptr_t)model->flag_addr);
       if (addr == NULL) return -1;
       *addr = value;
       return 0;

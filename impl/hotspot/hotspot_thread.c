@@ -22,7 +22,6 @@
 #include "../guard.h"
 #include "../safe_read.h"
 
-#define H asgst__vm
 #define MAX_VTABLES 32
 
 static pthread_key_t thread_key;
@@ -59,9 +58,9 @@ ASGST__HOT static bool is_java_thread_vtable(uintptr_t vt) {
 static void collect_from_list(void) {
   uintptr_t list = 0, threads = 0;
   uint32_t len = 0;
-  if (asgst__load_ptr(H.java_thread_list, &list) && list &&
-      asgst__load_u32(list + (uintptr_t)H.tl_length, &len) &&
-      asgst__load_ptr(list + (uintptr_t)H.tl_threads, &threads)) {
+  if (asgst__load_ptr(asgst__vm.java_thread_list, &list) && list &&
+      asgst__load_u32(list + (uintptr_t)asgst__vm.tl_length, &len) &&
+      asgst__load_ptr(list + (uintptr_t)asgst__vm.tl_threads, &threads)) {
     for (uint32_t i = 0; i < len && i < 100000; i++) {
       uintptr_t t = 0, vt = 0;
       if (asgst__load_ptr(threads + i * 8, &t) && asgst__load_ptr(t, &vt)) add_vtable(vt);
@@ -72,10 +71,10 @@ static void collect_from_list(void) {
 /* N. The same from the linked list of JavaThreads that 8 and 11 export instead. */
 static void collect_from_chain(void) {
   uintptr_t t = 0, vt = 0;
-  if (!asgst__load_ptr(H.thread_list_head, &t)) return;
+  if (!asgst__load_ptr(asgst__vm.thread_list_head, &t)) return;
   for (int i = 0; t && i < 100000; i++) {
     if (asgst__load_ptr(t, &vt)) add_vtable(vt);
-    if (!asgst__load_ptr(t + (uintptr_t)H.jt_next, &t)) break;
+    if (!asgst__load_ptr(t + (uintptr_t)asgst__vm.jt_next, &t)) break;
   }
 }
 
@@ -84,8 +83,8 @@ static void collect_from_chain(void) {
 static void collect_vtables(void) {
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
-    if (H.java_thread_list) collect_from_list();
-    else if (H.thread_list_head) collect_from_chain();
+    if (asgst__vm.java_thread_list) collect_from_list();
+    else if (asgst__vm.thread_list_head) collect_from_chain();
   ASGST__GUARD_FAULTED(g)
   ASGST__GUARD_END(g);
 }
@@ -158,8 +157,8 @@ static __thread struct {
 static uintptr_t prove_thread(asgst__thread *t) {
   uintptr_t jt = current_java_thread_ss();
   if (jt == 0) return 0;
-  uintptr_t base = (uintptr_t)asgst__hs_field(jt, H.t_stack_base, 8);
-  uintptr_t size = (uintptr_t)asgst__hs_field(jt, H.t_stack_size, 8);
+  uintptr_t base = (uintptr_t)asgst__hs_field(jt, asgst__vm.t_stack_base, 8);
+  uintptr_t size = (uintptr_t)asgst__hs_field(jt, asgst__vm.t_stack_size, 8);
   if (base > size) {
     t->stack_base = base;
     t->stack_limit = base - size;
@@ -179,8 +178,8 @@ static uintptr_t prove_thread(asgst__thread *t) {
  * tables): there an exiting thread counts as alive, and the crash guard covers reads of
  * its last moments. */
 static bool terminated(uintptr_t jt) {
-  if (H.jt_terminated < 0) return false;
-  return (int32_t)asgst__hs_field(jt, H.jt_terminated, 4) != H.not_terminated;
+  if (asgst__vm.jt_terminated < 0) return false;
+  return (int32_t)asgst__hs_field(jt, asgst__vm.jt_terminated, 4) != asgst__vm.not_terminated;
 }
 
 /* SS. */
@@ -225,16 +224,16 @@ int asgst__hs_thread_state(void) {
   ASGST__GUARD_BEGIN(g)
     uintptr_t jt = current_java_thread_ss();
     if (jt != 0) {
-      int32_t st = (int32_t)asgst__hs_field(jt, H.jt_state, 4);
+      int32_t st = (int32_t)asgst__hs_field(jt, asgst__vm.jt_state, 4);
       if (terminated(jt)) r = JVMTI_THREAD_STATE_TERMINATED;
-      else if (st == H.st_in_java || st == H.st_in_java_trans || st == H.st_in_vm ||
-               st == H.st_in_vm_trans)
+      else if (st == asgst__vm.st_in_java || st == asgst__vm.st_in_java_trans || st == asgst__vm.st_in_vm ||
+               st == asgst__vm.st_in_vm_trans)
         r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE;
-      else if (st == H.st_in_native || st == H.st_in_native_trans)
+      else if (st == asgst__vm.st_in_native || st == asgst__vm.st_in_native_trans)
         r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE | JVMTI_THREAD_STATE_IN_NATIVE;
-      else if (st == H.st_blocked || st == H.st_blocked_trans) {
-        uintptr_t pending = H.jt_pending_monitor >= 0 ? (uintptr_t)asgst__hs_field(jt, H.jt_pending_monitor, 8) : 0;
-        uintptr_t waiting = H.jt_waiting_monitor >= 0 ? (uintptr_t)asgst__hs_field(jt, H.jt_waiting_monitor, 8) : 0;
+      else if (st == asgst__vm.st_blocked || st == asgst__vm.st_blocked_trans) {
+        uintptr_t pending = asgst__vm.jt_pending_monitor >= 0 ? (uintptr_t)asgst__hs_field(jt, asgst__vm.jt_pending_monitor, 8) : 0;
+        uintptr_t waiting = asgst__vm.jt_waiting_monitor >= 0 ? (uintptr_t)asgst__hs_field(jt, asgst__vm.jt_waiting_monitor, 8) : 0;
         if (pending) r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
         else if (waiting) r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT;
         else r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING;

@@ -16,7 +16,6 @@
 
 #include "../safe_read.h"
 
-#define H asgst__vm
 
 typedef struct {
   uintptr_t pos;
@@ -51,15 +50,15 @@ static int32_t read_sint(stream *s) {
 /* SS. */
 int asgst__hs_line_table(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry *e, int length) {
   uintptr_t cm = 0;
-  if (((uintptr_t)m & 7) || !asgst__load_ptr((uintptr_t)m + (uintptr_t)H.method_const, &cm) ||
+  if (((uintptr_t)m & 7) || !asgst__load_ptr((uintptr_t)m + (uintptr_t)asgst__vm.method_const, &cm) ||
       (cm & 7))
     return 0;
-  uint32_t flags = (uint32_t)asgst__hs_field(cm, H.cm_flags, H.cm_flags_w);
-  if ((flags & H.cm_has_lines) == 0) return 0;
-  uint32_t code = (uint32_t)asgst__hs_field(cm, H.cm_code_size, 2);
-  int32_t words = (int32_t)asgst__hs_field(cm, H.cm_size, 4);
+  uint32_t flags = (uint32_t)asgst__hs_field(cm, asgst__vm.cm_flags, asgst__vm.cm_flags_w);
+  if ((flags & asgst__vm.cm_has_lines) == 0) return 0;
+  uint32_t code = (uint32_t)asgst__hs_field(cm, asgst__vm.cm_code_size, 2);
+  int32_t words = (int32_t)asgst__hs_field(cm, asgst__vm.cm_size, 4);
   if (words <= 0 || words > (1 << 20)) return 0;
-  stream s = {cm + (uintptr_t)H.cm_sizeof + code, cm + (uintptr_t)words * 8, false};
+  stream s = {cm + (uintptr_t)asgst__vm.cm_sizeof + code, cm + (uintptr_t)words * 8, false};
   int32_t bci = 0, line = 0;
   int n = 0;
   for (;;) {

@@ -8,7 +8,6 @@
 
 #include "../safe_read.h"
 
-#define H asgst__vm
 
 /* Method modifiers JVMTI GetMethodModifiers reports: the class-file flags HotSpot
  * recognises (public ... synthetic, 0x1DFF); the VM's internal bits above are masked. */
@@ -30,9 +29,9 @@ static uintptr_t ptr_field(uintptr_t a, long off) {
 
 /* SS. */
 uintptr_t asgst__hs_cp_symbol(uintptr_t cp, uint32_t index) {
-  int32_t len = (int32_t)asgst__hs_field(cp, H.cp_length, 4);
+  int32_t len = (int32_t)asgst__hs_field(cp, asgst__vm.cp_length, 4);
   if (index == 0 || (int64_t)index >= len) return 0;
-  uintptr_t sym = ptr_field(cp, H.cp_sizeof + (long)index * 8);
+  uintptr_t sym = ptr_field(cp, asgst__vm.cp_sizeof + (long)index * 8);
   /* A slot may carry a tag in its lowest bit (a pseudo-string); Symbols are aligned. */
   return sym & ~(uintptr_t)1;
 }
@@ -41,13 +40,13 @@ uintptr_t asgst__hs_cp_symbol(uintptr_t cp, uint32_t index) {
 bool asgst__hs_copy_symbol(uintptr_t sym, char *dst, jint *cap) {
   if (cap == NULL) return sym != 0;
   uint16_t len = 0;
-  if (sym == 0 || !asgst__load_u16(sym + (uintptr_t)H.sym_length, &len)) {
+  if (sym == 0 || !asgst__load_u16(sym + (uintptr_t)asgst__vm.sym_length, &len)) {
     asgst__copy_string(dst, cap, "", 0);
     return false;
   }
   if (dst != NULL && *cap > 0) {
     size_t n = len < (size_t)(*cap - 1) ? len : (size_t)(*cap - 1);
-    if (!asgst__load_bytes(sym + (uintptr_t)H.sym_body, dst, n)) n = 0, len = 0;
+    if (!asgst__load_bytes(sym + (uintptr_t)asgst__vm.sym_body, dst, n)) n = 0, len = 0;
     dst[n] = '\0';
   }
   *cap = len;
@@ -65,22 +64,22 @@ typedef struct {
 static bool method_parts(ASGST_Method m, parts *p) {
   uintptr_t mp = (uintptr_t)m;
   if ((mp & 7) != 0) return false;
-  p->cm = ptr_field(mp, H.method_const);
+  p->cm = ptr_field(mp, asgst__vm.method_const);
   if (p->cm == 0 || (p->cm & 7) != 0) return false;
-  p->cp = ptr_field(p->cm, H.cm_constants);
+  p->cp = ptr_field(p->cm, asgst__vm.cm_constants);
   if (p->cp == 0 || (p->cp & 7) != 0) return false;
-  p->flags = (uint32_t)asgst__hs_field(p->cm, H.cm_flags, H.cm_flags_w);
+  p->flags = (uint32_t)asgst__hs_field(p->cm, asgst__vm.cm_flags, asgst__vm.cm_flags_w);
   return true;
 }
 
 /* SS. The generic signature's constant pool index, stored as the last u2 of the
  * ConstMethod before the trailing annotation-array pointers (one per present kind). */
 static uint32_t generic_index(const parts *p) {
-  if ((p->flags & H.cm_has_generic) == 0) return 0;
-  int32_t words = (int32_t)asgst__hs_field(p->cm, H.cm_size, 4);
+  if ((p->flags & asgst__vm.cm_has_generic) == 0) return 0;
+  int32_t words = (int32_t)asgst__hs_field(p->cm, asgst__vm.cm_size, 4);
   if (words <= 0 || words > (1 << 20)) return 0;
-  int anns = !!(p->flags & H.cm_has_method_ann) + !!(p->flags & H.cm_has_param_ann) +
-             !!(p->flags & H.cm_has_type_ann) + !!(p->flags & H.cm_has_default_ann);
+  int anns = !!(p->flags & asgst__vm.cm_has_method_ann) + !!(p->flags & asgst__vm.cm_has_param_ann) +
+             !!(p->flags & asgst__vm.cm_has_type_ann) + !!(p->flags & asgst__vm.cm_has_default_ann);
   uintptr_t end = p->cm + (uintptr_t)words * 8;
   uint16_t idx = 0;
   if (!asgst__load_u16(end - (uintptr_t)anns * 8 - 2, &idx)) return 0;
@@ -99,17 +98,17 @@ void asgst__hs_method_info(ASGST_Method m, ASGST_MethodInfo *info) {
     info->class_idnum = 0;
     return;
   }
-  uint32_t name = (uint32_t)asgst__hs_field(p.cm, H.cm_name_index, 2);
-  uint32_t sig = (uint32_t)asgst__hs_field(p.cm, H.cm_sig_index, 2);
+  uint32_t name = (uint32_t)asgst__hs_field(p.cm, asgst__vm.cm_name_index, 2);
+  uint32_t sig = (uint32_t)asgst__hs_field(p.cm, asgst__vm.cm_sig_index, 2);
   uint32_t gen = generic_index(&p);
   asgst__hs_copy_symbol(asgst__hs_cp_symbol(p.cp, name), info->method_name, &info->method_name_length);
   asgst__hs_copy_symbol(asgst__hs_cp_symbol(p.cp, sig), info->signature, &info->signature_length);
   asgst__hs_copy_symbol(gen ? asgst__hs_cp_symbol(p.cp, gen) : 0, info->generic_signature,
                         &info->generic_signature_length);
-  uint32_t acc = (uint32_t)asgst__hs_field((uintptr_t)m, H.method_access, H.method_access_w);
+  uint32_t acc = (uint32_t)asgst__hs_field((uintptr_t)m, asgst__vm.method_access, asgst__vm.method_access_w);
   info->modifiers = (jint)(acc & RECOGNIZED_METHOD_MODIFIERS);
-  info->idnum = (jint)asgst__hs_field(p.cm, H.cm_idnum, 2);
-  uintptr_t k = ptr_field(p.cp, H.cp_holder);
+  info->idnum = (jint)asgst__hs_field(p.cm, asgst__vm.cm_idnum, 2);
+  uintptr_t k = ptr_field(p.cp, asgst__vm.cp_holder);
   info->klass = (ASGST_Class)k;
   info->class_idnum = asgst__hs_class_idnum((ASGST_Class)k);
 }
@@ -117,14 +116,14 @@ void asgst__hs_method_info(ASGST_Method m, ASGST_MethodInfo *info) {
 /* SS. */
 ASGST_Class asgst__hs_method_class(ASGST_Method m) {
   parts p;
-  return method_parts(m, &p) ? (ASGST_Class)ptr_field(p.cp, H.cp_holder) : NULL;
+  return method_parts(m, &p) ? (ASGST_Class)ptr_field(p.cp, asgst__vm.cp_holder) : NULL;
 }
 
 /* SS. ConstMethod::_method_idnum: the index of the method in its class's original method
  * order; a redefinition gives the new version of a method the idnum of the old one. */
 jint asgst__hs_method_idnum(ASGST_Method m) {
   parts p;
-  return method_parts(m, &p) ? (jint)asgst__hs_field(p.cm, H.cm_idnum, 2) : 0;
+  return method_parts(m, &p) ? (jint)asgst__hs_field(p.cm, asgst__vm.cm_idnum, 2) : 0;
 }
 
 /* SS. The class id is the InstanceKlass address: HotSpot redefines a class in place
@@ -138,10 +137,10 @@ jlong asgst__hs_class_idnum(ASGST_Class k) {
 /* SS. */
 uintptr_t asgst__hs_class_methods(uintptr_t k, int *n) {
   *n = 0;
-  uintptr_t arr = ptr_field(k, H.ik_methods);
+  uintptr_t arr = ptr_field(k, asgst__vm.ik_methods);
   if (arr == 0) return 0;
-  int32_t len = (int32_t)asgst__hs_field(arr, H.array_length, 4);
+  int32_t len = (int32_t)asgst__hs_field(arr, asgst__vm.array_length, 4);
   if (len <= 0 || len > 65535) return 0;
   *n = len;
-  return arr + (uintptr_t)H.array_data;
+  return arr + (uintptr_t)asgst__vm.array_data;
 }

@@ -36,11 +36,11 @@ ASGST__HOT static long lower_bound(uintptr_t base, long lo, long hi, int32_t tar
 /* SS. The scope decode offset of the PcDesc chosen for pc under `mode`; 0 if there is no
  * debug information there, -1 on a bad read. */
 ASGST__HOT static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
-  const asgst__vm_model *l = &asgst__vm;
+  const asgst__vm_model *model = &asgst__vm;
   uintptr_t code, base, end;
   if (!asgst__vm_code_begin(nm, &code) || !asgst__vm_nm_pcs(nm, &base, &end)) return -1;
   if (pc < code) return -1;
-  long n = (long)(end - base) / l->pcdesc_size;
+  long n = (long)(end - base) / model->pcdesc_size;
   if (n < 2 || pc - code > 0x7fffffff) return -1;
   int32_t off = (int32_t)(pc - code);
   /* Entry 0 is the lower sentinel (offset -1); the upper sentinel stays in the range: a
@@ -48,7 +48,7 @@ ASGST__HOT static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
   long i = lower_bound(base, 1, n, off);
   if (i < 0) return -1;
   uint32_t v = 0;
-  if (i < n && !asgst__load_u32(base + i * l->pcdesc_size + l->pcdesc_pc_offset, &v)) return -1;
+  if (i < n && !asgst__load_u32(base + i * model->pcdesc_size + model->pcdesc_pc_offset, &v)) return -1;
   bool exact = i < n && (int32_t)v == off;
   if (mode == ASGST__PC_NEAR || (mode == ASGST__PC_ANCHOR && !exact)) {
     /* The first PcDesc strictly after pc; if that carries no scope (pc is past the last
@@ -57,21 +57,21 @@ ASGST__HOT static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
      * with the same one through its exact lookup). */
     if (exact) {
       uint32_t after = 0, here;
-      if (i + 1 < n && !asgst__load_u32(base + (i + 1) * l->pcdesc_size + l->pcdesc_scope_offset, &after))
+      if (i + 1 < n && !asgst__load_u32(base + (i + 1) * model->pcdesc_size + model->pcdesc_scope_offset, &after))
         return -1;
-      if (!asgst__load_u32(base + i * l->pcdesc_size + l->pcdesc_scope_offset, &here)) return -1;
+      if (!asgst__load_u32(base + i * model->pcdesc_size + model->pcdesc_scope_offset, &here)) return -1;
       if (after != 0 || here == 0) i++;
     }
   } else if (!exact) {
     return 0;
   } else if (mode == ASGST__PC_ANCHOR) {
     uint32_t s;
-    if (!asgst__load_u32(base + i * l->pcdesc_size + l->pcdesc_scope_offset, &s)) return -1;
+    if (!asgst__load_u32(base + i * model->pcdesc_size + model->pcdesc_scope_offset, &s)) return -1;
     if (s == 0) i++; /* no scope at exactly pc: AsyncGetCallTrace looks after it */
   }
   if (i >= n) return 0;
   uint32_t scope;
-  if (!asgst__load_u32(base + i * l->pcdesc_size + l->pcdesc_scope_offset, &scope)) return -1;
+  if (!asgst__load_u32(base + i * model->pcdesc_size + model->pcdesc_scope_offset, &scope)) return -1;
   return (long)scope;
 }
 

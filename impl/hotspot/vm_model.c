@@ -31,7 +31,6 @@ typedef struct {
   const char *feature; /* NULL: required; else what a missing value switches off */
 } row;
 
-#define V asgst__vm
 #define ANY 0, 0
 #define UPTO21 0, 21  /* entry points as addresses, PcDescs and metadata at offsets from the blob */
 #define PTRS 9, 21    /* the CodeBlob/CompiledMethod pointer layout */
@@ -53,142 +52,142 @@ typedef struct {
 #define F_MODIFIERS "Klass modifier flags (class modifiers then come from the class mirror)"
 
 static const row rows[] = {
-    {STATIC, "Abstract_VM_Version::_vm_major_version", NULL, &V.jdk_major_addr, NULL, ANY, REQ},
+    {STATIC, "Abstract_VM_Version::_vm_major_version", NULL, &asgst__vm.jdk_major_addr, NULL, ANY, REQ},
     /* Code cache */
-    {STATIC, "CodeCache::_heaps", NULL, &V.codecache_heaps, NULL, FROM9, REQ},
-    {STATIC, "CodeCache::_heap", NULL, &V.codecache_heap, NULL, ONLY8, REQ},
-    {OFFSET, "GrowableArrayBase::_len", "GenericGrowableArray::_len", &V.ga_len, NULL, FROM9, REQ},
-    {OFFSET, "GrowableArray<int>::_data", NULL, &V.ga_data, NULL, FROM9, REQ},
-    {OFFSET, "CodeHeap::_memory", NULL, &V.heap_memory, NULL, ANY, REQ},
-    {OFFSET, "CodeHeap::_segmap", NULL, &V.heap_segmap, NULL, ANY, REQ},
-    {OFFSET, "CodeHeap::_log2_segment_size", NULL, &V.heap_log2_seg, NULL, ANY, REQ},
-    {OFFSET, "VirtualSpace::_low_boundary", NULL, &V.vs_low_boundary, NULL, ANY, REQ},
-    {OFFSET, "VirtualSpace::_high_boundary", NULL, &V.vs_high_boundary, NULL, ANY, REQ},
-    {OFFSET, "VirtualSpace::_low", NULL, &V.vs_low, NULL, ANY, REQ},
-    {SIZE, "HeapBlock", NULL, &V.heapblock_size, NULL, ANY, REQ},
-    {OFFSET, "HeapBlock::Header::_used", NULL, &V.heapblock_used, NULL, ANY, REQ},
+    {STATIC, "CodeCache::_heaps", NULL, &asgst__vm.codecache_heaps, NULL, FROM9, REQ},
+    {STATIC, "CodeCache::_heap", NULL, &asgst__vm.codecache_heap, NULL, ONLY8, REQ},
+    {OFFSET, "GrowableArrayBase::_len", "GenericGrowableArray::_len", &asgst__vm.ga_len, NULL, FROM9, REQ},
+    {OFFSET, "GrowableArray<int>::_data", NULL, &asgst__vm.ga_data, NULL, FROM9, REQ},
+    {OFFSET, "CodeHeap::_memory", NULL, &asgst__vm.heap_memory, NULL, ANY, REQ},
+    {OFFSET, "CodeHeap::_segmap", NULL, &asgst__vm.heap_segmap, NULL, ANY, REQ},
+    {OFFSET, "CodeHeap::_log2_segment_size", NULL, &asgst__vm.heap_log2_seg, NULL, ANY, REQ},
+    {OFFSET, "VirtualSpace::_low_boundary", NULL, &asgst__vm.vs_low_boundary, NULL, ANY, REQ},
+    {OFFSET, "VirtualSpace::_high_boundary", NULL, &asgst__vm.vs_high_boundary, NULL, ANY, REQ},
+    {OFFSET, "VirtualSpace::_low", NULL, &asgst__vm.vs_low, NULL, ANY, REQ},
+    {SIZE, "HeapBlock", NULL, &asgst__vm.heapblock_size, NULL, ANY, REQ},
+    {OFFSET, "HeapBlock::Header::_used", NULL, &asgst__vm.heapblock_used, NULL, ANY, REQ},
     /* CodeBlob */
-    {OFFSET, "CodeBlob::_name", NULL, &V.cb_name, NULL, ANY, REQ},
-    {OFFSET, "CodeBlob::_size", NULL, &V.cb_size, NULL, ANY, REQ},
-    {OFFSET, "CodeBlob::_frame_size", NULL, &V.cb_frame_size, NULL, ANY, REQ},
-    {OFFSET, "CodeBlob::_frame_complete_offset", NULL, &V.cb_frame_complete, &V.cb_frame_complete_w, ANY, REQ},
-    {OFFSET, "CodeBlob::_code_begin", NULL, &V.cb_code_begin, NULL, PTRS, REQ},
-    {OFFSET, "CodeBlob::_code_offset", NULL, &V.cb_code_offset, NULL, ONLY8, REQ},
-    {OFFSET, "CodeBlob::_code_offset", NULL, &V.cb_code_offset, NULL, FROM25, REQ},
-    {OFFSET, "CodeBlob::_mutable_data", NULL, &V.cb_mutable_data, NULL, FROM25, REQ},
-    {OFFSET, "CodeBlob::_relocation_size", NULL, &V.cb_relocation_size, NULL, FROM25, REQ},
-    {OFFSET, "CodeBlob::_mutable_data_size", NULL, &V.cb_mutable_data_size, NULL, FROM25, REQ},
+    {OFFSET, "CodeBlob::_name", NULL, &asgst__vm.cb_name, NULL, ANY, REQ},
+    {OFFSET, "CodeBlob::_size", NULL, &asgst__vm.cb_size, NULL, ANY, REQ},
+    {OFFSET, "CodeBlob::_frame_size", NULL, &asgst__vm.cb_frame_size, NULL, ANY, REQ},
+    {OFFSET, "CodeBlob::_frame_complete_offset", NULL, &asgst__vm.cb_frame_complete, &asgst__vm.cb_frame_complete_w, ANY, REQ},
+    {OFFSET, "CodeBlob::_code_begin", NULL, &asgst__vm.cb_code_begin, NULL, PTRS, REQ},
+    {OFFSET, "CodeBlob::_code_offset", NULL, &asgst__vm.cb_code_offset, NULL, ONLY8, REQ},
+    {OFFSET, "CodeBlob::_code_offset", NULL, &asgst__vm.cb_code_offset, NULL, FROM25, REQ},
+    {OFFSET, "CodeBlob::_mutable_data", NULL, &asgst__vm.cb_mutable_data, NULL, FROM25, REQ},
+    {OFFSET, "CodeBlob::_relocation_size", NULL, &asgst__vm.cb_relocation_size, NULL, FROM25, REQ},
+    {OFFSET, "CodeBlob::_mutable_data_size", NULL, &asgst__vm.cb_mutable_data_size, NULL, FROM25, REQ},
     /* nmethod */
-    {OFFSET, "CompiledMethod::_method", "nmethod::_method", &V.nm_method, NULL, ANY, REQ},
-    {OFFSET, "nmethod::_comp_level", NULL, &V.nm_comp_level, &V.nm_comp_level_w, ANY, REQ},
-    {OFFSET, "nmethod::_compile_id", NULL, &V.nm_compile_id, NULL, ANY, REQ},
-    {OFFSET, "nmethod::_orig_pc_offset", NULL, &V.nm_orig_pc_offset, NULL, ANY, REQ},
-    {OFFSET, "nmethod::_scopes_pcs_offset", NULL, &V.nm_scopes_pcs_offset, NULL, ANY, REQ},
-    {OFFSET, "nmethod::_dependencies_offset", NULL, &V.nm_dependencies_offset, NULL, UPTO21, REQ},
-    {OFFSET, "nmethod::_metadata_offset", NULL, &V.nm_metadata_offset, NULL, UPTO21, REQ},
-    {OFFSET, "CompiledMethod::_scopes_data_begin", NULL, &V.nm_scopes_data_begin, NULL, PTRS, REQ},
-    {OFFSET, "CompiledMethod::_deopt_handler_begin", NULL, &V.nm_deopt_handler, NULL, PTRS, REQ},
-    {OFFSET, "CompiledMethod::_deopt_mh_handler_begin", NULL, &V.nm_deopt_mh_handler, NULL, PTRS, REQ},
-    {OFFSET, "nmethod::_deoptimize_offset", NULL, &V.nm_deopt_handler, NULL, ONLY8, REQ},
-    {OFFSET, "nmethod::_deoptimize_mh_offset", NULL, &V.nm_deopt_mh_handler, NULL, ONLY8, REQ},
-    {OFFSET, "nmethod::_scopes_data_offset", NULL, &V.nm_scopes_data_offset, NULL, ONLY8, REQ},
-    {OFFSET, "nmethod::_entry_point", NULL, &V.nm_entry, NULL, UPTO21, REQ},
-    {OFFSET, "nmethod::_verified_entry_point", NULL, &V.nm_verified_entry, NULL, UPTO21, REQ},
-    {OFFSET, "nmethod::_deopt_handler_offset", "nmethod::_deopt_handler_entry_offset", &V.nm_deopt_handler, NULL, FROM25, REQ},
-    {OFFSET, "nmethod::_deopt_mh_handler_offset", NULL, &V.nm_deopt_mh_handler, NULL, ONLY25, REQ},
-    {OFFSET, "nmethod::_entry_offset", NULL, &V.nm_entry, NULL, FROM25, REQ},
-    {OFFSET, "nmethod::_verified_entry_offset", NULL, &V.nm_verified_entry, NULL, FROM25, REQ},
-    {OFFSET, "nmethod::_scopes_data_offset", NULL, &V.nm_scopes_data_offset, NULL, FROM25, REQ},
-    {OFFSET, "nmethod::_immutable_data", NULL, &V.nm_immutable_data, NULL, FROM25, REQ},
-    {SIZE, "PcDesc", NULL, &V.pcdesc_size, NULL, ANY, REQ},
-    {OFFSET, "PcDesc::_pc_offset", NULL, &V.pcdesc_pc_offset, NULL, ANY, REQ},
-    {OFFSET, "PcDesc::_scope_decode_offset", NULL, &V.pcdesc_scope_offset, NULL, ANY, REQ},
+    {OFFSET, "CompiledMethod::_method", "nmethod::_method", &asgst__vm.nm_method, NULL, ANY, REQ},
+    {OFFSET, "nmethod::_comp_level", NULL, &asgst__vm.nm_comp_level, &asgst__vm.nm_comp_level_w, ANY, REQ},
+    {OFFSET, "nmethod::_compile_id", NULL, &asgst__vm.nm_compile_id, NULL, ANY, REQ},
+    {OFFSET, "nmethod::_orig_pc_offset", NULL, &asgst__vm.nm_orig_pc_offset, NULL, ANY, REQ},
+    {OFFSET, "nmethod::_scopes_pcs_offset", NULL, &asgst__vm.nm_scopes_pcs_offset, NULL, ANY, REQ},
+    {OFFSET, "nmethod::_dependencies_offset", NULL, &asgst__vm.nm_dependencies_offset, NULL, UPTO21, REQ},
+    {OFFSET, "nmethod::_metadata_offset", NULL, &asgst__vm.nm_metadata_offset, NULL, UPTO21, REQ},
+    {OFFSET, "CompiledMethod::_scopes_data_begin", NULL, &asgst__vm.nm_scopes_data_begin, NULL, PTRS, REQ},
+    {OFFSET, "CompiledMethod::_deopt_handler_begin", NULL, &asgst__vm.nm_deopt_handler, NULL, PTRS, REQ},
+    {OFFSET, "CompiledMethod::_deopt_mh_handler_begin", NULL, &asgst__vm.nm_deopt_mh_handler, NULL, PTRS, REQ},
+    {OFFSET, "nmethod::_deoptimize_offset", NULL, &asgst__vm.nm_deopt_handler, NULL, ONLY8, REQ},
+    {OFFSET, "nmethod::_deoptimize_mh_offset", NULL, &asgst__vm.nm_deopt_mh_handler, NULL, ONLY8, REQ},
+    {OFFSET, "nmethod::_scopes_data_offset", NULL, &asgst__vm.nm_scopes_data_offset, NULL, ONLY8, REQ},
+    {OFFSET, "nmethod::_entry_point", NULL, &asgst__vm.nm_entry, NULL, UPTO21, REQ},
+    {OFFSET, "nmethod::_verified_entry_point", NULL, &asgst__vm.nm_verified_entry, NULL, UPTO21, REQ},
+    {OFFSET, "nmethod::_deopt_handler_offset", "nmethod::_deopt_handler_entry_offset", &asgst__vm.nm_deopt_handler, NULL, FROM25, REQ},
+    {OFFSET, "nmethod::_deopt_mh_handler_offset", NULL, &asgst__vm.nm_deopt_mh_handler, NULL, ONLY25, REQ},
+    {OFFSET, "nmethod::_entry_offset", NULL, &asgst__vm.nm_entry, NULL, FROM25, REQ},
+    {OFFSET, "nmethod::_verified_entry_offset", NULL, &asgst__vm.nm_verified_entry, NULL, FROM25, REQ},
+    {OFFSET, "nmethod::_scopes_data_offset", NULL, &asgst__vm.nm_scopes_data_offset, NULL, FROM25, REQ},
+    {OFFSET, "nmethod::_immutable_data", NULL, &asgst__vm.nm_immutable_data, NULL, FROM25, REQ},
+    {SIZE, "PcDesc", NULL, &asgst__vm.pcdesc_size, NULL, ANY, REQ},
+    {OFFSET, "PcDesc::_pc_offset", NULL, &asgst__vm.pcdesc_pc_offset, NULL, ANY, REQ},
+    {OFFSET, "PcDesc::_scope_decode_offset", NULL, &asgst__vm.pcdesc_scope_offset, NULL, ANY, REQ},
     /* Interpreter, frames, anchors */
-    {STATIC, "AbstractInterpreter::_code", NULL, &V.interpreter_code, NULL, ANY, REQ},
-    {OFFSET, "StubQueue::_stub_buffer", NULL, &V.sq_stub_buffer, NULL, ANY, REQ},
-    {OFFSET, "StubQueue::_buffer_limit", NULL, &V.sq_buffer_limit, NULL, ANY, REQ},
-    {INT, "frame::interpreter_frame_sender_sp_offset", NULL, &V.interp_sender_sp_slot, NULL, FROM9, REQ},
-    {INT, "frame::interpreter_frame_last_sp_offset", NULL, &V.interp_last_sp_slot, NULL, FROM9, REQ},
-    {INT, "frame::entry_frame_call_wrapper_offset", NULL, &V.entry_wrapper_slot, NULL, ANY, REQ},
-    {STATIC, "StubRoutines::_call_stub_return_address", NULL, &V.call_stub_return, NULL, ANY, REQ},
-    {OFFSET, "JavaThread::_anchor", NULL, &V.jt_anchor, NULL, ANY, REQ},
-    {OFFSET, "JavaFrameAnchor::_last_Java_sp", NULL, &V.anchor_sp, NULL, ANY, REQ},
-    {OFFSET, "JavaFrameAnchor::_last_Java_pc", NULL, &V.anchor_pc, NULL, ANY, REQ},
-    {OFFSET, "JavaFrameAnchor::_last_Java_fp", NULL, &V.anchor_fp, NULL, ANY, REQ},
-    {OFFSET, "JavaCallWrapper::_anchor", NULL, &V.jcw_anchor, NULL, ANY, REQ},
+    {STATIC, "AbstractInterpreter::_code", NULL, &asgst__vm.interpreter_code, NULL, ANY, REQ},
+    {OFFSET, "StubQueue::_stub_buffer", NULL, &asgst__vm.sq_stub_buffer, NULL, ANY, REQ},
+    {OFFSET, "StubQueue::_buffer_limit", NULL, &asgst__vm.sq_buffer_limit, NULL, ANY, REQ},
+    {INT, "frame::interpreter_frame_sender_sp_offset", NULL, &asgst__vm.interp_sender_sp_slot, NULL, FROM9, REQ},
+    {INT, "frame::interpreter_frame_last_sp_offset", NULL, &asgst__vm.interp_last_sp_slot, NULL, FROM9, REQ},
+    {INT, "frame::entry_frame_call_wrapper_offset", NULL, &asgst__vm.entry_wrapper_slot, NULL, ANY, REQ},
+    {STATIC, "StubRoutines::_call_stub_return_address", NULL, &asgst__vm.call_stub_return, NULL, ANY, REQ},
+    {OFFSET, "JavaThread::_anchor", NULL, &asgst__vm.jt_anchor, NULL, ANY, REQ},
+    {OFFSET, "JavaFrameAnchor::_last_Java_sp", NULL, &asgst__vm.anchor_sp, NULL, ANY, REQ},
+    {OFFSET, "JavaFrameAnchor::_last_Java_pc", NULL, &asgst__vm.anchor_pc, NULL, ANY, REQ},
+    {OFFSET, "JavaFrameAnchor::_last_Java_fp", NULL, &asgst__vm.anchor_fp, NULL, ANY, REQ},
+    {OFFSET, "JavaCallWrapper::_anchor", NULL, &asgst__vm.jcw_anchor, NULL, ANY, REQ},
     /* Method, ConstMethod, ConstantPool, Symbol */
-    {OFFSET, "Method::_constMethod", NULL, &V.method_const, NULL, ANY, REQ},
-    {OFFSET, "Method::_access_flags", NULL, &V.method_access, &V.method_access_w, ANY, REQ},
-    {OFFSET, "ConstMethod::_constants", NULL, &V.cm_constants, NULL, ANY, REQ},
-    {OFFSET, "ConstMethod::_constMethod_size", NULL, &V.cm_size, NULL, ANY, REQ},
-    {OFFSET, "ConstMethod::_flags", "ConstMethod::_flags._flags", &V.cm_flags, &V.cm_flags_w, ANY, REQ},
-    {OFFSET, "ConstMethod::_code_size", NULL, &V.cm_code_size, NULL, ANY, REQ},
-    {OFFSET, "ConstMethod::_name_index", NULL, &V.cm_name_index, NULL, ANY, REQ},
-    {OFFSET, "ConstMethod::_signature_index", NULL, &V.cm_sig_index, NULL, ANY, REQ},
-    {OFFSET, "ConstMethod::_method_idnum", NULL, &V.cm_idnum, NULL, ANY, REQ},
-    {SIZE, "ConstMethod", NULL, &V.cm_sizeof, NULL, ANY, REQ},
-    {INT, "ConstMethod::_has_linenumber_table", "ConstMethodFlags::_misc_has_linenumber_table", &V.cm_has_lines, NULL, ANY, REQ},
-    {INT, "ConstMethod::_has_generic_signature", "ConstMethodFlags::_misc_has_generic_signature", &V.cm_has_generic, NULL, ANY, REQ},
-    {INT, "ConstMethod::_has_method_annotations", "ConstMethodFlags::_misc_has_method_annotations", &V.cm_has_method_ann, NULL, ANY, REQ},
-    {INT, "ConstMethod::_has_parameter_annotations", "ConstMethodFlags::_misc_has_parameter_annotations", &V.cm_has_param_ann, NULL, ANY, REQ},
-    {INT, "ConstMethod::_has_type_annotations", "ConstMethodFlags::_misc_has_type_annotations", &V.cm_has_type_ann, NULL, ANY, REQ},
-    {INT, "ConstMethod::_has_default_annotations", "ConstMethodFlags::_misc_has_default_annotations", &V.cm_has_default_ann, NULL, ANY, REQ},
-    {OFFSET, "ConstantPool::_pool_holder", NULL, &V.cp_holder, NULL, ANY, REQ},
-    {OFFSET, "ConstantPool::_length", NULL, &V.cp_length, NULL, ANY, REQ},
-    {OFFSET, "ConstantPool::_generic_signature_index", NULL, &V.cp_generic_index, NULL, FROM17, F_GENERIC},
-    {OFFSET, "InstanceKlass::_generic_signature_index", NULL, &V.ik_generic_index, NULL, UPTO11, F_GENERIC},
-    {SIZE, "ConstantPool", NULL, &V.cp_sizeof, NULL, ANY, REQ},
-    {OFFSET, "Symbol::_length", NULL, &V.sym_length, NULL, ANY, REQ},
-    {OFFSET, "Symbol::_body", NULL, &V.sym_body, NULL, ANY, REQ},
+    {OFFSET, "Method::_constMethod", NULL, &asgst__vm.method_const, NULL, ANY, REQ},
+    {OFFSET, "Method::_access_flags", NULL, &asgst__vm.method_access, &asgst__vm.method_access_w, ANY, REQ},
+    {OFFSET, "ConstMethod::_constants", NULL, &asgst__vm.cm_constants, NULL, ANY, REQ},
+    {OFFSET, "ConstMethod::_constMethod_size", NULL, &asgst__vm.cm_size, NULL, ANY, REQ},
+    {OFFSET, "ConstMethod::_flags", "ConstMethod::_flags._flags", &asgst__vm.cm_flags, &asgst__vm.cm_flags_w, ANY, REQ},
+    {OFFSET, "ConstMethod::_code_size", NULL, &asgst__vm.cm_code_size, NULL, ANY, REQ},
+    {OFFSET, "ConstMethod::_name_index", NULL, &asgst__vm.cm_name_index, NULL, ANY, REQ},
+    {OFFSET, "ConstMethod::_signature_index", NULL, &asgst__vm.cm_sig_index, NULL, ANY, REQ},
+    {OFFSET, "ConstMethod::_method_idnum", NULL, &asgst__vm.cm_idnum, NULL, ANY, REQ},
+    {SIZE, "ConstMethod", NULL, &asgst__vm.cm_sizeof, NULL, ANY, REQ},
+    {INT, "ConstMethod::_has_linenumber_table", "ConstMethodFlags::_misc_has_linenumber_table", &asgst__vm.cm_has_lines, NULL, ANY, REQ},
+    {INT, "ConstMethod::_has_generic_signature", "ConstMethodFlags::_misc_has_generic_signature", &asgst__vm.cm_has_generic, NULL, ANY, REQ},
+    {INT, "ConstMethod::_has_method_annotations", "ConstMethodFlags::_misc_has_method_annotations", &asgst__vm.cm_has_method_ann, NULL, ANY, REQ},
+    {INT, "ConstMethod::_has_parameter_annotations", "ConstMethodFlags::_misc_has_parameter_annotations", &asgst__vm.cm_has_param_ann, NULL, ANY, REQ},
+    {INT, "ConstMethod::_has_type_annotations", "ConstMethodFlags::_misc_has_type_annotations", &asgst__vm.cm_has_type_ann, NULL, ANY, REQ},
+    {INT, "ConstMethod::_has_default_annotations", "ConstMethodFlags::_misc_has_default_annotations", &asgst__vm.cm_has_default_ann, NULL, ANY, REQ},
+    {OFFSET, "ConstantPool::_pool_holder", NULL, &asgst__vm.cp_holder, NULL, ANY, REQ},
+    {OFFSET, "ConstantPool::_length", NULL, &asgst__vm.cp_length, NULL, ANY, REQ},
+    {OFFSET, "ConstantPool::_generic_signature_index", NULL, &asgst__vm.cp_generic_index, NULL, FROM17, F_GENERIC},
+    {OFFSET, "InstanceKlass::_generic_signature_index", NULL, &asgst__vm.ik_generic_index, NULL, UPTO11, F_GENERIC},
+    {SIZE, "ConstantPool", NULL, &asgst__vm.cp_sizeof, NULL, ANY, REQ},
+    {OFFSET, "Symbol::_length", NULL, &asgst__vm.sym_length, NULL, ANY, REQ},
+    {OFFSET, "Symbol::_body", NULL, &asgst__vm.sym_body, NULL, ANY, REQ},
     /* Klass */
-    {OFFSET, "Klass::_name", NULL, &V.k_name, NULL, ANY, REQ},
-    {OFFSET, "Klass::_access_flags", "InstanceKlass::_access_flags", &V.k_access, &V.k_access_w, ANY, REQ},
-    {OFFSET, "Klass::_java_mirror", NULL, &V.k_mirror, NULL, ANY, REQ},
-    {OFFSET, "Klass::_modifier_flags", NULL, &V.k_modifier, NULL, ANY, F_MODIFIERS},
-    {OFFSET, "InstanceKlass::_methods", NULL, &V.ik_methods, NULL, ANY, REQ},
-    {OFFSET, "InstanceKlass::_constants", NULL, &V.ik_constants, NULL, ANY, REQ},
-    {OFFSET, "Array<Klass*>::_length", NULL, &V.array_length, NULL, ANY, REQ},
-    {OFFSET, "Array<Method*>::_data", "Array<Klass*>::_data", &V.array_data, NULL, ANY, REQ},
+    {OFFSET, "Klass::_name", NULL, &asgst__vm.k_name, NULL, ANY, REQ},
+    {OFFSET, "Klass::_access_flags", "InstanceKlass::_access_flags", &asgst__vm.k_access, &asgst__vm.k_access_w, ANY, REQ},
+    {OFFSET, "Klass::_java_mirror", NULL, &asgst__vm.k_mirror, NULL, ANY, REQ},
+    {OFFSET, "Klass::_modifier_flags", NULL, &asgst__vm.k_modifier, NULL, ANY, F_MODIFIERS},
+    {OFFSET, "InstanceKlass::_methods", NULL, &asgst__vm.ik_methods, NULL, ANY, REQ},
+    {OFFSET, "InstanceKlass::_constants", NULL, &asgst__vm.ik_constants, NULL, ANY, REQ},
+    {OFFSET, "Array<Klass*>::_length", NULL, &asgst__vm.array_length, NULL, ANY, REQ},
+    {OFFSET, "Array<Method*>::_data", "Array<Klass*>::_data", &asgst__vm.array_data, NULL, ANY, REQ},
     /* JDK 8 exports neither: its VM-anonymous classes are told by their JVMTI names
      * (class_info.c). */
-    {OFFSET, "Klass::_class_loader_data", NULL, &V.k_cld, NULL, FROM9, F_HIDDEN},
-    {OFFSET, "ClassLoaderData::_has_class_mirror_holder", "ClassLoaderData::_is_anonymous", &V.cld_mirror_holder, NULL, FROM9, F_HIDDEN},
-    {STATIC, "java_lang_Class::_klass_offset", NULL, &V.mirror_klass_offset_addr, NULL, ANY, REQ},
+    {OFFSET, "Klass::_class_loader_data", NULL, &asgst__vm.k_cld, NULL, FROM9, F_HIDDEN},
+    {OFFSET, "ClassLoaderData::_has_class_mirror_holder", "ClassLoaderData::_is_anonymous", &asgst__vm.cld_mirror_holder, NULL, FROM9, F_HIDDEN},
+    {STATIC, "java_lang_Class::_klass_offset", NULL, &asgst__vm.mirror_klass_offset_addr, NULL, ANY, REQ},
     /* Threads */
-    {OFFSET, "JavaThread::_stack_base", "Thread::_stack_base", &V.t_stack_base, NULL, ANY, REQ},
-    {OFFSET, "JavaThread::_stack_size", "Thread::_stack_size", &V.t_stack_size, NULL, ANY, REQ},
-    {OFFSET, "JavaThread::_thread_state", NULL, &V.jt_state, NULL, ANY, REQ},
+    {OFFSET, "JavaThread::_stack_base", "Thread::_stack_base", &asgst__vm.t_stack_base, NULL, ANY, REQ},
+    {OFFSET, "JavaThread::_stack_size", "Thread::_stack_size", &asgst__vm.t_stack_size, NULL, ANY, REQ},
+    {OFFSET, "JavaThread::_thread_state", NULL, &asgst__vm.jt_state, NULL, ANY, REQ},
     /* 8 exports neither the termination field nor its values: see walker.c. */
-    {OFFSET, "JavaThread::_terminated", NULL, &V.jt_terminated, NULL, FROM9, REQ},
+    {OFFSET, "JavaThread::_terminated", NULL, &asgst__vm.jt_terminated, NULL, FROM9, REQ},
     /* Continuations. JDK 21 exports neither: the offset is then taken from the return
      * barrier's own first instruction (walker_code.c), the pc from libjvm's .symtab
      * (derive()). */
-    {OFFSET, "JavaThread::_cont_entry", NULL, &V.jt_cont_entry, NULL, FROM25, F_VTHREADS},
-    {STATIC, "ContinuationEntry::_return_pc", NULL, &V.cont_return_pc_addr, NULL, FROM25, F_VTHREADS},
-    {OFFSET, "JavaThread::_current_pending_monitor", "Thread::_current_pending_monitor", &V.jt_pending_monitor, NULL, ANY, F_MONITORS},
-    {OFFSET, "JavaThread::_current_waiting_monitor", "Thread::_current_waiting_monitor", &V.jt_waiting_monitor, NULL, ANY, F_MONITORS},
-    {INT, "JavaThread::_not_terminated", NULL, &V.not_terminated, NULL, FROM9, REQ},
-    {INT, "JavaThread::_thread_exiting", NULL, &V.term_exiting, NULL, FROM9, REQ},
-    {INT, "_thread_new", NULL, &V.st_new, NULL, ANY, REQ},
-    {INT, "_thread_in_native", NULL, &V.st_in_native, NULL, ANY, REQ},
-    {INT, "_thread_in_native_trans", NULL, &V.st_in_native_trans, NULL, UPTO27, REQ},
-    {INT, "_thread_in_vm", NULL, &V.st_in_vm, NULL, ANY, REQ},
-    {INT, "_thread_in_vm_trans", NULL, &V.st_in_vm_trans, NULL, UPTO27, REQ},
-    {INT, "_thread_in_Java", NULL, &V.st_in_java, NULL, ANY, REQ},
-    {INT, "_thread_in_Java_trans", NULL, &V.st_in_java_trans, NULL, UPTO27, REQ},
-    {INT, "_thread_blocked", NULL, &V.st_blocked, NULL, ANY, REQ},
-    {INT, "_thread_blocked_trans", NULL, &V.st_blocked_trans, NULL, UPTO27, REQ},
-    {STATIC, "ThreadsSMRSupport::_java_thread_list", NULL, &V.java_thread_list, NULL, FROM17, REQ},
-    {OFFSET, "ThreadsList::_length", NULL, &V.tl_length, NULL, FROM17, REQ},
-    {OFFSET, "ThreadsList::_threads", NULL, &V.tl_threads, NULL, FROM17, REQ},
-    {STATIC, "Threads::_thread_list", NULL, &V.thread_list_head, NULL, UPTO11, REQ},
-    {OFFSET, "JavaThread::_next", NULL, &V.jt_next, NULL, UPTO11, REQ},
+    {OFFSET, "JavaThread::_cont_entry", NULL, &asgst__vm.jt_cont_entry, NULL, FROM25, F_VTHREADS},
+    {STATIC, "ContinuationEntry::_return_pc", NULL, &asgst__vm.cont_return_pc_addr, NULL, FROM25, F_VTHREADS},
+    {OFFSET, "JavaThread::_current_pending_monitor", "Thread::_current_pending_monitor", &asgst__vm.jt_pending_monitor, NULL, ANY, F_MONITORS},
+    {OFFSET, "JavaThread::_current_waiting_monitor", "Thread::_current_waiting_monitor", &asgst__vm.jt_waiting_monitor, NULL, ANY, F_MONITORS},
+    {INT, "JavaThread::_not_terminated", NULL, &asgst__vm.not_terminated, NULL, FROM9, REQ},
+    {INT, "JavaThread::_thread_exiting", NULL, &asgst__vm.term_exiting, NULL, FROM9, REQ},
+    {INT, "_thread_new", NULL, &asgst__vm.st_new, NULL, ANY, REQ},
+    {INT, "_thread_in_native", NULL, &asgst__vm.st_in_native, NULL, ANY, REQ},
+    {INT, "_thread_in_native_trans", NULL, &asgst__vm.st_in_native_trans, NULL, UPTO27, REQ},
+    {INT, "_thread_in_vm", NULL, &asgst__vm.st_in_vm, NULL, ANY, REQ},
+    {INT, "_thread_in_vm_trans", NULL, &asgst__vm.st_in_vm_trans, NULL, UPTO27, REQ},
+    {INT, "_thread_in_Java", NULL, &asgst__vm.st_in_java, NULL, ANY, REQ},
+    {INT, "_thread_in_Java_trans", NULL, &asgst__vm.st_in_java_trans, NULL, UPTO27, REQ},
+    {INT, "_thread_blocked", NULL, &asgst__vm.st_blocked, NULL, ANY, REQ},
+    {INT, "_thread_blocked_trans", NULL, &asgst__vm.st_blocked_trans, NULL, UPTO27, REQ},
+    {STATIC, "ThreadsSMRSupport::_java_thread_list", NULL, &asgst__vm.java_thread_list, NULL, FROM17, REQ},
+    {OFFSET, "ThreadsList::_length", NULL, &asgst__vm.tl_length, NULL, FROM17, REQ},
+    {OFFSET, "ThreadsList::_threads", NULL, &asgst__vm.tl_threads, NULL, FROM17, REQ},
+    {STATIC, "Threads::_thread_list", NULL, &asgst__vm.thread_list_head, NULL, UPTO11, REQ},
+    {OFFSET, "JavaThread::_next", NULL, &asgst__vm.jt_next, NULL, UPTO11, REQ},
     /* JVM flags */
-    {STATIC, "JVMFlag::flags", "Flag::flags", &V.flags_addr, NULL, ANY, F_FLAGS},
-    {STATIC, "JVMFlag::numFlags", "Flag::numFlags", &V.num_flags_addr, NULL, ANY, F_FLAGS},
-    {OFFSET, "JVMFlag::_name", "Flag::_name", &V.flag_name, NULL, ANY, F_FLAGS},
-    {OFFSET, "JVMFlag::_addr", "Flag::_addr", &V.flag_addr, NULL, ANY, F_FLAGS},
-    {SIZE, "JVMFlag", "Flag", &V.flag_sizeof, NULL, ANY, F_FLAGS},
+    {STATIC, "JVMFlag::flags", "Flag::flags", &asgst__vm.flags_addr, NULL, ANY, F_FLAGS},
+    {STATIC, "JVMFlag::numFlags", "Flag::numFlags", &asgst__vm.num_flags_addr, NULL, ANY, F_FLAGS},
+    {OFFSET, "JVMFlag::_name", "Flag::_name", &asgst__vm.flag_name, NULL, ANY, F_FLAGS},
+    {OFFSET, "JVMFlag::_addr", "Flag::_addr", &asgst__vm.flag_addr, NULL, ANY, F_FLAGS},
+    {SIZE, "JVMFlag", "Flag", &asgst__vm.flag_sizeof, NULL, ANY, F_FLAGS},
 };
 
 /* The spelling each row resolved to (NULL: not found or not applicable), and the layout
@@ -329,38 +328,38 @@ static void find_cont_return_pc(asgst__vm_model *v) {
 
 /* N. Facts the tables do not export, from the feature version. */
 static int derive(char *err, size_t errlen) {
-  asgst__vm_model *v = &asgst__vm;
-  find_cont_return_pc(v);
+  asgst__vm_model *model = &asgst__vm;
+  find_cont_return_pc(model);
   /* Both code layouts and the two stream codings are checked per version: JDK 21 keeps 17's
    * CompiledMethod but codes its streams as UNSIGNED5 (since 20, JDK-8298048). */
-  v->code = v->jdk >= 25 ? ASGST__CODE_OFFSETS : v->jdk >= 9 ? ASGST__CODE_POINTERS
+  model->code = model->jdk >= 25 ? ASGST__CODE_OFFSETS : model->jdk >= 9 ? ASGST__CODE_POINTERS
                                                               : ASGST__CODE_BLOB_OFFSETS;
-  v->stream_excess = v->jdk >= 20 ? 1 : 0;
-  v->mirror_handle = v->jdk >= 9;
-  v->anonymous_hash_names = v->jdk <= 14;
-  v->jmethodid_table = v->jdk >= 26;
+  model->stream_excess = model->jdk >= 20 ? 1 : 0;
+  model->mirror_handle = model->jdk >= 9;
+  model->anonymous_hash_names = model->jdk <= 14;
+  model->jmethodid_table = model->jdk >= 26;
   /* x86_64 frame::interpreter_frame_method_offset and _bcp_offset, not exported; the same
    * on 11, 17, 21 and 25. JDK 8 (frame_x86.hpp of jdk8u) exports no interpreter slot: its
    * frame has sender sp at -1, last sp at -2, Method* at -3 and no mirror slot, so the
    * bcp (bcx: a bci while a GC runs) is at -7, one above where 9 and later keep it. */
-  v->interp_method_slot = -3;
-  v->interp_bcp_slot = v->jdk == 8 ? -7 : -8;
-  if (v->jdk == 8) {
-    v->interp_sender_sp_slot = -1;
-    v->interp_last_sp_slot = -2;
+  model->interp_method_slot = -3;
+  model->interp_bcp_slot = model->jdk == 8 ? -7 : -8;
+  if (model->jdk == 8) {
+    model->interp_sender_sp_slot = -1;
+    model->interp_last_sp_slot = -2;
   }
-  v->bcx_may_be_bci = v->jdk == 8;
-  if (v->cm_flags_w != 2 && v->cm_flags_w != 4) {
-    snprintf(err, errlen, "unsupported VM: ConstMethod flags of %d bytes", v->cm_flags_w);
+  model->bcx_may_be_bci = model->jdk == 8;
+  if (model->cm_flags_w != 2 && model->cm_flags_w != 4) {
+    snprintf(err, errlen, "unsupported VM: ConstMethod flags of %d bytes", model->cm_flags_w);
     return -1;
   }
-  if (v->cb_frame_complete_w != 2 && v->cb_frame_complete_w != 4) {
+  if (model->cb_frame_complete_w != 2 && model->cb_frame_complete_w != 4) {
     snprintf(err, errlen, "unsupported VM: CodeBlob::_frame_complete_offset of %d bytes",
-             v->cb_frame_complete_w);
+             model->cb_frame_complete_w);
     return -1;
   }
-  if (v->nm_comp_level_w != 1 && v->nm_comp_level_w != 2 && v->nm_comp_level_w != 4)
-    v->nm_comp_level_w = 4; /* CompLevel is an int enum on 17, exported without a size */
+  if (model->nm_comp_level_w != 1 && model->nm_comp_level_w != 2 && model->nm_comp_level_w != 4)
+    model->nm_comp_level_w = 4; /* CompLevel is an int enum on 17, exported without a size */
   return 0;
 }
 
@@ -430,17 +429,17 @@ static bool export_row(const row *r, const char *name) {
 
 /* N. */
 int asgst__vm_model_export(void) {
-  const asgst__vm_model *v = &asgst__vm;
+  const asgst__vm_model *model = &asgst__vm;
   layout_len = 0;
   bool ok = true;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0] && ok; i++)
     if (resolved[i]) ok = export_row(&rows[i], resolved[i]);
   for (int w = 1; w <= 8 && ok; w *= 2) ok = add_line("TYPE asgst_w%d size=%d\n", w, w);
-  ok = ok && add_line("VALUE jdk = %d\n", v->jdk) &&
-       add_line("VALUE mirror_klass_offset = %d\n", v->mirror_klass_offset) &&
-       add_line("VALUE mirror_modifiers = %ld\n", v->mirror_modifiers) &&
-       add_line("VALUE cont_return_pc_addr = %lu\n", (unsigned long)v->cont_return_pc_addr) &&
-       add_line("VALUE anonymous_set = %lu\n", (unsigned long)v->anonymous_set);
+  ok = ok && add_line("VALUE jdk = %d\n", model->jdk) &&
+       add_line("VALUE mirror_klass_offset = %d\n", model->mirror_klass_offset) &&
+       add_line("VALUE mirror_modifiers = %ld\n", model->mirror_modifiers) &&
+       add_line("VALUE cont_return_pc_addr = %lu\n", (unsigned long)model->cont_return_pc_addr) &&
+       add_line("VALUE anonymous_set = %lu\n", (unsigned long)model->anonymous_set);
   if (!ok) layout_len = 0;
   return ok ? 0 : -1;
 }

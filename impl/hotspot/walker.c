@@ -69,10 +69,10 @@ static hs_state *state_of(ASGST_Iterator *it) { return (hs_state *)(void *)it->s
 /* SS. The frame an anchor (JavaThread::_anchor or a JavaCallWrapper's) describes; false
  * if the anchor is empty (no Java frame). */
 ASGST__HOT static bool anchor_frame(uintptr_t anchor, asgst__regs *r) {
-  const asgst__vm_model *l = &asgst__vm;
+  const asgst__vm_model *model = &asgst__vm;
   uintptr_t sp, pc, fp;
-  if (!asgst__load_ptr(anchor + l->anchor_sp, &sp) || sp == 0) return false;
-  if (!asgst__load_ptr(anchor + l->anchor_pc, &pc) || !asgst__load_ptr(anchor + l->anchor_fp, &fp))
+  if (!asgst__load_ptr(anchor + model->anchor_sp, &sp) || sp == 0) return false;
+  if (!asgst__load_ptr(anchor + model->anchor_pc, &pc) || !asgst__load_ptr(anchor + model->anchor_fp, &fp))
     return false;
   /* No pc stored (the interpreter's calls into the VM): it is the return address the call
    * left just below the anchor's sp. */
@@ -85,7 +85,7 @@ ASGST__HOT static bool anchor_frame(uintptr_t anchor, asgst__regs *r) {
 
 /* SS. */
 ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
-  const asgst__vm_model *l = &asgst__vm;
+  const asgst__vm_model *model = &asgst__vm;
   hs_state *s = state_of(it);
   memset(s, 0, sizeof *s);
   set_regs(&it->cur, top);
@@ -95,17 +95,17 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
    * an exiting thread is then walked like any other. Once java.lang.Thread.exit has
    * returned it has no Java frame left (an empty anchor), and the guard catches a fault
    * on memory it frees. */
-  if (l->jt_terminated >= 0) {
+  if (model->jt_terminated >= 0) {
     uint32_t term;
-    if (!asgst__load_u32(jt + l->jt_terminated, &term)) return ASGST_NO_THREAD;
-    if ((int32_t)term >= l->term_exiting) return ASGST_THREAD_EXIT;
+    if (!asgst__load_u32(jt + model->jt_terminated, &term)) return ASGST_NO_THREAD;
+    if ((int32_t)term >= model->term_exiting) return ASGST_THREAD_EXIT;
   }
   asgst__regs a;
   if (it->options & ASGST__OPT_RECORDED_AT_CALL) {
     s->pcmode = ASGST__PC_ANCHOR;
     return ASGST_JAVA_TRACE;
   }
-  if ((it->options & ASGST__OPT_RECORDED_TOP) || !anchor_frame(jt + l->jt_anchor, &a)) {
+  if ((it->options & ASGST__OPT_RECORDED_TOP) || !anchor_frame(jt + model->jt_anchor, &a)) {
     s->top = 1;
     s->pcmode = ASGST__PC_NEAR;
     return ASGST_JAVA_TRACE;
@@ -207,15 +207,15 @@ ASGST__HOT static bool bcp_bounds(uintptr_t cm, uintptr_t codes, bool top, uintp
 /* SS. An interpreted frame: Method* and bcp in fixed slots below fp. `top`: interrupted
  * anywhere, not stopped at a call. */
 ASGST__HOT static int decode_interpreted(ASGST_Iterator *it, bool top) {
-  const asgst__vm_model *l = &asgst__vm;
+  const asgst__vm_model *model = &asgst__vm;
   uintptr_t fp = it->cur.fp, m, bcp, cm;
   if (fp < it->cur.sp || (fp & 7) || (it->thread.stack_base && fp >= it->thread.stack_base))
     return ASGST_BAD_FRAME;
-  if (!asgst__load_ptr(fp + 8 * l->interp_method_slot, &m) || m == 0 || (m & 7) ||
-      !asgst__load_ptr(fp + 8 * l->interp_bcp_slot, &bcp) ||
-      !asgst__load_ptr(m + l->method_const, &cm) || cm == 0 || (cm & 7))
+  if (!asgst__load_ptr(fp + 8 * model->interp_method_slot, &m) || m == 0 || (m & 7) ||
+      !asgst__load_ptr(fp + 8 * model->interp_bcp_slot, &bcp) ||
+      !asgst__load_ptr(m + model->method_const, &cm) || cm == 0 || (cm & 7))
     return ASGST_BAD_FRAME;
-  uintptr_t codes = cm + (uintptr_t)l->cm_sizeof, first, end;
+  uintptr_t codes = cm + (uintptr_t)model->cm_sizeof, first, end;
   if (!bcp_bounds(cm, codes, top, &first, &end)) return ASGST_BAD_FRAME;
   ASGST_Frame *f = out_of(it);
   type_and_bci(m, codes, bcp, first, end, f);
@@ -477,12 +477,12 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
 /* SS. Sender of an entry frame (the call stub, C calling Java): the JavaCallWrapper
  * below its fp holds the anchor of the previous Java segment. */
 ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
-  const asgst__vm_model *l = &asgst__vm;
+  const asgst__vm_model *model = &asgst__vm;
   uintptr_t fp = it->cur.fp, jcw;
   if (fp <= it->cur.sp || (fp & 7)) return ASGST_BAD_FRAME;
-  if (!asgst__load_ptr(fp + 8 * l->entry_wrapper_slot, &jcw) || jcw == 0) return ASGST_BAD_FRAME;
+  if (!asgst__load_ptr(fp + 8 * model->entry_wrapper_slot, &jcw) || jcw == 0) return ASGST_BAD_FRAME;
   asgst__regs a;
-  bool more = anchor_frame(jcw + l->jcw_anchor, &a);
+  bool more = anchor_frame(jcw + model->jcw_anchor, &a);
   if (!(it->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) {
     if (!more) return 0; /* the first Java call of the thread: no Java frames below */
     set_regs(&it->cur, &a);
@@ -506,7 +506,7 @@ ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
 
 /* SS. backend.h step(), inlined into the batch loop. */
 static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) {
-  const asgst__vm_model *l = &asgst__vm;
+  const asgst__vm_model *model = &asgst__vm;
   hs_state *s = state_of(it);
   asgst__regs n;
   int r;
@@ -518,7 +518,7 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
     case ASGST__HK_INTERP: {
       uintptr_t fp = it->cur.fp;
       if (!asgst__load_ptr(fp + 8, &n.pc) || !asgst__load_ptr(fp, &n.fp) ||
-          !asgst__load_ptr(fp + 8 * l->interp_sender_sp_slot, &n.sp))
+          !asgst__load_ptr(fp + 8 * model->interp_sender_sp_slot, &n.sp))
         return ASGST_BAD_FRAME;
       /* The sender's own view of its sp (compiled callers are sized from it). It may lie
        * below fp + 16 when a c2i adapter moved the arguments; it is above our sp. */

@@ -146,13 +146,13 @@ static int sender_by_size(const asgst__regs *r, uint32_t size, asgst__regs *s) {
  * ContinuationEntry; no other stub loads rsp from the thread. Where the tables export
  * the offset (25), the instruction must name that very field. */
 static long return_barrier_at(uintptr_t pc) {
-  const asgst__vm_model *l = &asgst__vm;
+  const asgst__vm_model *model = &asgst__vm;
   uint8_t b[7];
-  if (l->cont_return_pc_addr == 0 || !asgst__load_bytes(pc, b, sizeof b)) return -1;
+  if (model->cont_return_pc_addr == 0 || !asgst__load_bytes(pc, b, sizeof b)) return -1;
   if (b[0] != 0x49 || b[1] != 0x8b || b[2] != 0xa7) return -1;
   long off = (long)(b[3] | b[4] << 8 | b[5] << 16 | (uint32_t)b[6] << 24);
   if (off <= 0 || off >= 65536 || (off & 7)) return -1;
-  if (l->jt_cont_entry >= 0 && off != l->jt_cont_entry) return -1;
+  if (model->jt_cont_entry >= 0 && off != model->jt_cont_entry) return -1;
   return off;
 }
 
