@@ -1,0 +1,126 @@
+/*
+ * cfi_build.c - building the tables of all loaded objects into one snapshot (N, never in
+ * a signal handler): each object's .eh_frame_hdr, found through dl_iterate_phdr's
+ * PT_GNU_EH_FRAME, lists its FDEs; their rows are sorted, compacted and copied into one
+ * allocation, which is then published.
+ */
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "impl/native/cfi.h"
+#include "impl/native/cfi_rows.h"
+#include "impl/native/cfi_snapshot.h"
+#include "impl/native/eh_frame.h"
+
+/* One object's rows while the build runs. */
+struct built {
+  uintptr_t base, lo, hi;
+  struct asgst_cfi_rowvec rv;
+};
+
+struct build {
+  struct built *v;
+  size_t n, cap, rows;
+  bool oom;
+};
+
+/* Builds do not overlap; readers never take this lock. */
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* N. The loaded segment (PT_LOAD) holding the object's vaddr, as a source for the parser. */
+static bool segment_of(const struct dl_phdr_info *info, ElfW(Addr) vaddr,
+                       struct asgst_cfi_source *src) {
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr && vaddr < ph->p_vaddr + ph->p_memsz) {
+      src->lo = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+      src->hi = src->lo + ph->p_memsz;
+      src->base = info->dlpi_addr;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* N. Room for one more object. */
+static bool reserve(struct build *b) {
+  if (b->n < b->cap) return true;
+  size_t cap = b->cap ? 2 * b->cap : 64;
+  struct built *v = realloc(b->v, cap * sizeof *v);
+  if (!v) return false;
+  b->v = v;
+  b->cap = cap;
+  return true;
+}
+
+/* N. Adds the object's rows to the build (objects without .eh_frame_hdr add nothing). */
+static void add_object(const struct dl_phdr_info *info, struct build *b) {
+  const ElfW(Phdr) *hdr = NULL;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME) hdr = &info->dlpi_phdr[i];
+  struct asgst_cfi_source src;
+  if (!hdr || !segment_of(info, hdr->p_vaddr, &src)) return;
+  struct asgst_cfi_rowvec rv = {0};
+  asgst__cfi_eh_frame_hdr_rows(&src, (const uint8_t *)(info->dlpi_addr + hdr->p_vaddr), &rv);
+  asgst__rowvec_finish(&rv);
+  if (rv.oom || rv.n == 0 || !reserve(b)) {
+    b->oom |= rv.oom || rv.n > 0;
+    asgst__rowvec_free(&rv);
+    return;
+  }
+  /* The last row is always the end marker of the highest FDE. */
+  b->v[b->n++] = (struct built){info->dlpi_addr, info->dlpi_addr + rv.v[0].row.pc_off,
+                                info->dlpi_addr + rv.v[rv.n - 1].row.pc_off, rv};
+  b->rows += rv.n;
+}
+
+/* N. dl_iterate_phdr's callback. */
+static int on_object(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  add_object(info, data);
+  return 0;
+}
+
+/* N. */
+static int by_address(const void *a, const void *b) {
+  const struct built *x = a, *y = b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* N. One allocation with the objects and their rows; an object overlapping the one
+ * before it (which loaded objects never do) is dropped so the search stays sound. */
+static struct asgst_cfi_snapshot *assemble(struct build *b) {
+  qsort(b->v, b->n, sizeof *b->v, by_address);
+  size_t bytes = sizeof(struct asgst_cfi_snapshot) + b->n * sizeof(struct asgst_cfi_object) +
+                 b->rows * sizeof(struct asgst_cfi_row);
+  struct asgst_cfi_snapshot *s = calloc(1, bytes);
+  if (!s) return NULL;
+  s->bytes = bytes;
+  s->objects = (struct asgst_cfi_object *)(s + 1);
+  struct asgst_cfi_row *rows = (struct asgst_cfi_row *)(s->objects + b->n);
+  for (size_t i = 0; i < b->n; i++) {
+    const struct built *o = &b->v[i];
+    if (s->nobjects > 0 && o->lo < s->objects[s->nobjects - 1].hi) continue;
+    struct asgst_cfi_object *out = &s->objects[s->nobjects++];
+    *out = (struct asgst_cfi_object){o->base, o->lo, o->hi, rows, o->rv.n};
+    for (size_t r = 0; r < o->rv.n; r++) rows[r] = o->rv.v[r].row;
+    rows += o->rv.n;
+    s->nrows += o->rv.n;
+  }
+  return s;
+}
+
+/* N. */
+int asgst__cfi_build(void) {
+  pthread_mutex_lock(&build_lock);
+  struct build b = {0};
+  dl_iterate_phdr(on_object, &b);
+  struct asgst_cfi_snapshot *s = b.oom ? NULL : assemble(&b);
+  for (size_t i = 0; i < b.n; i++) asgst__rowvec_free(&b.v[i].rv);
+  free(b.v);
+  if (s) asgst__cfi_publish(s);
+  pthread_mutex_unlock(&build_lock);
+  return s ? 0 : -1;
+}
