@@ -116,8 +116,8 @@ static struct reg_rule *tracked(struct cfa_run *r, uint64_t reg) {
   return NULL;
 }
 
-/* N. Clamps a CFA-relative offset into a row's 16 bits; larger ones become "other". */
-static void rule_to_row(const struct reg_rule *rule, uint8_t *kind, int16_t *off) {
+/* N. A register rule in a table rule: offsets beyond 16 bits become "other". */
+static void reg_to_rule(const struct reg_rule *rule, uint8_t *kind, int16_t *off) {
   *kind = rule->kind;
   *off = 0;
   if (rule->kind != ASGST_REG_AT_CFA) return;
@@ -128,16 +128,16 @@ static void rule_to_row(const struct reg_rule *rule, uint8_t *kind, int16_t *off
 /* N. Appends the row for the current state at the current location. */
 static void emit(struct cfa_run *r) {
   if (!r->rv || r->loc < r->begin || r->loc >= r->end) return;
-  struct asgst_cfi_row row = {.pc_off = (uint32_t)(r->loc - r->src->base)};
-  if (r->st.cfa_expr) row.cfa_reg = ASGST_CFA_EXPR;
-  else if (r->st.cfa_reg == ASGST_DW_SP) row.cfa_reg = ASGST_CFA_SP;
-  else if (r->st.cfa_reg == ASGST_DW_FP) row.cfa_reg = ASGST_CFA_FP;
-  else row.cfa_reg = ASGST_CFA_EXPR; /* another register: no rule for the stepper */
-  if (r->st.cfa_off < INT32_MIN || r->st.cfa_off > INT32_MAX) row.cfa_reg = ASGST_CFA_EXPR;
-  else row.cfa_off = (int32_t)r->st.cfa_off;
-  rule_to_row(&r->st.fp, &row.fp_rule, &row.fp_off);
-  rule_to_row(&r->st.ra, &row.ra_rule, &row.ra_off);
-  asgst__rowvec_push(r->rv, &row);
+  struct asgst_cfi_rule rule = {0};
+  if (r->st.cfa_expr) rule.cfa_reg = ASGST_CFA_EXPR;
+  else if (r->st.cfa_reg == ASGST_DW_SP) rule.cfa_reg = ASGST_CFA_SP;
+  else if (r->st.cfa_reg == ASGST_DW_FP) rule.cfa_reg = ASGST_CFA_FP;
+  else rule.cfa_reg = ASGST_CFA_EXPR; /* another register: no rule for the stepper */
+  if (r->st.cfa_off < INT32_MIN || r->st.cfa_off > INT32_MAX) rule.cfa_reg = ASGST_CFA_EXPR;
+  else if (rule.cfa_reg != ASGST_CFA_EXPR) rule.cfa_off = (int32_t)r->st.cfa_off;
+  reg_to_rule(&r->st.fp, &rule.fp_rule, &rule.fp_off);
+  reg_to_rule(&r->st.ra, &rule.ra_rule, &rule.ra_off);
+  asgst__rowvec_push(r->rv, (uint32_t)(r->loc - r->src->base), &rule);
 }
 
 /* N. Moves the location on by delta code units, emitting the row that ends there. */
@@ -273,9 +273,8 @@ static int fde_rows(const struct asgst_cfi_source *src, const struct cie *cie,
   r.loc = begin;
   if (!run(&r, c->p, c->end)) return -1;
   emit(&r);
-  struct asgst_cfi_row gap = {.pc_off = (uint32_t)(begin + range - src->base),
-                              .cfa_reg = ASGST_CFA_GAP};
-  asgst__rowvec_push(rv, &gap);
+  struct asgst_cfi_rule gap = {.cfa_reg = ASGST_CFA_GAP};
+  asgst__rowvec_push(rv, (uint32_t)(begin + range - src->base), &gap);
   return 0;
 }
 

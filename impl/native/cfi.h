@@ -4,7 +4,9 @@
  * The tables are built outside any signal handler, from the .eh_frame_hdr / .eh_frame of
  * every loaded object, into one compact snapshot: per object a sorted array of rows, one
  * row per change of the rule (CFA = SP or FP + offset; saved FP and return address at
- * CFA + offset, "same value" or undefined). The snapshot is published through an atomic
+ * CFA + offset, "same value" or undefined). A row is a 32-bit pc offset and a 16-bit
+ * index into the snapshot's dictionary of distinct rules (a few hundred serve libc and
+ * libjvm), so 6 bytes a row, and the binary search runs over the pcs alone. The snapshot is published through an atomic
  * pointer; readers (lookup, step) never lock, allocate, print or call dl_iterate_phdr.
  *
  * Lifetime: a rebuild publishes a new snapshot and retires the old one to a list; retired
@@ -28,9 +30,8 @@ enum { ASGST_CFA_SP = 0, ASGST_CFA_FP = 1, ASGST_CFA_EXPR = 2, ASGST_CFA_GAP = 3
 /* Where the caller's value of a register (FP, return address) is. */
 enum { ASGST_REG_SAME = 0, ASGST_REG_UNDEF = 1, ASGST_REG_AT_CFA = 2, ASGST_REG_OTHER = 3 };
 
-/* One row: the rule from pc_off (offset from the object's load base) up to the next row. */
-struct asgst_cfi_row {
-  uint32_t pc_off;
+/* One rule: how to find the caller's registers over a range of pcs. */
+struct asgst_cfi_rule {
   int32_t cfa_off;
   int16_t fp_off; /* when fp_rule == ASGST_REG_AT_CFA: saved at CFA + fp_off */
   int16_t ra_off; /* when ra_rule == ASGST_REG_AT_CFA */
@@ -56,11 +57,11 @@ enum {
  * initialization and after a library was loaded. 0, or -1 if out of memory. */
 int asgst__cfi_build(void);
 
-/* SS. The row for pc, NULL if no object covers pc or pc falls in a gap between
- * functions (a row with cfa_reg ASGST_CFA_EXPR has no rule the stepper can use).
+/* SS. The rule at pc, NULL if no object covers pc or pc falls in a gap between
+ * functions (cfa_reg ASGST_CFA_EXPR is a rule the stepper cannot use).
  * pc_is_return_address: pc is a return address (every frame but the
  * interrupted one), so the call instruction before it is looked up. */
-const struct asgst_cfi_row *asgst__cfi_lookup(uintptr_t pc, bool pc_is_return_address);
+const struct asgst_cfi_rule *asgst__cfi_lookup(uintptr_t pc, bool pc_is_return_address);
 
 /* SS. Steps *frame to its caller with the tables. *frame changes only when the result is
  * ASGST_CFI_STEPPED. */
@@ -70,11 +71,12 @@ int asgst__cfi_step(struct asgst_cfi_frame *frame, bool pc_is_return_address,
 /* The memory the tables take. */
 struct asgst_cfi_report {
   size_t bytes;         /* the published snapshot */
-  size_t objects, rows; /* in the published snapshot */
+  size_t objects, rows, rules; /* in the published snapshot */
   size_t retired_bytes; /* retired snapshots not yet released */
 };
 
-/* SS. Fills *out (zeros before the first build). */
+/* SS. Fills *out (zeros before the first build). Not concurrently with
+ * asgst__cfi_release_retired, whose list it reads. */
 void asgst__cfi_report(struct asgst_cfi_report *out);
 
 /* N. Frees retired snapshots. Only when no thread can be inside lookup or step. */

@@ -1,8 +1,10 @@
 /*
  * cfi_build.c - building the tables of all loaded objects into one snapshot (N, never in
  * a signal handler): each object's .eh_frame_hdr, found through dl_iterate_phdr's
- * PT_GNU_EH_FRAME, lists its FDEs; their rows are sorted, compacted and copied into one
- * allocation, which is then published.
+ * PT_GNU_EH_FRAME, lists its FDEs; their rows are sorted and compacted, their rules
+ * gathered into one dictionary, and everything copied into one allocation, which is
+ * then published. dl_iterate_phdr holds the loader's lock meanwhile: a dlopen in
+ * another thread waits for the build (tens of milliseconds with libjvm).
  */
 #include <link.h>
 #include <pthread.h>
@@ -71,8 +73,8 @@ static void add_object(const struct dl_phdr_info *info, struct build *b) {
     return;
   }
   /* The last row is always the end marker of the highest FDE. */
-  b->v[b->n++] = (struct built){info->dlpi_addr, info->dlpi_addr + rv.v[0].row.pc_off,
-                                info->dlpi_addr + rv.v[rv.n - 1].row.pc_off, rv};
+  b->v[b->n++] = (struct built){info->dlpi_addr, info->dlpi_addr + rv.v[0].pc_off,
+                                info->dlpi_addr + rv.v[rv.n - 1].pc_off, rv};
   b->rows += rv.n;
 }
 
@@ -89,26 +91,81 @@ static int by_address(const void *a, const void *b) {
   return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* N. One allocation with the objects and their rows; an object overlapping the one
+/* N. */
+static int by_rule(const void *a, const void *b) {
+  return asgst__cfi_rule_cmp(a, b);
+}
+
+/* N. The distinct rules of all rows but the gaps, sorted, in *n; NULL if out of memory. */
+static struct asgst_cfi_rule *distinct_rules(const struct build *b, size_t *n) {
+  struct asgst_cfi_rule *all = malloc((b->rows + 1) * sizeof *all);
+  if (!all) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < b->n; i++)
+    for (size_t r = 0; r < b->v[i].rv.n; r++)
+      if (b->v[i].rv.v[r].rule.cfa_reg != ASGST_CFA_GAP) all[k++] = b->v[i].rv.v[r].rule;
+  qsort(all, k, sizeof *all, by_rule);
+  size_t out = 0;
+  for (size_t i = 0; i < k; i++)
+    if (out == 0 || asgst__cfi_rule_cmp(&all[out - 1], &all[i]) != 0) all[out++] = all[i];
+  *n = out;
+  return all;
+}
+
+/* N. The snapshot's index of a row's rule: the gap is 0, the others follow it in
+ * dictionary order. */
+static uint16_t index_of(const struct asgst_cfi_rule *dict, size_t n,
+                         const struct asgst_cfi_rule *rule) {
+  if (rule->cfa_reg == ASGST_CFA_GAP) return ASGST_CFI_GAP_RULE;
+  const struct asgst_cfi_rule *found = bsearch(rule, dict, n, sizeof *dict, by_rule);
+  return (uint16_t)(found - dict + 1);
+}
+
+/* N. Copies the objects' rows into the snapshot's arrays; an object overlapping the one
  * before it (which loaded objects never do) is dropped so the search stays sound. */
-static struct asgst_cfi_snapshot *assemble(struct build *b) {
-  qsort(b->v, b->n, sizeof *b->v, by_address);
-  size_t bytes = sizeof(struct asgst_cfi_snapshot) + b->n * sizeof(struct asgst_cfi_object) +
-                 b->rows * sizeof(struct asgst_cfi_row);
-  struct asgst_cfi_snapshot *s = calloc(1, bytes);
-  if (!s) return NULL;
-  s->bytes = bytes;
-  s->objects = (struct asgst_cfi_object *)(s + 1);
-  struct asgst_cfi_row *rows = (struct asgst_cfi_row *)(s->objects + b->n);
+static void fill(struct asgst_cfi_snapshot *s, const struct build *b, uint32_t *pcs,
+                 uint16_t *rule_of, const struct asgst_cfi_rule *dict, size_t ndict) {
   for (size_t i = 0; i < b->n; i++) {
     const struct built *o = &b->v[i];
     if (s->nobjects > 0 && o->lo < s->objects[s->nobjects - 1].hi) continue;
-    struct asgst_cfi_object *out = &s->objects[s->nobjects++];
-    *out = (struct asgst_cfi_object){o->base, o->lo, o->hi, rows, o->rv.n};
-    for (size_t r = 0; r < o->rv.n; r++) rows[r] = o->rv.v[r].row;
-    rows += o->rv.n;
+    s->objects[s->nobjects++] = (struct asgst_cfi_object){o->base, o->lo, o->hi, pcs, rule_of,
+                                                          o->rv.n};
+    for (size_t r = 0; r < o->rv.n; r++) {
+      pcs[r] = o->rv.v[r].pc_off;
+      rule_of[r] = index_of(dict, ndict, &o->rv.v[r].rule);
+    }
+    pcs += o->rv.n;
+    rule_of += o->rv.n;
     s->nrows += o->rv.n;
   }
+}
+
+/* N. One allocation: header, objects, rules (the gap first), all pcs, all rule indexes.
+ * NULL if out of memory or (never seen) more distinct rules than an index holds. */
+static struct asgst_cfi_snapshot *assemble(struct build *b) {
+  qsort(b->v, b->n, sizeof *b->v, by_address);
+  size_t ndict;
+  struct asgst_cfi_rule *dict = distinct_rules(b, &ndict);
+  if (!dict || ndict + 1 > ASGST_CFI_MAX_RULES) {
+    free(dict);
+    return NULL;
+  }
+  size_t bytes = sizeof(struct asgst_cfi_snapshot) + b->n * sizeof(struct asgst_cfi_object) +
+                 (ndict + 1) * sizeof(struct asgst_cfi_rule) +
+                 b->rows * (sizeof(uint32_t) + sizeof(uint16_t));
+  struct asgst_cfi_snapshot *s = calloc(1, bytes);
+  if (s) {
+    s->bytes = bytes;
+    s->objects = (struct asgst_cfi_object *)(s + 1);
+    struct asgst_cfi_rule *rules = (struct asgst_cfi_rule *)(s->objects + b->n);
+    rules[ASGST_CFI_GAP_RULE] = (struct asgst_cfi_rule){.cfa_reg = ASGST_CFA_GAP};
+    memcpy(rules + 1, dict, ndict * sizeof *dict);
+    s->rules = rules;
+    s->nrules = ndict + 1;
+    uint32_t *pcs = (uint32_t *)(rules + ndict + 1);
+    fill(s, b, pcs, (uint16_t *)(pcs + b->rows), dict, ndict);
+  }
+  free(dict);
   return s;
 }
 

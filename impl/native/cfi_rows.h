@@ -12,10 +12,11 @@
 
 #include "impl/native/cfi.h"
 
-/* A row with its place in emission order: at one pc the later row wins. */
+/* A row: the rule from pc_off (offset from the object's load base) up to the next row,
+ * with its place in emission order (at one pc the later row wins). */
 struct asgst_cfi_build_row {
-  struct asgst_cfi_row row;
-  uint32_t seq;
+  uint32_t pc_off, seq;
+  struct asgst_cfi_rule rule;
 };
 
 struct asgst_cfi_rowvec {
@@ -26,11 +27,15 @@ struct asgst_cfi_rowvec {
 };
 
 /* N. Appends a row (sets oom and drops it if memory runs out). */
-void asgst__rowvec_push(struct asgst_cfi_rowvec *rv, const struct asgst_cfi_row *row);
+void asgst__rowvec_push(struct asgst_cfi_rowvec *rv, uint32_t pc_off,
+                        const struct asgst_cfi_rule *rule);
 
 /* N. Sorts by pc, keeps one row per pc (a function's row over a gap marker, else the
  * later one) and drops rows whose rule equals the previous row's. */
 void asgst__rowvec_finish(struct asgst_cfi_rowvec *rv);
+
+/* N. Orders rules (any total order, for sorting and searching a dictionary). */
+int asgst__cfi_rule_cmp(const struct asgst_cfi_rule *a, const struct asgst_cfi_rule *b);
 
 /* N. */
 void asgst__rowvec_free(struct asgst_cfi_rowvec *rv);

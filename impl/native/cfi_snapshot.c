@@ -52,6 +52,7 @@ void asgst__cfi_report(struct asgst_cfi_report *out) {
     out->bytes = s->bytes;
     out->objects = s->nobjects;
     out->rows = s->nrows;
+    out->rules = s->nrules;
   }
   for (const struct asgst_cfi_snapshot *r = __atomic_load_n(&retired, __ATOMIC_ACQUIRE); r;
        r = r->next_retired)
@@ -72,18 +73,17 @@ static const struct asgst_cfi_object *object_of(const struct asgst_cfi_snapshot 
 }
 
 /* SS. */
-const struct asgst_cfi_row *asgst__cfi_snapshot_row(const struct asgst_cfi_snapshot *s,
-                                                    uintptr_t pc) {
+const struct asgst_cfi_rule *asgst__cfi_snapshot_rule(const struct asgst_cfi_snapshot *s,
+                                                      uintptr_t pc) {
   const struct asgst_cfi_object *o = object_of(s, pc);
   if (!o) return NULL;
   uint32_t off = (uint32_t)(pc - o->base);
   size_t lo = 0, hi = o->nrows;
   while (lo < hi) { /* first row starting above off */
     size_t mid = lo + (hi - lo) / 2;
-    if (o->rows[mid].pc_off <= off) lo = mid + 1;
+    if (o->pcs[mid] <= off) lo = mid + 1;
     else hi = mid;
   }
-  if (lo == 0) return NULL;
-  const struct asgst_cfi_row *row = &o->rows[lo - 1];
-  return row->cfa_reg == ASGST_CFA_GAP ? NULL : row;
+  if (lo == 0 || o->rule_of[lo - 1] == ASGST_CFI_GAP_RULE) return NULL;
+  return &s->rules[o->rule_of[lo - 1]];
 }

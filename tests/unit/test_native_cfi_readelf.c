@@ -132,7 +132,7 @@ static struct ref_row reference_rule(const struct ref *ref, const struct ref_fde
 }
 
 /* Whether our row says what readelf says. */
-static bool agrees(const struct asgst_cfi_row *ours, const struct ref_row *theirs) {
+static bool agrees(const struct asgst_cfi_rule *ours, const struct ref_row *theirs) {
   if (!ours) return false;
   int cfa = ours->cfa_reg == ASGST_CFA_SP ? CFA_SP : ours->cfa_reg == ASGST_CFA_FP ? CFA_FP : CFA_OTHER;
   if (cfa != theirs->cfa || (cfa != CFA_OTHER && ours->cfa_off != theirs->cfa_off)) return false;
@@ -154,7 +154,7 @@ static void compare_object(const char *what, const char *path, uintptr_t base) {
     }
     uint64_t pc = d->lo + (uint64_t)rand() % (d->hi - d->lo);
     struct ref_row theirs = reference_rule(&ref, d, pc);
-    const struct asgst_cfi_row *ours = asgst__cfi_lookup(base + pc, false);
+    const struct asgst_cfi_rule *ours = asgst__cfi_lookup(base + pc, false);
     if (agrees(ours, &theirs)) continue;
     differ++;
     print_message("# %s pc %#lx: readelf cfa %d%+ld rbp %s%ld; ours %s cfa %d%+d rbp %d/%d\n",

@@ -120,7 +120,7 @@ static void chain_has_no_frame_pointer(const uintptr_t *pcs, int n) {
   assert_true(dladdr((void *)unwind, &self));
   int sp_based = 0;
   for (int i = 0; i < n; i++) {
-    const struct asgst_cfi_row *r = asgst__cfi_lookup(pcs[i], i > 0);
+    const struct asgst_cfi_rule *r = asgst__cfi_lookup(pcs[i], i > 0);
     if (dladdr((void *)pcs[i], &at) && at.dli_fbase == self.dli_fbase && r &&
         r->cfa_reg == ASGST_CFA_SP)
       sp_based++;
