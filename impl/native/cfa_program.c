@@ -1,23 +1,11 @@
 /*
- * cfa_program.c - parsing CIE/FDE records and running their DW_CFA_* instructions
- * (see cfa_program.h). Facts from the DWARF 4 standard (section 6.4) and the LSB's
- * description of .eh_frame.
+ * cfa_program.c - running the DW_CFA_* instructions of a CIE and an FDE (see
+ * cfa_program.h). Facts from the DWARF 4 standard (section 6.4).
  */
 #include "impl/native/cfa_program.h"
 
-#include <string.h>
-
 #include "impl/native/cfi_arch.h"
-
-/* A CIE: what every FDE pointing to it shares. */
-struct cie {
-  uint64_t code_align;
-  int64_t data_align;
-  uint64_t ra_reg;
-  uint8_t fde_enc;
-  bool has_aug_data; /* 'z': FDEs carry an augmentation data length */
-  const uint8_t *insns, *insns_end;
-};
+#include "impl/native/dwarf_cursor.h"
 
 /* The rule of one tracked register. */
 struct reg_rule {
@@ -37,77 +25,13 @@ enum { REMEMBER_DEPTH = 8 }; /* compilers nest remember_state one or two deep */
 
 /* One interpreter run: over a CIE's initial instructions (rv NULL) or an FDE's. */
 struct cfa_run {
-  const struct cie *cie;
-  const struct asgst_cfi_source *src;
+  const struct asgst_cie *cie;
+  const struct asgst_fde *fde;
   struct cfa_state st, initial, saved[REMEMBER_DEPTH];
   unsigned depth;
   uintptr_t begin, loc, end; /* run-time addresses */
   struct asgst_cfi_rowvec *rv;
 };
-
-/* N. Reads an entry's length; *id_at is where the CIE id / CIE pointer field starts and
- * *entry_end the entry's end. false when truncated; a zero length (terminator) leaves
- * *entry_end NULL. */
-static bool entry_bounds(const struct asgst_cfi_source *src, const uint8_t *at,
-                         const uint8_t **id_at, const uint8_t **entry_end) {
-  struct asgst_dw_cursor c = asgst__dw_cursor(at, src->hi, src->lo, src->hi);
-  uint64_t len = asgst__dw_u32(&c);
-  if (len == 0xffffffffu) len = asgst__dw_u64(&c); /* 64-bit DWARF */
-  if (c.bad) return false;
-  *id_at = c.p;
-  if (len == 0) {
-    *entry_end = NULL;
-    return true;
-  }
-  if (len > (uint64_t)(src->hi - c.p)) return false;
-  *entry_end = c.p + len;
-  return true;
-}
-
-/* N. Reads the augmentation data the string `aug` announces. */
-static bool cie_augmentation(struct asgst_dw_cursor *c, const char *aug, struct cie *cie) {
-  if (aug[0] != 'z') return aug[0] == 0; /* without 'z' nothing else can be skipped */
-  cie->has_aug_data = true;
-  uint64_t len = asgst__dw_uleb(c);
-  const uint8_t *data_end = c->p + (len <= (uint64_t)(c->end - c->p) ? len : 0);
-  if (len > (uint64_t)(c->end - c->p)) return false;
-  for (const char *a = aug + 1; *a && !c->bad; a++) {
-    if (*a == 'R') {
-      cie->fde_enc = asgst__dw_u8(c);
-    } else if (*a == 'P') {
-      uint8_t enc = asgst__dw_u8(c);
-      asgst__dw_pointer(c, enc & (uint8_t)~ASGST_PE_INDIRECT); /* skip the personality */
-    } else if (*a == 'L') {
-      asgst__dw_u8(c);
-    } else if (*a != 'S' && *a != 'B' && *a != 'G') {
-      break; /* unknown letter: the length still lets us skip the rest */
-    }
-  }
-  c->p = data_end;
-  return !c->bad;
-}
-
-/* N. Parses the CIE at `at`. */
-static bool parse_cie(const struct asgst_cfi_source *src, const uint8_t *at, struct cie *cie) {
-  const uint8_t *id_at, *end;
-  if (!entry_bounds(src, at, &id_at, &end) || !end) return false;
-  struct asgst_dw_cursor c = asgst__dw_cursor(id_at, end, src->lo, src->hi);
-  memset(cie, 0, sizeof *cie);
-  if (asgst__dw_u32(&c) != 0) return false; /* .eh_frame CIE id */
-  uint8_t version = asgst__dw_u8(&c);
-  const char *aug = (const char *)c.p;
-  size_t aug_len = strnlen(aug, (size_t)(c.end - c.p));
-  if (c.bad || aug_len == (size_t)(c.end - c.p) || (version != 1 && version != 3)) return false;
-  asgst__dw_skip(&c, aug_len + 1);
-  if (strstr(aug, "eh")) asgst__dw_skip(&c, sizeof(uintptr_t)); /* old GCC eh_ptr */
-  cie->code_align = asgst__dw_uleb(&c);
-  cie->data_align = asgst__dw_sleb(&c);
-  cie->ra_reg = version == 1 ? asgst__dw_u8(&c) : asgst__dw_uleb(&c);
-  if (!cie_augmentation(&c, aug, cie)) return false;
-  cie->insns = c.p;
-  cie->insns_end = end;
-  return !c.bad;
-}
 
 /* N. The rule of a register if it is one we track, else NULL. */
 static struct reg_rule *tracked(struct cfa_run *r, uint64_t reg) {
@@ -137,7 +61,7 @@ static void emit(struct cfa_run *r) {
   else if (rule.cfa_reg != ASGST_CFA_EXPR) rule.cfa_off = (int32_t)r->st.cfa_off;
   reg_to_rule(&r->st.fp, &rule.fp_rule, &rule.fp_off);
   reg_to_rule(&r->st.ra, &rule.ra_rule, &rule.ra_off);
-  asgst__rowvec_push(r->rv, (uint32_t)(r->loc - r->src->base), &rule);
+  asgst__rowvec_push(r->rv, (uint32_t)(r->loc - r->fde->base), &rule);
 }
 
 /* N. Moves the location on by delta code units, emitting the row that ends there. */
@@ -238,7 +162,7 @@ static bool run_extended(struct cfa_run *r, struct asgst_dw_cursor *c, uint8_t o
 
 /* N. Runs the instructions in [p, end). false on a malformed program. */
 static bool run(struct cfa_run *r, const uint8_t *p, const uint8_t *end) {
-  struct asgst_dw_cursor c = asgst__dw_cursor(p, end, r->src->lo, r->src->hi);
+  struct asgst_dw_cursor c = asgst__dw_cursor(p, end, r->fde->lo, r->fde->hi);
   while (c.p < c.end && !c.bad) {
     uint8_t op = asgst__dw_u8(&c);
     uint8_t arg = op & 0x3f;
@@ -254,44 +178,22 @@ static bool run(struct cfa_run *r, const uint8_t *p, const uint8_t *end) {
   return !c.bad;
 }
 
-/* N. Parses the FDE header after its CIE pointer and runs CIE and FDE programs. */
-static int fde_rows(const struct asgst_cfi_source *src, const struct cie *cie,
-                    struct asgst_dw_cursor *c, struct asgst_cfi_rowvec *rv) {
-  uintptr_t begin = asgst__dw_pointer(c, cie->fde_enc);
-  uintptr_t range = asgst__dw_pointer(c, cie->fde_enc & 0x0f);
-  if (cie->has_aug_data) asgst__dw_skip(c, asgst__dw_uleb(c));
-  if (c->bad) return -1;
-  if (range == 0) return 0;
-  if (begin < src->base || begin + range - src->base > UINT32_MAX) return -1;
-  struct cfa_run r = {.cie = cie, .src = src, .begin = begin, .loc = begin, .end = begin + range};
+/* N. */
+int asgst__cfa_fde_rows(const struct asgst_cie *cie, const struct asgst_fde *fde,
+                        struct asgst_cfi_rowvec *rv) {
+  uintptr_t end = fde->begin + fde->range;
+  if (fde->begin < fde->base || end < fde->begin || end - fde->base > UINT32_MAX) return -1;
+  struct cfa_run r = {.cie = cie, .fde = fde, .begin = fde->begin, .loc = fde->begin, .end = end};
   /* Unmentioned registers keep their value in the caller: the compilers' convention
    * for callee-saved registers such as the frame pointer. */
   r.st.fp.kind = r.st.ra.kind = ASGST_REG_SAME;
   if (!run(&r, cie->insns, cie->insns_end)) return -1;
   r.initial = r.st;
   r.rv = rv;
-  r.loc = begin;
-  if (!run(&r, c->p, c->end)) return -1;
+  r.loc = fde->begin;
+  if (!run(&r, fde->insns, fde->end)) return -1;
   emit(&r);
   struct asgst_cfi_rule gap = {.cfa_reg = ASGST_CFA_GAP};
-  asgst__rowvec_push(rv, (uint32_t)(begin + range - src->base), &gap);
+  asgst__rowvec_push(rv, (uint32_t)(end - fde->base), &gap);
   return 0;
-}
-
-/* N. */
-int asgst__cfi_fde_rows(const struct asgst_cfi_source *src, const uint8_t *fde,
-                        const uint8_t **next, struct asgst_cfi_rowvec *rv) {
-  const uint8_t *id_at, *end;
-  if (!entry_bounds(src, fde, &id_at, &end)) return -1;
-  *next = end;
-  if (!end) return 0;
-  struct asgst_dw_cursor c = asgst__dw_cursor(id_at, end, src->lo, src->hi);
-  uint32_t cie_ptr = asgst__dw_u32(&c);
-  if (c.bad) return -1;
-  if (cie_ptr == 0) return 0; /* a CIE */
-  /* The CIE pointer counts back from its own field. */
-  if (cie_ptr > (uintptr_t)(id_at - src->lo)) return -1;
-  struct cie cie;
-  if (!parse_cie(src, id_at - cie_ptr, &cie)) return -1;
-  return fde_rows(src, &cie, &c, rv);
 }

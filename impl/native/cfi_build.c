@@ -37,9 +37,8 @@ static bool segment_of(const struct dl_phdr_info *info, ElfW(Addr) vaddr,
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr && vaddr < ph->p_vaddr + ph->p_memsz) {
-      src->lo = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-      src->hi = src->lo + ph->p_memsz;
-      src->base = info->dlpi_addr;
+      const uint8_t *lo = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+      *src = (struct asgst_cfi_source){.lo = lo, .hi = lo + ph->p_memsz, .base = info->dlpi_addr};
       return true;
     }
   }

@@ -3,17 +3,13 @@
  */
 #include "impl/native/eh_frame.h"
 
+#include "impl/native/dwarf_cursor.h"
+
 /* N. */
 int asgst__cfi_eh_frame_rows(const void *data, size_t size, uintptr_t base,
                              struct asgst_cfi_rowvec *rv) {
-  const uint8_t *p = data;
-  struct asgst_cfi_source src = {.lo = p, .hi = p + size, .base = base};
-  while (p && p < src.hi) {
-    const uint8_t *next;
-    if (asgst__cfi_fde_rows(&src, p, &next, rv) != 0) return -1;
-    p = next;
-  }
-  return 0;
+  struct asgst_cfi_source src = {.lo = data, .hi = (const uint8_t *)data + size, .base = base};
+  return asgst__cfi_section_rows(&src, rv);
 }
 
 /* N. */

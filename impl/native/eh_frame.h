@@ -9,12 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "impl/native/cfa_program.h"
+#include "impl/native/cfi_records.h"
 #include "impl/native/cfi_rows.h"
 
-/* N. Rows of every FDE of the .eh_frame section [data, data + size), walking entry after
- * entry up to the end or a zero terminator; pcs are made relative to `base`. 0, or -1 at
- * the first malformed or truncated entry (the rows before it stay in rv). */
+/* N. Rows of every FDE of the .eh_frame section [data, data + size) (as
+ * asgst__cfi_section_rows); pcs are made relative to `base`. */
 int asgst__cfi_eh_frame_rows(const void *data, size_t size, uintptr_t base,
                              struct asgst_cfi_rowvec *rv);
 
