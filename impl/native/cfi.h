@@ -6,8 +6,10 @@
  * row per change of the rule (CFA = SP or FP + offset; saved FP and return address at
  * CFA + offset, "same value" or undefined). A row is a 32-bit pc offset and a 16-bit
  * index into the snapshot's dictionary of distinct rules (a few hundred serve libc and
- * libjvm), so 6 bytes a row, and the binary search runs over the pcs alone. The snapshot is published through an atomic
- * pointer; readers (lookup, step) never lock, allocate, print or call dl_iterate_phdr.
+ * libjvm), so 6 bytes a row, and the binary search runs over the pcs alone. The
+ * snapshot is published through an atomic pointer; readers (lookup, step) never lock,
+ * allocate, print or call dl_iterate_phdr. An object without .eh_frame_hdr is read from
+ * its file's .debug_frame (not from separate debug files).
  *
  * Lifetime: a rebuild publishes a new snapshot and retires the old one to a list; retired
  * snapshots are freed only by asgst__cfi_release_retired(), which the caller runs at a

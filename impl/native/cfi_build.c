@@ -1,7 +1,8 @@
 /*
  * cfi_build.c - building the tables of all loaded objects into one snapshot (N, never in
  * a signal handler): each object's .eh_frame_hdr, found through dl_iterate_phdr's
- * PT_GNU_EH_FRAME, lists its FDEs; their rows are sorted and compacted, their rules
+ * PT_GNU_EH_FRAME, lists its FDEs (an object without it is looked up in its file's
+ * .debug_frame); their rows are sorted and compacted, their rules
  * gathered into one dictionary, and everything copied into one allocation, which is
  * then published. dl_iterate_phdr holds the loader's lock meanwhile: a dlopen in
  * another thread waits for the build (tens of milliseconds with libjvm).
@@ -14,6 +15,7 @@
 #include "impl/native/cfi.h"
 #include "impl/native/cfi_rows.h"
 #include "impl/native/cfi_snapshot.h"
+#include "impl/native/debug_frame.h"
 #include "impl/native/eh_frame.h"
 
 /* One object's rows while the build runs. */
@@ -56,15 +58,29 @@ static bool reserve(struct build *b) {
   return true;
 }
 
-/* N. Adds the object's rows to the build (objects without .eh_frame_hdr add nothing). */
-static void add_object(const struct dl_phdr_info *info, struct build *b) {
+/* N. The rows its .eh_frame_hdr lists, if the object maps one. */
+static void eh_frame_rows(const struct dl_phdr_info *info, struct asgst_cfi_rowvec *rv) {
   const ElfW(Phdr) *hdr = NULL;
   for (int i = 0; i < info->dlpi_phnum; i++)
     if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME) hdr = &info->dlpi_phdr[i];
   struct asgst_cfi_source src;
-  if (!hdr || !segment_of(info, hdr->p_vaddr, &src)) return;
+  if (hdr && segment_of(info, hdr->p_vaddr, &src))
+    asgst__cfi_eh_frame_hdr_rows(&src, (const uint8_t *)(info->dlpi_addr + hdr->p_vaddr), rv);
+}
+
+/* N. The rows of the .debug_frame in the object's file (the main program's has no name
+ * in the list: it is /proc/self/exe). */
+static void debug_frame_rows(const struct dl_phdr_info *info, struct asgst_cfi_rowvec *rv) {
+  const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
+  asgst__cfi_debug_frame_rows(path, rv);
+}
+
+/* N. Adds the object's rows to the build: from .eh_frame, or where that gives none
+ * (an object built without it), from .debug_frame. */
+static void add_object(const struct dl_phdr_info *info, struct build *b) {
   struct asgst_cfi_rowvec rv = {0};
-  asgst__cfi_eh_frame_hdr_rows(&src, (const uint8_t *)(info->dlpi_addr + hdr->p_vaddr), &rv);
+  eh_frame_rows(info, &rv);
+  if (rv.n == 0) debug_frame_rows(info, &rv);
   asgst__rowvec_finish(&rv);
   if (rv.oom || rv.n == 0 || !reserve(b)) {
     b->oom |= rv.oom || rv.n > 0;

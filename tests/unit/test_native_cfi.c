@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "impl/native/cfi.h"
+#include "impl/native/cfi_records.h"
 #include "impl/native/cfi_rows.h"
 #include "impl/native/eh_frame.h"
 
@@ -98,7 +99,8 @@ static void truncated_eh_frames_give_errors(void **state) {
   free(b);
 }
 
-/* Random bytes, and the valid blob with random bytes changed: no crash, no read outside. */
+/* Random bytes, and the valid blob with random bytes changed, read as .eh_frame and as
+ * .debug_frame: no crash, no read outside. */
 static void garbage_eh_frames_never_crash(void **state) {
   (void)state;
   srand(28);
@@ -115,10 +117,14 @@ static void garbage_eh_frames_never_crash(void **state) {
     }
     struct asgst_cfi_rowvec rv = {0};
     errors += asgst__cfi_eh_frame_rows(g, len, 0, &rv) != 0;
+    /* The same bytes read as .debug_frame, whose CIE pointers are section offsets. */
+    struct asgst_cfi_source as_debug_frame = {g, g + len, 0, g};
+    asgst__cfi_section_rows(&as_debug_frame, &rv);
     asgst__rowvec_free(&rv);
     free(g);
   }
-  print_message("# figure: 20000 garbage or damaged .eh_frame blobs: %d refused, 0 crashes\n",
+  print_message("# figure: 20000 garbage or damaged blobs: %d refused as .eh_frame, "
+                "0 crashes (also read as .debug_frame)\n",
                 errors);
   assert_true(errors > 10000);
   free(b);
@@ -149,7 +155,8 @@ static void a_pc_in_no_object_has_no_rule(void **state) {
 static void a_function_entry_has_the_call_rule(void **state) {
   (void)state;
   assert_int_equal(asgst__cfi_build(), 0);
-  const struct asgst_cfi_rule *r = asgst__cfi_lookup((uintptr_t)a_hand_made_eh_frame_gives_its_rows, false);
+  const struct asgst_cfi_rule *r =
+      asgst__cfi_lookup((uintptr_t)a_hand_made_eh_frame_gives_its_rows, false);
   assert_non_null(r);
   assert_int_equal(r->cfa_reg, ASGST_CFA_SP);
   assert_int_equal(r->cfa_off, 8);

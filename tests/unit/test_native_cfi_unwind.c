@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "impl/native/cfi.h"
+#include "tests/unit/native/unwind_context.h"
 
 /* The chain is built without frame pointers whatever the build's flags (they keep them
  * everywhere), and never inlined, so that each step needs the tables. */
@@ -73,28 +74,9 @@ static NO_FP int chain1(int n) {
   return chain2(n + 1) * 2 + keep;
 }
 
-/* Stack words are read directly: the test walks its own live stack. */
-__attribute__((no_sanitize("address"))) static bool read_word(void *ctx, uintptr_t addr,
-                                                              uintptr_t *value) {
-  (void)ctx;
-  if (addr == 0 || addr % sizeof(uintptr_t)) return false;
-  *value = *(const uintptr_t *)addr;
-  return true;
-}
-
-/* SS. Unwinds the captured registers into ours[]; ours[0] is the captured pc. */
+/* SS. The captured stack is unwound while it still stands. */
 static void unwind(void) {
-  struct asgst_cfi_frame f = {(uintptr_t)captured.uc_mcontext.gregs[REG_RIP],
-                              (uintptr_t)captured.uc_mcontext.gregs[REG_RSP],
-                              (uintptr_t)captured.uc_mcontext.gregs[REG_RBP]};
-  int rc = ASGST_CFI_STEPPED;
-  ours_n = 0;
-  ours[ours_n++] = f.pc;
-  while (ours_n < MAX && rc == ASGST_CFI_STEPPED) {
-    rc = asgst__cfi_step(&f, ours_n > 1, read_word, NULL); /* ours[0] is exact */
-    if (rc == ASGST_CFI_STEPPED) ours[ours_n++] = f.pc;
-  }
-  stop_rc = rc;
+  ours_n = unwind_context(&captured, ours, MAX, &stop_rc);
 }
 
 /* Our frames from `from` on must be backtrace()'s from the frame holding pcs[from] on,
@@ -106,7 +88,8 @@ static void compare_with_backtrace(const char *what, const uintptr_t *pcs, int n
   int same = 0, first = j;
   for (int i = from; i < n && j < bt_n; i++, j++) {
     if ((uintptr_t)bt[j] == pcs[i]) same++;
-    else print_message("# %s frame %d: backtrace %p, ours %#lx\n", what, i, bt[j], (unsigned long)pcs[i]);
+    else print_message("# %s frame %d: backtrace %p, ours %#lx\n", what, i, bt[j],
+                       (unsigned long)pcs[i]);
   }
   print_message("# figure: %s: %d of backtrace()'s %d frames from there equal ours (%d in all)\n",
                 what, same, bt_n - first, n - from);
