@@ -52,7 +52,7 @@ enum {
   ASGST_CFI_STEPPED = 1,   /* *frame now holds the caller's registers */
   ASGST_CFI_OUTERMOST = 0, /* the return address is undefined: the stack's first frame */
   ASGST_CFI_NO_RULE = -1,  /* no table row for pc: try frame pointers */
-  ASGST_CFI_BAD_READ = -2, /* a saved register could not be read */
+  ASGST_CFI_BAD_READ = -2, /* a saved register could not be read, or the CFA is below sp */
 };
 
 /* N. (Re)builds the tables of all loaded objects and publishes them; call at

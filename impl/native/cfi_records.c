@@ -39,8 +39,8 @@ static bool cie_augmentation(struct asgst_dw_cursor *c, const char *aug,
   if (aug[0] != 'z') return aug[0] == 0; /* without 'z' nothing else can be skipped */
   cie->has_aug_data = true;
   uint64_t len = asgst__dw_uleb(c);
-  const uint8_t *data_end = c->p + (len <= (uint64_t)(c->end - c->p) ? len : 0);
-  if (len > (uint64_t)(c->end - c->p)) return false;
+  if (c->bad || len > (uint64_t)(c->end - c->p)) return false;
+  const uint8_t *data_end = c->p + len;
   for (const char *a = aug + 1; *a && !c->bad; a++) {
     if (*a == 'R') {
       cie->fde_enc = asgst__dw_u8(c);

@@ -20,15 +20,14 @@ void asgst__cfi_publish(struct asgst_cfi_snapshot *s) {
   if (!old) return;
   pthread_mutex_lock(&retired_lock);
   old->next_retired = retired;
-  retired = old;
+  __atomic_store_n(&retired, old, __ATOMIC_RELEASE); /* asgst__cfi_report reads it unlocked */
   pthread_mutex_unlock(&retired_lock);
 }
 
 /* N. */
 void asgst__cfi_release_retired(void) {
   pthread_mutex_lock(&retired_lock);
-  struct asgst_cfi_snapshot *s = retired;
-  retired = NULL;
+  struct asgst_cfi_snapshot *s = __atomic_exchange_n(&retired, NULL, __ATOMIC_ACQ_REL);
   pthread_mutex_unlock(&retired_lock);
   while (s) {
     struct asgst_cfi_snapshot *next = s->next_retired;

@@ -27,6 +27,9 @@ int asgst__cfi_step(struct asgst_cfi_frame *frame, bool pc_is_return_address,
   if (rule->ra_rule != ASGST_REG_AT_CFA || rule->fp_rule == ASGST_REG_OTHER)
     return ASGST_CFI_NO_RULE;
   uintptr_t cfa = (rule->cfa_reg == ASGST_CFA_SP ? frame->sp : frame->fp) + (intptr_t)rule->cfa_off;
+  /* The caller's frame lies above this one (the CFA equals sp only at an arm64 entry): a
+   * CFA below sp comes from a corrupt frame pointer, and would let a walk go round. */
+  if (cfa < frame->sp) return ASGST_CFI_BAD_READ;
   uintptr_t ra, fp = frame->fp;
   if (!read(ctx, cfa + (intptr_t)rule->ra_off, &ra)) return ASGST_CFI_BAD_READ;
   if (rule->fp_rule == ASGST_REG_AT_CFA && !read(ctx, cfa + (intptr_t)rule->fp_off, &fp))

@@ -4,6 +4,7 @@
  * pcs outside every object answered "no rule", the memory report, and the cost of
  * building and searching the tables.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -162,6 +163,11 @@ static void a_function_entry_has_the_call_rule(void **state) {
   assert_int_equal(r->cfa_off, 8);
   assert_int_equal(r->ra_rule, ASGST_REG_AT_CFA);
   assert_int_equal(r->ra_off, -8);
+  /* A return address that cannot be read leaves the frame as it was. */
+  struct asgst_cfi_frame f = {(uintptr_t)a_hand_made_eh_frame_gives_its_rows, 4096, 0};
+  assert_int_equal(asgst__cfi_step(&f, false, read_word, NULL), ASGST_CFI_BAD_READ);
+  assert_int_equal(f.sp, 4096);
+  asgst__cfi_shutdown();
 }
 
 static void the_report_counts_published_and_retired_tables(void **state) {
@@ -182,6 +188,38 @@ static void the_report_counts_published_and_retired_tables(void **state) {
   asgst__cfi_report(&rep);
   assert_int_equal(rep.bytes, 0);
   assert_null(asgst__cfi_lookup((uintptr_t)a_pc_in_no_object_has_no_rule, false));
+}
+
+/* Rebuilds publish new snapshots while another thread searches: readers never wait and
+ * never see a freed snapshot (retired ones live until asgst__cfi_release_retired). */
+static int rebuild_failures;
+
+/* Asserts stay on the test's thread: this one counts. */
+static void *rebuild(void *arg) {
+  for (int i = 0; i < 10; i++) rebuild_failures += asgst__cfi_build() != 0;
+  __atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+static void lookups_run_while_tables_are_rebuilt(void **state) {
+  (void)state;
+  assert_int_equal(asgst__cfi_build(), 0);
+  int done = 0;
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, rebuild, &done), 0);
+  long lookups = 0, missed = 0;
+  while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+    missed += asgst__cfi_lookup((uintptr_t)rebuild + 1, false) == NULL;
+    lookups++;
+  }
+  pthread_join(t, NULL);
+  assert_int_equal(rebuild_failures, 0);
+  assert_int_equal(missed, 0);
+  assert_true(lookups > 0);
+  struct asgst_cfi_report rep;
+  asgst__cfi_report(&rep);
+  assert_true(rep.retired_bytes >= 10 * rep.bytes / 2);
+  asgst__cfi_shutdown();
 }
 
 static double now_ns(void) {
@@ -221,6 +259,7 @@ int main(void) {
       cmocka_unit_test(a_pc_in_no_object_has_no_rule),
       cmocka_unit_test(a_function_entry_has_the_call_rule),
       cmocka_unit_test(the_report_counts_published_and_retired_tables),
+      cmocka_unit_test(lookups_run_while_tables_are_rebuilt),
       cmocka_unit_test(cost_of_building_and_searching),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
