@@ -70,6 +70,12 @@ static void advance(struct cfa_run *r, uint64_t delta) {
   r->loc += delta * r->cie->code_align;
 }
 
+/* N. An operand times a data alignment factor, wrapping instead of overflowing (garbage
+ * input must not reach signed overflow). */
+static int64_t scaled(uint64_t operand, int64_t factor) {
+  return (int64_t)(operand * (uint64_t)factor);
+}
+
 /* N. Sets a tracked register's rule (other registers are ignored). */
 static void set_rule(struct cfa_run *r, uint64_t reg, uint8_t kind, int64_t off) {
   struct reg_rule *rule = tracked(r, reg);
@@ -98,7 +104,7 @@ static bool run_extended(struct cfa_run *r, struct asgst_dw_cursor *c, uint8_t o
   case 0x04: advance(r, asgst__dw_u32(c)); return true;
   case 0x05: /* offset_extended */
     reg = asgst__dw_uleb(c);
-    set_rule(r, reg, ASGST_REG_AT_CFA, (int64_t)asgst__dw_uleb(c) * daf);
+    set_rule(r, reg, ASGST_REG_AT_CFA, scaled(asgst__dw_uleb(c), daf));
     return true;
   case 0x06: restore(r, asgst__dw_uleb(c)); return true;
   case 0x07: set_rule(r, asgst__dw_uleb(c), ASGST_REG_UNDEF, 0); return true;
@@ -136,14 +142,16 @@ static bool run_extended(struct cfa_run *r, struct asgst_dw_cursor *c, uint8_t o
     return true;
   case 0x11: /* offset_extended_sf */
     reg = asgst__dw_uleb(c);
-    set_rule(r, reg, ASGST_REG_AT_CFA, asgst__dw_sleb(c) * daf);
+    set_rule(r, reg, ASGST_REG_AT_CFA, scaled((uint64_t)asgst__dw_sleb(c), daf));
     return true;
   case 0x12: /* def_cfa_sf */
     r->st.cfa_reg = asgst__dw_uleb(c);
-    r->st.cfa_off = asgst__dw_sleb(c) * daf;
+    r->st.cfa_off = scaled((uint64_t)asgst__dw_sleb(c), daf);
     r->st.cfa_expr = false;
     return true;
-  case 0x13: r->st.cfa_off = asgst__dw_sleb(c) * daf; return true; /* def_cfa_offset_sf */
+  case 0x13: /* def_cfa_offset_sf */
+    r->st.cfa_off = scaled((uint64_t)asgst__dw_sleb(c), daf);
+    return true;
   case 0x14: /* val_offset */
   case 0x15: /* val_offset_sf */
     reg = asgst__dw_uleb(c);
@@ -154,7 +162,7 @@ static bool run_extended(struct cfa_run *r, struct asgst_dw_cursor *c, uint8_t o
   case 0x2e: asgst__dw_uleb(c); return true; /* GNU_args_size: no bearing on the CFA */
   case 0x2f: /* GNU_negative_offset_extended */
     reg = asgst__dw_uleb(c);
-    set_rule(r, reg, ASGST_REG_AT_CFA, -(int64_t)asgst__dw_uleb(c) * daf);
+    set_rule(r, reg, ASGST_REG_AT_CFA, scaled(0 - asgst__dw_uleb(c), daf));
     return true;
   default: return false;
   }
@@ -168,7 +176,7 @@ static bool run(struct cfa_run *r, const uint8_t *p, const uint8_t *end) {
     uint8_t arg = op & 0x3f;
     switch (op >> 6) {
     case 1: advance(r, arg); break; /* advance_loc */
-    case 2: set_rule(r, arg, ASGST_REG_AT_CFA, (int64_t)asgst__dw_uleb(&c) * r->cie->data_align);
+    case 2: set_rule(r, arg, ASGST_REG_AT_CFA, scaled(asgst__dw_uleb(&c), r->cie->data_align));
       break; /* offset */
     case 3: restore(r, arg); break;
     default:
