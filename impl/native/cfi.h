@@ -1,0 +1,90 @@
+/*
+ * cfi.h - DWARF call frame tables for stepping C frames (issue 28, mixed native stacks).
+ *
+ * The tables are built outside any signal handler, from the .eh_frame_hdr / .eh_frame of
+ * every loaded object, into one compact snapshot: per object a sorted array of rows, one
+ * row per change of the rule (CFA = SP or FP + offset; saved FP and return address at
+ * CFA + offset, "same value" or undefined). A row is a 32-bit pc offset and a 16-bit
+ * index into the snapshot's dictionary of distinct rules (a few hundred serve libc and
+ * libjvm), so 6 bytes a row, and the binary search runs over the pcs alone. The
+ * snapshot is published through an atomic pointer; readers (lookup, step) never lock,
+ * allocate, print or call dl_iterate_phdr. An object without .eh_frame_hdr is read from
+ * its file's .debug_frame (not from separate debug files).
+ *
+ * Lifetime: a rebuild publishes a new snapshot and retires the old one to a list; retired
+ * snapshots are freed only by asgst__cfi_release_retired(), which the caller runs at a
+ * quiescent point (no thread inside lookup or step: signals stopped, walkers joined).
+ *
+ * SS = async-signal-safe, N = ordinary (may allocate, lock, call dl_iterate_phdr).
+ */
+#ifndef ASGST_NATIVE_CFI_H
+#define ASGST_NATIVE_CFI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the CFA is computed from. NONE: no rule (a gap between functions, a CFA given by
+ * an expression as in PLT entries, or based on another register): step with frame
+ * pointers instead. */
+enum { ASGST_CFA_SP = 0, ASGST_CFA_FP = 1, ASGST_CFA_EXPR = 2, ASGST_CFA_GAP = 3 };
+
+/* Where the caller's value of a register (FP, return address) is. */
+enum { ASGST_REG_SAME = 0, ASGST_REG_UNDEF = 1, ASGST_REG_AT_CFA = 2, ASGST_REG_OTHER = 3 };
+
+/* One rule: how to find the caller's registers over a range of pcs. */
+struct asgst_cfi_rule {
+  int32_t cfa_off;
+  int16_t fp_off; /* when fp_rule == ASGST_REG_AT_CFA: saved at CFA + fp_off */
+  int16_t ra_off; /* when ra_rule == ASGST_REG_AT_CFA */
+  uint8_t cfa_reg, fp_rule, ra_rule, pad;
+};
+
+/* A thread's registers at one frame. */
+struct asgst_cfi_frame {
+  uintptr_t pc, sp, fp;
+};
+
+/* SS. Reads the word at addr into *value; false if the address cannot be read. */
+typedef bool (*asgst_cfi_read_fn)(void *ctx, uintptr_t addr, uintptr_t *value);
+
+enum {
+  ASGST_CFI_STEPPED = 1,   /* *frame now holds the caller's registers */
+  ASGST_CFI_OUTERMOST = 0, /* the return address is undefined: the stack's first frame */
+  ASGST_CFI_NO_RULE = -1,  /* no table row for pc: try frame pointers */
+  ASGST_CFI_BAD_READ = -2, /* a saved register could not be read, or the CFA is below sp */
+};
+
+/* N. (Re)builds the tables of all loaded objects and publishes them; call at
+ * initialization and after a library was loaded. 0, or -1 if out of memory. */
+int asgst__cfi_build(void);
+
+/* SS. The rule at pc, NULL if no object covers pc or pc falls in a gap between
+ * functions (cfa_reg ASGST_CFA_EXPR is a rule the stepper cannot use).
+ * pc_is_return_address: pc is a return address (every frame but the
+ * interrupted one), so the call instruction before it is looked up. */
+const struct asgst_cfi_rule *asgst__cfi_lookup(uintptr_t pc, bool pc_is_return_address);
+
+/* SS. Steps *frame to its caller with the tables. *frame changes only when the result is
+ * ASGST_CFI_STEPPED. */
+int asgst__cfi_step(struct asgst_cfi_frame *frame, bool pc_is_return_address,
+                    asgst_cfi_read_fn read, void *ctx);
+
+/* The memory the tables take. */
+struct asgst_cfi_report {
+  size_t bytes;         /* the published snapshot */
+  size_t objects, rows, rules; /* in the published snapshot */
+  size_t retired_bytes; /* retired snapshots not yet released */
+};
+
+/* SS. Fills *out (zeros before the first build). Not concurrently with
+ * asgst__cfi_release_retired, whose list it reads. */
+void asgst__cfi_report(struct asgst_cfi_report *out);
+
+/* N. Frees retired snapshots. Only when no thread can be inside lookup or step. */
+void asgst__cfi_release_retired(void);
+
+/* N. Unpublishes and frees everything. Same precondition as asgst__cfi_release_retired. */
+void asgst__cfi_shutdown(void);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * unwind_context.h - for the call frame table tests: unwinds a captured context
+ * (getcontext, or a signal's ucontext) with asgst__cfi_step over this thread's live
+ * stack. Static functions for the test programs that include it.
+ */
+#ifndef ASGST_TESTS_NATIVE_UNWIND_CONTEXT_H
+#define ASGST_TESTS_NATIVE_UNWIND_CONTEXT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "impl/native/cfi.h"
+
+/* SS. Stack words are read directly: the tests walk their own live stack. */
+__attribute__((no_sanitize("address"))) static bool read_live_word(void *ctx, uintptr_t addr,
+                                                                   uintptr_t *value) {
+  (void)ctx;
+  if (addr == 0 || addr % sizeof(uintptr_t)) return false;
+  *value = *(const uintptr_t *)addr;
+  return true;
+}
+
+/* SS. Fills pcs[0..max) with the context's pc and the return addresses of its callers,
+ * as far as the tables step; their number. *stop: how the walk ended (ASGST_CFI_*). */
+static int unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max, int *stop) {
+  struct asgst_cfi_frame f = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
+                              (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
+                              (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
+  int n = 0, rc = ASGST_CFI_STEPPED;
+  pcs[n++] = f.pc;
+  while (n < max && rc == ASGST_CFI_STEPPED) {
+    rc = asgst__cfi_step(&f, n > 1, read_live_word, NULL); /* pcs[0] is exact */
+    if (rc == ASGST_CFI_STEPPED) pcs[n++] = f.pc;
+  }
+  *stop = rc;
+  return n;
+}
+
+#endif

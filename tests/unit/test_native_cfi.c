@@ -1,0 +1,266 @@
+/*
+ * test_native_cfi.c - the DWARF call frame tables of impl/native/: a hand-made .eh_frame
+ * decoded into the expected rows, truncated and garbage input refused without a crash,
+ * pcs outside every object answered "no rule", the memory report, and the cost of
+ * building and searching the tables.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "impl/native/cfi.h"
+#include "impl/native/cfi_records.h"
+#include "impl/native/cfi_rows.h"
+#include "impl/native/eh_frame.h"
+
+/* A CIE ("zR", code alignment 1, data alignment -8, return address column 16, FDE
+ * pointers as absolute udata4; CFA = rsp + 8, return address at CFA - 8) and one FDE
+ * for [0x1000, 0x1040) that pushes rbp, makes it the CFA base, and at 0x1034 pops it
+ * (restore) with the CFA back on rsp + 8. */
+static const uint8_t cie[] = {
+    0x14, 0, 0, 0, 0, 0, 0, 0,                  /* length 20, CIE id 0 */
+    1, 'z', 'R', 0, 0x01, 0x78, 0x10, 0x01, 0x03, /* version, aug, caf, daf, ra, zlen, R */
+    0x0c, 0x07, 0x08, 0x90, 0x01, 0, 0,         /* def_cfa rsp+8; offset r16 cfa-8; nops */
+};
+static const uint8_t fde[] = {
+    0x21, 0, 0, 0, 0x1c, 0, 0, 0,   /* length 33, CIE pointer: 28 bytes back to the CIE */
+    0x00, 0x10, 0, 0, 0x40, 0, 0, 0, /* pc_begin 0x1000, range 0x40 */
+    0x00,                           /* augmentation data length 0 */
+    0x41, 0x0e, 0x10, 0x86, 0x02,   /* +1: def_cfa_offset 16; offset rbp cfa-16 */
+    0x43, 0x0d, 0x06,               /* +3: def_cfa_register rbp */
+    0x02, 0x30, 0x0c, 0x07, 0x08,   /* +0x30: def_cfa rsp+8 */
+    0xc6, 0x0a, 0x0b, 0x2e, 0x08,   /* restore rbp; remember, restore state; GNU_args_size */
+    0, 0,                           /* nops */
+};
+
+/* A copy of the CIE, the FDE and a terminator in a buffer of exactly `len` bytes (so
+ * that the sanitizer sees any read past a truncated blob). */
+static uint8_t *blob(size_t *len) {
+  size_t full = sizeof cie + sizeof fde + 4;
+  uint8_t *b = calloc(1, full);
+  memcpy(b, cie, sizeof cie);
+  memcpy(b + sizeof cie, fde, sizeof fde);
+  *len = full;
+  return b;
+}
+
+static void check_row(const struct asgst_cfi_build_row *row, uint32_t pc, int cfa_reg,
+                      int cfa_off, int fp_rule, int fp_off) {
+  const struct asgst_cfi_rule *r = &row->rule;
+  assert_int_equal(row->pc_off, pc);
+  assert_int_equal(r->cfa_reg, cfa_reg);
+  if (cfa_reg == ASGST_CFA_GAP) return;
+  assert_int_equal(r->cfa_off, cfa_off);
+  assert_int_equal(r->fp_rule, fp_rule);
+  if (fp_rule == ASGST_REG_AT_CFA) assert_int_equal(r->fp_off, fp_off);
+  assert_int_equal(r->ra_rule, ASGST_REG_AT_CFA);
+  assert_int_equal(r->ra_off, -8);
+}
+
+static void a_hand_made_eh_frame_gives_its_rows(void **state) {
+  (void)state;
+  size_t len;
+  uint8_t *b = blob(&len);
+  struct asgst_cfi_rowvec rv = {0};
+  assert_int_equal(asgst__cfi_eh_frame_rows(b, len, 0, &rv), 0);
+  asgst__rowvec_finish(&rv);
+  assert_int_equal(rv.n, 5);
+  check_row(&rv.v[0], 0x1000, ASGST_CFA_SP, 8, ASGST_REG_SAME, 0);
+  check_row(&rv.v[1], 0x1001, ASGST_CFA_SP, 16, ASGST_REG_AT_CFA, -16);
+  check_row(&rv.v[2], 0x1004, ASGST_CFA_FP, 16, ASGST_REG_AT_CFA, -16);
+  check_row(&rv.v[3], 0x1034, ASGST_CFA_SP, 8, ASGST_REG_SAME, 0);
+  check_row(&rv.v[4], 0x1040, ASGST_CFA_GAP, 0, 0, 0);
+  asgst__rowvec_free(&rv);
+  free(b);
+}
+
+/* Every truncation inside an entry is an error; cut at an entry's end, it is a shorter
+ * section. Never a read past the end (the sanitizer would stop the test). */
+static void truncated_eh_frames_give_errors(void **state) {
+  (void)state;
+  size_t full;
+  uint8_t *b = blob(&full);
+  for (size_t len = 0; len < full; len++) {
+    uint8_t *cut = malloc(len ? len : 1);
+    memcpy(cut, b, len);
+    struct asgst_cfi_rowvec rv = {0};
+    int rc = asgst__cfi_eh_frame_rows(cut, len, 0, &rv);
+    bool boundary = len == 0 || len == sizeof cie || len == sizeof cie + sizeof fde;
+    if (!boundary) assert_int_equal(rc, -1);
+    if (len < sizeof cie + sizeof fde) assert_int_equal(rv.n, 0);
+    asgst__rowvec_free(&rv);
+    free(cut);
+  }
+  free(b);
+}
+
+/* Random bytes, and the valid blob with random bytes changed, read as .eh_frame and as
+ * .debug_frame: no crash, no read outside. */
+static void garbage_eh_frames_never_crash(void **state) {
+  (void)state;
+  srand(28);
+  size_t full;
+  uint8_t *b = blob(&full);
+  int errors = 0;
+  for (int i = 0; i < 20000; i++) {
+    size_t len = i % 2 ? full : 1 + (size_t)rand() % 200;
+    uint8_t *g = malloc(len);
+    for (size_t k = 0; k < len; k++) g[k] = (uint8_t)rand();
+    if (i % 2) {
+      memcpy(g, b, len);
+      for (int k = 0; k < 1 + rand() % 4; k++) g[(size_t)rand() % len] = (uint8_t)rand();
+    }
+    struct asgst_cfi_rowvec rv = {0};
+    errors += asgst__cfi_eh_frame_rows(g, len, 0, &rv) != 0;
+    /* The same bytes read as .debug_frame, whose CIE pointers are section offsets. */
+    struct asgst_cfi_source as_debug_frame = {g, g + len, 0, g};
+    asgst__cfi_section_rows(&as_debug_frame, &rv);
+    asgst__rowvec_free(&rv);
+    free(g);
+  }
+  print_message("# figure: 20000 garbage or damaged blobs: %d refused as .eh_frame, "
+                "0 crashes (also read as .debug_frame)\n",
+                errors);
+  assert_true(errors > 10000);
+  free(b);
+}
+
+static bool read_word(void *ctx, uintptr_t addr, uintptr_t *value) {
+  (void)ctx;
+  (void)addr;
+  *value = 0;
+  return false;
+}
+
+static void a_pc_in_no_object_has_no_rule(void **state) {
+  (void)state;
+  assert_int_equal(asgst__cfi_build(), 0);
+  void *heap = malloc(64);
+  assert_null(asgst__cfi_lookup((uintptr_t)heap, false));
+  assert_null(asgst__cfi_lookup(0, false));
+  assert_null(asgst__cfi_lookup(UINTPTR_MAX, true));
+  struct asgst_cfi_frame f = {(uintptr_t)heap, 0, 0};
+  assert_int_equal(asgst__cfi_step(&f, false, read_word, NULL), ASGST_CFI_NO_RULE);
+  assert_int_equal(f.pc, (uintptr_t)heap);
+  free(heap);
+}
+
+/* At a function's first instruction the CFA is the stack pointer + one word and the
+ * return address is at the CFA - 8 (x86_64's call pushed it). */
+static void a_function_entry_has_the_call_rule(void **state) {
+  (void)state;
+  assert_int_equal(asgst__cfi_build(), 0);
+  const struct asgst_cfi_rule *r =
+      asgst__cfi_lookup((uintptr_t)a_hand_made_eh_frame_gives_its_rows, false);
+  assert_non_null(r);
+  assert_int_equal(r->cfa_reg, ASGST_CFA_SP);
+  assert_int_equal(r->cfa_off, 8);
+  assert_int_equal(r->ra_rule, ASGST_REG_AT_CFA);
+  assert_int_equal(r->ra_off, -8);
+  /* A return address that cannot be read leaves the frame as it was. */
+  struct asgst_cfi_frame f = {(uintptr_t)a_hand_made_eh_frame_gives_its_rows, 4096, 0};
+  assert_int_equal(asgst__cfi_step(&f, false, read_word, NULL), ASGST_CFI_BAD_READ);
+  assert_int_equal(f.sp, 4096);
+  asgst__cfi_shutdown();
+}
+
+static void the_report_counts_published_and_retired_tables(void **state) {
+  (void)state;
+  assert_int_equal(asgst__cfi_build(), 0);
+  assert_int_equal(asgst__cfi_build(), 0);
+  struct asgst_cfi_report rep;
+  asgst__cfi_report(&rep);
+  assert_true(rep.objects >= 3); /* the test, libc, the sanitizer runtime at least */
+  assert_true(rep.rows > 1000);
+  assert_true(rep.rules > 10 && rep.rules < rep.rows / 10); /* rules repeat a lot */
+  assert_true(rep.bytes >= rep.rows * 6 + rep.rules * sizeof(struct asgst_cfi_rule));
+  assert_true(rep.retired_bytes >= rep.bytes / 2);
+  asgst__cfi_release_retired();
+  asgst__cfi_report(&rep);
+  assert_int_equal(rep.retired_bytes, 0);
+  asgst__cfi_shutdown();
+  asgst__cfi_report(&rep);
+  assert_int_equal(rep.bytes, 0);
+  assert_null(asgst__cfi_lookup((uintptr_t)a_pc_in_no_object_has_no_rule, false));
+}
+
+/* Rebuilds publish new snapshots while another thread searches: readers never wait and
+ * never see a freed snapshot (retired ones live until asgst__cfi_release_retired). */
+static int rebuild_failures;
+
+/* Asserts stay on the test's thread: this one counts. */
+static void *rebuild(void *arg) {
+  for (int i = 0; i < 10; i++) rebuild_failures += asgst__cfi_build() != 0;
+  __atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+static void lookups_run_while_tables_are_rebuilt(void **state) {
+  (void)state;
+  assert_int_equal(asgst__cfi_build(), 0);
+  int done = 0;
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, rebuild, &done), 0);
+  long lookups = 0, missed = 0;
+  while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+    missed += asgst__cfi_lookup((uintptr_t)rebuild + 1, false) == NULL;
+    lookups++;
+  }
+  pthread_join(t, NULL);
+  assert_int_equal(rebuild_failures, 0);
+  assert_int_equal(missed, 0);
+  assert_true(lookups > 0);
+  struct asgst_cfi_report rep;
+  asgst__cfi_report(&rep);
+  assert_true(rep.retired_bytes >= 10 * rep.bytes / 2);
+  asgst__cfi_shutdown();
+}
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void cost_of_building_and_searching(void **state) {
+  (void)state;
+  double t0 = now_ns();
+  assert_int_equal(asgst__cfi_build(), 0);
+  double build_ms = (now_ns() - t0) / 1e6;
+  struct asgst_cfi_report rep;
+  asgst__cfi_report(&rep);
+  /* Warm lookups over pcs of this test and of libc. */
+  uintptr_t pcs[] = {(uintptr_t)cost_of_building_and_searching + 5, (uintptr_t)memcpy + 3,
+                     (uintptr_t)qsort + 7, (uintptr_t)clock_gettime + 2,
+                     (uintptr_t)a_function_entry_has_the_call_rule + 11};
+  enum { N = 2000000 };
+  size_t found = 0;
+  t0 = now_ns();
+  for (int i = 0; i < N; i++) found += asgst__cfi_lookup(pcs[i % 5], true) != NULL;
+  double ns = (now_ns() - t0) / N;
+  assert_true(found > 0);
+  print_message("# figure: tables of %zu objects: %zu rows, %zu distinct rules, %zu bytes, "
+                "built in %.1f ms; %.1f ns per lookup (warm, sanitized build)\n",
+                rep.objects, rep.rows, rep.rules, rep.bytes, build_ms, ns);
+  asgst__cfi_shutdown();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(a_hand_made_eh_frame_gives_its_rows),
+      cmocka_unit_test(truncated_eh_frames_give_errors),
+      cmocka_unit_test(garbage_eh_frames_never_crash),
+      cmocka_unit_test(a_pc_in_no_object_has_no_rule),
+      cmocka_unit_test(a_function_entry_has_the_call_rule),
+      cmocka_unit_test(the_report_counts_published_and_retired_tables),
+      cmocka_unit_test(lookups_run_while_tables_are_rebuilt),
+      cmocka_unit_test(cost_of_building_and_searching),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
