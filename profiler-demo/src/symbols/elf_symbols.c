@@ -1,36 +1,27 @@
 /*
  * elf_symbols.c - names of C frames from the ELF symbol tables of the loaded libraries.
  * dladdr only sees the dynamic (exported) symbols and answers with the nearest one below
- * the pc, which names the wrong function for every internal one (most of libjvm). Here a
- * library's .symtab (its full table; .dynsym if stripped) is read once from its file, its
- * functions sorted by address, and a pc is named by the function that contains it. C++
- * names are demangled with libstdc++'s __cxa_demangle (linked into the agent: Temurin's
- * libjvm carries its own static copy and exports none). Used at dump time only (N).
+ * the pc, which names the wrong function for every internal one (most of libjvm, libc's
+ * internals). Here each library's .dynsym and .symtab are read once from its file; a
+ * stripped library (no .symtab, like Debian's libc) gets the .symtab of its separate debug
+ * file instead (debug_file.c), when one is installed. Its functions go into a sorted table
+ * (func_table.c) and a pc is named by the function that contains it. C++ names are
+ * demangled with libstdc++'s __cxa_demangle (linked into the agent: Temurin's libjvm
+ * carries its own static copy and exports none). Used at dump time only (N).
  */
 #include <dlfcn.h>
-#include <elf.h>
-#include <fcntl.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "symbols/debug_file.h"
 #include "symbols/elf_symbols.h"
-
-typedef struct {
-  uintptr_t start, size; /* relative to the library's load address (ET_DYN) or absolute */
-  uint32_t name;         /* offset in the string table */
-} func;
+#include "symbols/func_table.h"
 
 typedef struct lib {
   char *path;
-  uintptr_t bias;        /* added to symbol values: the load base for ET_DYN, 0 for ET_EXEC */
-  func *f;
-  size_t n;
-  const char *strtab;    /* inside the file's mapping, kept for the process's life */
-  size_t strsz;
+  prof_func_table funcs; /* symbol values, relative to the load address l_addr */
   struct lib *next;
 } lib;
 
@@ -39,64 +30,40 @@ static lib *libs;
 /* libstdc++'s demangler (the agent links libstdc++ for it; its C++ ABI entry point). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-/* N. */
-static int by_start(const void *a, const void *b) {
-  uintptr_t x = ((const func *)a)->start, y = ((const func *)b)->start;
-  return x < y ? -1 : x > y;
+/* N. How far the debug file's symbol values lie from the library's: 0 unless a tool
+ * relinked one of them (both come from one link), seen by their first PT_LOAD. */
+static int64_t shift_of(const prof_elf *e, const prof_elf *dbg) {
+  uint64_t at_lib, at_dbg;
+  return prof_elf_first_load(e, &at_lib) && prof_elf_first_load(dbg, &at_dbg)
+             ? (int64_t)(at_lib - at_dbg) : 0;
 }
 
-/* N. Copies the function symbols of table sh (with its string table) out of the file. */
-static void read_table(lib *l, const uint8_t *m, size_t size, const Elf64_Shdr *sh,
-                       const Elf64_Shdr *str) {
-  if (sh->sh_offset + sh->sh_size > size || str->sh_offset + str->sh_size > size) return;
-  const Elf64_Sym *s = (const void *)(m + sh->sh_offset);
-  size_t n = sh->sh_size / sizeof *s;
-  l->f = calloc(n + 1, sizeof *l->f);
-  for (size_t i = 0; i < n; i++)
-    if (ELF64_ST_TYPE(s[i].st_info) == STT_FUNC && s[i].st_value && s[i].st_name < str->sh_size)
-      l->f[l->n++] = (func){s[i].st_value, s[i].st_size, s[i].st_name};
-  qsort(l->f, l->n, sizeof *l->f, by_start);
-  l->strtab = (const char *)(m + str->sh_offset);
-  l->strsz = str->sh_size;
+/* N. Reads the library's functions: .dynsym and .symtab of the file, or, if it has no
+ * .symtab, .dynsym and the debug file's .symtab. The files are unmapped afterwards. */
+static void read_functions(lib *l, const char *file) {
+  prof_elf e, dbg;
+  if (!prof_elf_open(&e, file)) return;
+  const Elf64_Shdr *full = prof_elf_section(&e, SHT_SYMTAB, NULL);
+  prof_func_add(&l->funcs, &e, prof_elf_section(&e, SHT_DYNSYM, NULL), 0);
+  prof_func_add(&l->funcs, &e, full, 0);
+  bool debug = !full && prof_debug_file_open(&e, file, &dbg);
+  if (debug)
+    prof_func_add(&l->funcs, &dbg, prof_elf_section(&dbg, SHT_SYMTAB, NULL), shift_of(&e, &dbg));
+  prof_func_finish(&l->funcs);
+  if (debug) prof_elf_close(&dbg);
+  prof_elf_close(&e);
 }
 
-/* N. Maps the file and finds .symtab (or .dynsym); false if it is not a usable ELF file. */
-static bool load(lib *l) {
-  int fd = open(l->path, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
-    if (fd >= 0) close(fd);
-    return false;
-  }
-  size_t size = (size_t)st.st_size;
-  const uint8_t *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (m == MAP_FAILED) return false;
-  const Elf64_Ehdr *eh = (const void *)m;
-  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-      eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > size) {
-    munmap((void *)m, size);
-    return false;
-  }
-  if (eh->e_type == ET_EXEC) l->bias = 0;
-  const Elf64_Shdr *sh = (const void *)(m + eh->e_shoff);
-  const Elf64_Shdr *pick = NULL;
-  for (int i = 0; i < eh->e_shnum; i++)
-    if (sh[i].sh_type == SHT_SYMTAB || (sh[i].sh_type == SHT_DYNSYM && !pick)) pick = &sh[i];
-  if (pick && pick->sh_link < eh->e_shnum) read_table(l, m, size, pick, &sh[pick->sh_link]);
-  return true; /* the mapping stays: names point into it */
-}
-
-/* N. The library at path (loaded on first use), NULL if unreadable. */
-static lib *library(const char *path, uintptr_t base) {
+/* N. The library at path, its functions read on first use; NULL if it has none. */
+static lib *library(const char *path, const char *file) {
   for (lib *l = libs; l; l = l->next)
-    if (strcmp(l->path, path) == 0) return l->f ? l : NULL;
+    if (strcmp(l->path, path) == 0) return l->funcs.n ? l : NULL;
   lib *l = calloc(1, sizeof *l);
-  l->path = strdup(path);
-  l->bias = base;
+  if (!l || !(l->path = strdup(path))) return free(l), NULL;
   l->next = libs;
   libs = l;
-  return load(l) && l->f ? l : NULL;
+  read_functions(l, file);
+  return l->funcs.n ? l : NULL;
 }
 
 /* N. Demangles a C++ name into buf if libstdc++'s demangler is in the process, without
@@ -113,22 +80,27 @@ static void demangle(const char *name, char *buf, size_t len) {
     *paren = 0;
 }
 
-/* N. Names pc from its library's symbol table; false if no function contains it. */
-bool prof_elf_name(void *pc, char *buf, size_t len) {
+/* N. A pc in a library whose table was read but in none of its functions (padding, PLT,
+ * code without symbols) is "library+0xoffset": dladdr's nearest exported symbol would name
+ * a function that does not contain it. Only a library that could not be read at all (the
+ * vDSO has no file) falls back to dladdr's name. */
+void prof_c_name(void *pc, char *buf, size_t len) {
   Dl_info di;
-  if (!dladdr(pc, &di) || !di.dli_fname || !di.dli_fname[0]) return false;
-  lib *l = library(di.dli_fname, (uintptr_t)di.dli_fbase);
-  if (!l) return false;
-  uintptr_t off = (uintptr_t)pc - l->bias;
-  size_t lo = 0, hi = l->n;
-  while (lo < hi) { /* the last function starting at or below off */
-    size_t mid = (lo + hi) / 2;
-    if (l->f[mid].start <= off) lo = mid + 1;
-    else hi = mid;
+  struct link_map *lm = NULL;
+  if (!dladdr1(pc, &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !di.dli_fname) {
+    snprintf(buf, len, "[%p]", pc);
+    return;
   }
-  if (lo == 0) return false;
-  const func *f = &l->f[lo - 1];
-  if (f->size && off >= f->start + f->size) return false;
-  demangle(l->strtab + f->name, buf, len);
-  return true;
+  /* The main program's link map has no name; its file is /proc/self/exe. */
+  lib *l = library(di.dli_fname, lm->l_name[0] ? lm->l_name : "/proc/self/exe");
+  const char *name = l ? prof_func_find(&l->funcs, (uintptr_t)pc - lm->l_addr) : NULL;
+  if (name) {
+    demangle(name, buf, len);
+  } else if (!l && di.dli_sname) {
+    snprintf(buf, len, "%s", di.dli_sname);
+  } else {
+    const char *base = strrchr(di.dli_fname, '/');
+    snprintf(buf, len, "%s+0x%lx", base ? base + 1 : di.dli_fname,
+             (unsigned long)((char *)pc - (char *)di.dli_fbase));
+  }
 }

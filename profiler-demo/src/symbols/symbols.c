@@ -1,9 +1,9 @@
 /*
  * symbols.c - frame names, resolved after the fact (at dump) with the ASGST accessors from
- * the recorded ASGST_Method handles; C frames from the libraries' ELF symbol tables. Each (method, colour) pair is
- * interned once, so a dump costs one accessor call per distinct method.
+ * the recorded ASGST_Method handles; C frames from the libraries' ELF symbol tables and
+ * their debug files (elf_symbols.c). Each (method, colour) pair is interned once, so a
+ * dump costs one accessor call per distinct method.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,18 +88,10 @@ static char *java_name(ASGST_Method m) {
   return s;
 }
 
-/* N. A C frame's function from its library's symbol table (elf_symbols.c), else the
- * dynamic symbol dladdr gives, else library+offset. */
+/* N. A C frame's name (elf_symbols.c). */
 static char *c_name(void *pc) {
-  Dl_info di;
   char buf[1024];
-  if (prof_elf_name(pc, buf, sizeof buf)) return strdup(buf);
-  if (dladdr(pc, &di) && di.dli_sname) snprintf(buf, sizeof buf, "%s", di.dli_sname);
-  else if (dladdr(pc, &di) && di.dli_fname) {
-    const char *base = strrchr(di.dli_fname, '/');
-    snprintf(buf, sizeof buf, "%s+0x%lx", base ? base + 1 : di.dli_fname,
-             (unsigned long)((char *)pc - (char *)di.dli_fbase));
-  } else snprintf(buf, sizeof buf, "[%p]", pc);
+  prof_c_name(pc, buf, sizeof buf);
   return strdup(buf);
 }
 
