@@ -170,8 +170,9 @@ static bool in_spin(const jvmtiFrameInfo *fi, int nj) {
 static bool sample_once(pid_t tid, bool *started) {
   jvmtiFrameInfo fi[MAXF];
   jint nj = 0;
-  if ((*jvmti)->GetStackTrace(jvmti, spinner, 0, MAXF, fi, &nj) != JVMTI_ERROR_NONE) return false;
-  if (!in_spin(fi, nj)) return !*started; /* not there yet, or gone */
+  /* Not there yet (or not yet alive), or gone. */
+  if ((*jvmti)->GetStackTrace(jvmti, spinner, 0, MAXF, fi, &nj) != JVMTI_ERROR_NONE || !in_spin(fi, nj))
+    return !*started;
   if (!*started) { /* let it get from spin() down into the chain */
     *started = true;
     usleep(50000);
