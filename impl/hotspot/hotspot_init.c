@@ -179,6 +179,29 @@ static int create_env(JavaVM *vm) {
   return 0;
 }
 
+/* N. The first build of the C frame tables (asgst__cfi_refresh), on a thread of its own. */
+static void *build_cfi(void *arg) {
+  (void)arg;
+  asgst__cfi_refresh();
+  return NULL;
+}
+
+/* N. Starts the first build of the C frame tables for walks with
+ * ASGST_INCLUDE_NON_JAVA_FRAMES, once the model is proven, outside any signal handler.
+ * Off the binding thread: reading every loaded object's .eh_frame takes about 70 ms with
+ * libjvm here, which would more than double ASGST_Initialize (budget 100 ms). Until the
+ * tables are published (or if memory runs out), C frames are stepped by frame pointer
+ * alone. Tables replaced later are never freed: a walk in another thread's signal handler
+ * may still read them, even after ASGST_Shutdown; asgst__cfi_report counts their bytes. */
+static void start_cfi_build(void) {
+  pthread_attr_t attr;
+  pthread_t t;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  if (pthread_create(&t, &attr, build_cfi, NULL) != 0) asgst__cfi_refresh(); /* here, then */
+  pthread_attr_destroy(&attr);
+}
+
 /* N. The part that needs a live VM and a JNIEnv. Called with init_lock held. */
 static int finish(JNIEnv *env) {
   jvmtiEnv *jvmti = asgst__hs_jvmti;
@@ -206,12 +229,7 @@ static int finish(JNIEnv *env) {
   asgst__hs_set_bool_flag("DebugNonSafepoints", true);
   asgst__hs_learn_mirror_modifiers(jvmti, env);
   if (asgst__hs_self_check(jvmti, env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
-  /* The C frame tables for walks with ASGST_INCLUDE_NON_JAVA_FRAMES, built here, outside
-   * any signal handler, once the model is proven. Out of memory, C frames are stepped by
-   * frame pointer alone. Tables replaced later are never freed (a walk in another
-   * thread's signal handler may still read them, even after ASGST_Shutdown); their bytes
-   * are in the report (asgst__cfi_report). */
-  asgst__cfi_refresh();
+  start_cfi_build();
   /* For recordings (ASGST_RecordWalk); without it only recording is unavailable. */
   asgst__vm_model_export();
   if (asgst__guard_install() != 0) {
