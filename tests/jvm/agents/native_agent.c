@@ -12,7 +12,8 @@
  * equal GetStackTrace's (Method* and bci); it ends without error. The Java-only walk must
  * equal GetStackTrace too.
  *
- * Options: secs=N (how long to sample; default 8). Prints "NATIVE ok - ..." / "NATIVE not
+ * Options: secs=N (how long to sample; default 8), reps=N (N walks with C frames per
+ * sample, the last one checked: for a profiler to see the walker). Prints "NATIVE ok - ..." / "NATIVE not
  * ok - ..." checks and "NATIVE # figure: ..." lines.
  */
 #include <dlfcn.h>
@@ -51,7 +52,7 @@ static struct {
 
 static JavaVM *jvm;
 static jvmtiEnv *jvmti;
-static int secs = 8;
+static int secs = 8, reps = 1;
 static jthread spinner; /* global reference */
 static _Atomic pid_t spinner_tid;
 static atomic_int quit, finished;
@@ -86,6 +87,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
   int saved = errno;
   if (atomic_load(&smp.tid) == (pid_t)syscall(SYS_gettid) && !atomic_load(&smp.done)) {
     if (smp.parity) timed_walk(uc, 0, &smp.java);
+    for (int i = 1; i < reps; i++) timed_walk(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, &smp.c);
     timed_walk(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, &smp.c);
     if (!smp.parity) timed_walk(uc, 0, &smp.java);
     atomic_store_explicit(&smp.done, 1, memory_order_release);
@@ -278,10 +280,20 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
 }
 
 /* N. */
+static void parse_options(const char *s) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", s ? s : "");
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (!strncmp(t, "secs=", 5)) secs = atoi(t + 5);
+    else if (!strncmp(t, "reps=", 5)) reps = atoi(t + 5);
+  }
+}
+
+/* N. */
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
   jvm = vm;
-  if (options && strncmp(options, "secs=", 5) == 0) secs = atoi(options + 5);
+  parse_options(options);
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);
   cb.VMInit = on_vm_init;
