@@ -8,7 +8,8 @@
  * Where Java frames start: if the thread has a last Java frame anchor (it is in the VM,
  * in native code, blocked, or in a runtime stub), everything above the anchor is VM/C
  * code and the Java frames start at the anchor, as AsyncGetCallTrace does; C frames up to
- * it are walked by frame pointer only with ASGST_INCLUDE_NON_JAVA_FRAMES. Otherwise the
+ * it are walked only with ASGST_INCLUDE_NON_JAVA_FRAMES, by the DWARF call frame tables
+ * (impl/native/cfi.h) or, where they have no rule, by frame pointer. Otherwise the
  * thread runs Java code (or a leaf C routine called from it) and the walk starts at the
  * interrupted registers.
  */
