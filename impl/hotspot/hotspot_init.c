@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hotspot.h"
 #include "vmstructs.h"
@@ -24,6 +25,7 @@
 #include "../guard.h"
 #include "../safe_read.h"
 #include "../test_build.h"
+#include "../native/cfi.h"
 
 JavaVM *asgst__hs_vm;
 bool asgst__hs_can_suspend;
@@ -106,10 +108,31 @@ static void cap_suspend(jvmtiCapabilities *c) { c->can_suspend = 1; }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t);
 
-/* N. Our callbacks on our own environment. */
+/* N. Our callbacks on our own environment. A thread start also rebuilds the C frame
+ * tables if a library was loaded since they were built (a JNI library is typically
+ * loaded, then used by a new thread): asgst__cfi_refresh is a single dl_iterate_phdr
+ * entry when nothing changed, and thread starts are rare enough to check each. */
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
   (void)jvmti, (void)env, (void)t;
   asgst__hs_thread_started();
+  asgst__cfi_refresh();
+}
+
+/* N. Class preparation, the library's most frequent ordinary event: registers the class
+ * and, at most every CFI_CHECK_NS, rebuilds the C frame tables if libraries were loaded
+ * (System.loadLibrary runs in a class's code, often with no thread start after it). */
+#define CFI_CHECK_NS 100000000LL
+static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread t, jclass k) {
+  static long long last_check;
+  asgst__hs_on_class_prepare(jvmti, env, t, k);
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  long long now = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+  long long last = __atomic_load_n(&last_check, __ATOMIC_RELAXED);
+  if (now - last < CFI_CHECK_NS ||
+      !__atomic_compare_exchange_n(&last_check, &last, now, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    return;
+  asgst__cfi_refresh();
 }
 
 /* N. A thread that ends processes what its queues still hold, on itself (this callback is
@@ -146,7 +169,7 @@ static int create_env(JavaVM *vm) {
   cb.VMInit = on_vm_init;
   cb.ThreadStart = on_thread_start;
   cb.ThreadEnd = on_thread_end;
-  cb.ClassPrepare = asgst__hs_on_class_prepare;
+  cb.ClassPrepare = on_class_prepare;
   cb.ObjectFree = asgst__hs_on_object_free;
   cb.GarbageCollectionStart = asgst__hs_on_gc_start;
   cb.ClassFileLoadHook = asgst__hs_on_class_file_load;
@@ -154,6 +177,29 @@ static int create_env(JavaVM *vm) {
   asgst__hs_vm = vm;
   asgst__hs_jvmti = jvmti;
   return 0;
+}
+
+/* N. The first build of the C frame tables (asgst__cfi_refresh), on a thread of its own. */
+static void *build_cfi(void *arg) {
+  (void)arg;
+  asgst__cfi_refresh();
+  return NULL;
+}
+
+/* N. Starts the first build of the C frame tables for walks with
+ * ASGST_INCLUDE_NON_JAVA_FRAMES, once the model is proven, outside any signal handler.
+ * Off the binding thread: reading every loaded object's .eh_frame takes about 70 ms with
+ * libjvm here, which would more than double ASGST_Initialize (budget 100 ms). Until the
+ * tables are published (or if memory runs out), C frames are stepped by frame pointer
+ * alone. Tables replaced later are never freed: a walk in another thread's signal handler
+ * may still read them, even after ASGST_Shutdown; asgst__cfi_report counts their bytes. */
+static void start_cfi_build(void) {
+  pthread_attr_t attr;
+  pthread_t t;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  if (pthread_create(&t, &attr, build_cfi, NULL) != 0) asgst__cfi_refresh(); /* here, then */
+  pthread_attr_destroy(&attr);
 }
 
 /* N. The part that needs a live VM and a JNIEnv. Called with init_lock held. */
@@ -183,6 +229,7 @@ static int finish(JNIEnv *env) {
   asgst__hs_set_bool_flag("DebugNonSafepoints", true);
   asgst__hs_learn_mirror_modifiers(jvmti, env);
   if (asgst__hs_self_check(jvmti, env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
+  start_cfi_build();
   /* For recordings (ASGST_RecordWalk); without it only recording is unavailable. */
   asgst__vm_model_export();
   if (asgst__guard_install() != 0) {

@@ -8,7 +8,8 @@
  * Where Java frames start: if the thread has a last Java frame anchor (it is in the VM,
  * in native code, blocked, or in a runtime stub), everything above the anchor is VM/C
  * code and the Java frames start at the anchor, as AsyncGetCallTrace does; C frames up to
- * it are walked by frame pointer only with ASGST_INCLUDE_NON_JAVA_FRAMES. Otherwise the
+ * it are walked only with ASGST_INCLUDE_NON_JAVA_FRAMES, by the DWARF call frame tables
+ * (impl/native/cfi.h) or, where they have no rule, by frame pointer. Otherwise the
  * thread runs Java code (or a leaf C routine called from it) and the walk starts at the
  * interrupted registers.
  */
@@ -20,6 +21,7 @@
 #include "../fill_loop.h"
 #include "../safe_read.h"
 #include "../test_build.h"
+#include "../native/cfi.h"
 #include "walker.h"
 #include "codecache.h"
 #include "walker_code.h"
@@ -439,15 +441,46 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
   return r;
 }
 
-/* SS. Sender of a C frame by frame pointer, heading for s->target if set. */
+/* SS. The CFI stepper's read callback: a guarded load (the walk's guard is around it). */
+static bool cfi_read(void *ctx, uintptr_t addr, uintptr_t *value) {
+  (void)ctx;
+  return asgst__load_ptr(addr, value);
+}
+
+/* SS. Sender of C frame *c by the DWARF call frame tables (impl/native/cfi.h) into *n:
+ * 1, or 0 where the tables say c is the thread's outermost frame, or -1 where they have
+ * no usable rule or give a sender that does not lie above c below `limit` (0: none).
+ * Tried before frame pointers: code built without them leaves in fp some older frame's
+ * value, and a frame pointer step from it would skip C frames silently. `top`: c was interrupted anywhere, so its pc is not a return address. */
+ASGST__HOT static int cfi_sender(const asgst__regs *c, bool top, uintptr_t limit, asgst__regs *n) {
+  struct asgst_cfi_frame f = {.pc = c->pc, .sp = c->sp, .fp = c->fp};
+  int r = asgst__cfi_step(&f, !top, cfi_read, NULL);
+  if (r != ASGST_CFI_STEPPED) return r == ASGST_CFI_OUTERMOST ? 0 : -1;
+  if (f.sp <= c->sp || (f.sp & 7) || (limit && f.sp > limit)) return -1;
+  n->pc = f.pc;
+  n->sp = f.sp;
+  n->fp = f.fp;
+  return 1;
+}
+
+/* SS. Sender of a C frame by frame pointer into *n; false if the chain is broken. */
+ASGST__HOT static bool fp_sender(const asgst__regs *c, uintptr_t limit, asgst__regs *n) {
+  bool ok = c->fp > c->sp && !(c->fp & 7) && (limit == 0 || c->fp + 16 <= limit);
+  if (!ok || !asgst__load_ptr(c->fp + 8, &n->pc) || !asgst__load_ptr(c->fp, &n->fp)) return false;
+  n->sp = c->fp + 16;
+  return true;
+}
+
+/* SS. Sender of a C frame, by the call frame tables or else by frame pointer, heading for
+ * s->target if set. */
 ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   asgst__regs *c = &it->cur;
   uintptr_t limit = s->has_target ? s->target.sp : it->thread.stack_base;
-  if (c->fp == 0 && !s->has_target) return 0; /* the outermost frame of the thread */
-  bool ok = c->fp > c->sp && !(c->fp & 7) && (limit == 0 || c->fp + 16 <= limit);
   asgst__regs n;
-  if (ok && asgst__load_ptr(c->fp + 8, &n.pc) && asgst__load_ptr(c->fp, &n.fp)) {
-    n.sp = c->fp + 16;
+  int cfi = cfi_sender(c, s->top, limit, &n);
+  /* The tables' outermost frame (the thread's start), or without a rule an fp of 0. */
+  if ((cfi == 0 || (cfi < 0 && c->fp == 0)) && !s->has_target) return 0;
+  if (cfi > 0 || (cfi < 0 && fp_sender(c, limit, &n))) {
     uintptr_t blob;
     /* Heading for an anchor, code-cache code is the anchor's own frame (a Java frame
      * that called the VM, or a stub that set the anchor): continue at the anchor. */
@@ -460,9 +493,9 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
       return 1;
     }
   } else if (!s->has_target) {
-    /* No Java segment is left below: the chain ran into C code built without frame
-     * pointers (the C library's thread start, for one). Nothing below can be Java, so
-     * the trace is complete; ending it with an error would flag every full trace. */
+    /* No Java segment is left below: the chain ran into C code with neither a table row
+     * nor frame pointers. Nothing below can be Java, so the trace is complete; ending it
+     * with an error would flag every full trace. */
     return 0;
   }
   /* The C frames reached (or lost their chain before) the anchor of the next Java

@@ -59,6 +59,11 @@ enum {
  * initialization and after a library was loaded. 0, or -1 if out of memory. */
 int asgst__cfi_build(void);
 
+/* N. Builds the tables if objects were loaded or unloaded since the last build (or there
+ * was none): 1 if it built, 0 if nothing changed, -1 if out of memory. Cheap when nothing
+ * changed (one dl_iterate_phdr entry), so ordinary frequent events may call it. */
+int asgst__cfi_refresh(void);
+
 /* SS. The rule at pc, NULL if no object covers pc or pc falls in a gap between
  * functions (cfa_reg ASGST_CFA_EXPR is a rule the stepper cannot use).
  * pc_is_return_address: pc is a return address (every frame but the

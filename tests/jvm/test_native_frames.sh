@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# test_native_frames.sh BUILD_DIR - C frames without frame pointers, walked with the DWARF
+# call frame tables (ASGST_INCLUDE_NON_JAVA_FRAMES). A thread spins in C code of
+# libnofp.so (native/nofp.c, built without frame pointers) under 50 Java frames; the
+# agent (agents/native_agent.c) samples it with SIGPROF and checks each walk's C frames
+# by name and its Java frames against JVMTI GetStackTrace. NATIVE_SECONDS: how long it
+# samples (default 8).
+set -u
+BUILD=$(cd "${1:?build dir}" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+AGENT=$BUILD/tests/jvm/libnative_agent.so
+LIB=$BUILD/tests/jvm/libnofp.so
+SECS=${NATIVE_SECONDS:-8}
+WORK=$BUILD/tests/jvm/native
+mkdir -p "$WORK/classes"
+n=0
+tap() { n=$((n + 1)); echo "$1 $n - $2"; }
+
+if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ] || [ ! -f "$LIB" ]; then
+  echo "1..1"
+  tap "not ok" "native frames: no JDK at $JAVA_HOME or the agent/library is not built (./build.sh build)"
+  exit 0
+fi
+echo "1..5"
+if ! "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/native/NativeFrames.java" >"$WORK/javac.log" 2>&1; then
+  tap "not ok" "NativeFrames.java compiles"; sed 's/^/# /' "$WORK/javac.log"; exit 1
+fi
+rm -f "$WORK"/hs_err_*.log
+log=$WORK/run.log
+# The spinner spins 3 s longer than the agent samples, so every sample finds it in C.
+(cd "$WORK" && timeout -k 5 $((SECS + 60)) "$JAVA_HOME/bin/java" -Xss4m \
+  "-agentpath:$AGENT=secs=$SECS" -Dnofp.lib="$LIB" -cp "$WORK/classes" \
+  NativeFrames $((SECS + 3))) >"$log" 2>&1
+rc=$?
+crash=$(ls "$WORK"/hs_err_*.log 2>/dev/null | wc -l)
+if [ $rc = 0 ] && [ "$crash" = 0 ] && grep -q '^NativeFrames done' "$log"; then
+  tap "ok" "JVM ran NativeFrames with the agent and exited cleanly"
+else
+  tap "not ok" "JVM exit status $rc, $crash crash logs (log: ${log#$BUILD/})"; tail -5 "$log" | sed 's/^/# /'
+fi
+checks=0
+while IFS= read -r line; do
+  case "$line" in
+    "NATIVE ok - "*) tap "ok" "${line#NATIVE ok - }"; checks=$((checks + 1)) ;;
+    "NATIVE not ok - "*) tap "not ok" "${line#NATIVE not ok - }"; checks=$((checks + 1)) ;;
+    "NATIVE # "*) echo "${line#NATIVE }" ;;
+  esac
+done < <(grep '^NATIVE ' "$log")
+[ "$checks" -ge 3 ] && tap "ok" "the agent reported its checks" ||
+  tap "not ok" "the agent reported its checks ($checks of 3)"
