@@ -96,6 +96,16 @@ static bool decode(enum prof_fd_call call, const greg_t *g, long ret, prof_fdinf
   }
 }
 
+/* SS. Which failed calls are kept (fi->ret holds -errno): a bind or connect that failed
+ * on a real socket says what the program tried (glibc's connect to nscd's socket, a
+ * refused port). EINPROGRESS is a non-blocking connect (Java's with a timeout) going on.
+ * A bad fd (EBADF, ENOTSOCK) names no socket of the program, and EALREADY / EISCONN only
+ * repeat a connect seen before: dropped. */
+static bool failure_kept(enum prof_fd_call call, long ret) {
+  return (call == FDC_CONNECT || call == FDC_BIND) && ret != -EBADF && ret != -ENOTSOCK &&
+         ret != -EALREADY && ret != -EISCONN;
+}
+
 /* SS. */
 bool prof_fd_capture(const prof_event *ev, const void *ucontext, prof_fdinfo *fi) {
   const greg_t *g = ((const ucontext_t *)ucontext)->uc_mcontext.gregs;
@@ -103,8 +113,7 @@ bool prof_fd_capture(const prof_event *ev, const void *ucontext, prof_fdinfo *fi
   if (!read_own(insn, (const uint8_t *)g[REG_RIP] - 2, 2) || insn[0] != 0x0f || insn[1] != 0x05)
     return false;
   long ret = (long)g[REG_RAX];
-  /* A non-blocking connect (Java's with a timeout) returns EINPROGRESS and goes on. */
-  if (ret < 0 && !(ev->fd_call == FDC_CONNECT && ret == -EINPROGRESS)) return false;
+  if (ret < 0 && !failure_kept(ev->fd_call, ret)) return false;
   memset(fi, 0, offsetof(prof_fdinfo, addr));
   fi->local[0] = 0;
   fi->fd[0] = fi->fd[1] = -1;

@@ -4,6 +4,7 @@
  * frame outside the JDK, the one a user looks for).
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -55,6 +56,46 @@ void fd_format_addr(const uint8_t *p, size_t len, char *buf, size_t n) {
   } else {
     snprintf(buf, n, "family %d", sa->sa_family);
   }
+}
+
+/* N. The symbol of an errno a bind or connect gives ("errno 99" for one not listed). */
+static void errno_name(int e, char *buf, size_t n) {
+  static const struct {
+    int e;
+    const char *name;
+  } names[] = {{ENOENT, "ENOENT"}, {ECONNREFUSED, "ECONNREFUSED"}, {EACCES, "EACCES"},
+               {EPERM, "EPERM"}, {EADDRINUSE, "EADDRINUSE"}, {EADDRNOTAVAIL, "EADDRNOTAVAIL"},
+               {ENETUNREACH, "ENETUNREACH"}, {EHOSTUNREACH, "EHOSTUNREACH"},
+               {ETIMEDOUT, "ETIMEDOUT"}, {EAGAIN, "EAGAIN"}, {EINTR, "EINTR"},
+               {ECONNRESET, "ECONNRESET"}, {EAFNOSUPPORT, "EAFNOSUPPORT"}, {EINVAL, "EINVAL"},
+               {EPROTOTYPE, "EPROTOTYPE"}, {ENOTDIR, "ENOTDIR"}, {ELOOP, "ELOOP"},
+               {ENAMETOOLONG, "ENAMETOOLONG"}, {ENETDOWN, "ENETDOWN"}, {0, NULL}};
+  for (int i = 0; names[i].name; i++)
+    if (names[i].e == e) {
+      snprintf(buf, n, "%s", names[i].name);
+      return;
+    }
+  snprintf(buf, n, "errno %d", e);
+}
+
+/* N. */
+bool fd_call_failed(const fd_call *c) {
+  return c->r && c->fi->ret < 0 && c->fi->ret != -EINPROGRESS;
+}
+
+/* N. */
+void fd_call_words(const fd_call *c, const char *what, char *buf, size_t n) {
+  char arg[PROF_ADDR_MAX + 8] = "", why[48] = "";
+  enum prof_fd_call call = prof.opts.events[c->r->event].fd_call;
+  if (call == FDC_BIND || call == FDC_CONNECT || (call == FDC_ACCEPT && c->fi->addrlen))
+    fd_format_addr(c->fi->addr, c->fi->addrlen, arg, sizeof arg);
+  else if (call == FDC_PATH_ARG0 || call == FDC_PATH_ARG1)
+    snprintf(arg, sizeof arg, "%s", (const char *)c->fi->addr);
+  if (fd_call_failed(c)) {
+    memcpy(why, " failed: ", 10);
+    errno_name((int)-c->fi->ret, why + 9, sizeof why - 9);
+  }
+  snprintf(buf, n, "%s(%s)%s", what[0] ? what : prof.opts.events[c->r->event].syscall, arg, why);
 }
 
 /* N. */
@@ -114,6 +155,10 @@ static bool live_socket(int fd, sock_view *v) {
 static void traced_socket(const fd_table *t, const fd_entry *e, sock_view *v) {
   const fd_call *c = &e->create;
   enum prof_fd_call call = c->r ? prof.opts.events[c->r->event].fd_call : FDC_NONE;
+  /* A failed bind or connect still tells the family; its addresses were never the
+   * socket's (the headline names the failure). */
+  bool bound = e->bind.r && !fd_call_failed(&e->bind);
+  bool connected = e->connect.r && !fd_call_failed(&e->connect);
   const fd_call *addr = e->bind.r ? &e->bind : e->connect.r ? &e->connect
                         : call == FDC_ACCEPT ? c : NULL;
   if (call == FDC_SOCKET) v->domain = (int)c->fi->args[0], v->type = (int)c->fi->args[1];
@@ -126,14 +171,14 @@ static void traced_socket(const fd_table *t, const fd_entry *e, sock_view *v) {
   }
   v->listening = e->listen.r != NULL;
   /* The local address as the kernel reported it after the call (port 0 resolved). */
-  const fd_call *own = e->bind.r && e->bind.fi->locallen ? &e->bind
-                       : e->connect.r && e->connect.fi->locallen ? &e->connect
+  const fd_call *own = bound && e->bind.fi->locallen ? &e->bind
+                       : connected && e->connect.fi->locallen ? &e->connect
                        : call == FDC_ACCEPT ? c : NULL;
   if (own && own->fi->locallen)
     fd_format_addr(own->fi->local, own->fi->locallen, v->local, sizeof v->local);
-  else if (e->bind.r)
+  else if (bound)
     fd_format_addr(e->bind.fi->addr, e->bind.fi->addrlen, v->local, sizeof v->local);
-  if (e->connect.r)
+  if (connected)
     fd_format_addr(e->connect.fi->addr, e->connect.fi->addrlen, v->peer, sizeof v->peer);
   if (call == FDC_ACCEPT) fd_format_addr(c->fi->addr, c->fi->addrlen, v->peer, sizeof v->peer);
   (void)t;
@@ -144,6 +189,18 @@ static void socket_words(const sock_view *v, const char *extra, char *buf, size_
   snprintf(buf, n, "%s%s%s%s%s%s%s", proto(v->domain, v->type, v->v6),
            v->listening ? " listening" : "", v->local[0] ? " " : "", v->local,
            v->peer[0] ? " -> " : "", v->peer, extra);
+}
+
+/* N. Appends the entry's failed bind and connect: what the fd was meant for. */
+static void failure_words(const fd_entry *e, char *buf, size_t n) {
+  const fd_call *tried[] = {&e->bind, &e->connect};
+  for (int i = 0; i < 2; i++) {
+    if (!fd_call_failed(tried[i])) continue;
+    char words[PROF_ADDR_MAX + 64];
+    size_t l = strlen(buf);
+    fd_call_words(tried[i], i ? "connect" : "bind", words, sizeof words);
+    snprintf(buf + l, n - l, ", %s", words);
+  }
 }
 
 /* N. */
@@ -178,6 +235,7 @@ void fd_describe(const fd_table *t, const fd_entry *e, char *buf, size_t n) {
     size_t l = strcspn(sys, "_12");
     snprintf(buf, n, "%.*s", (int)l, sys);
   }
+  failure_words(e, buf, n);
 }
 
 /* ---- Stacks ---- */

@@ -2,7 +2,8 @@
  * fd_report.c - which Java code created which file descriptor: every descriptor of the
  * traced fd calls (fd_table.c), open ones first by number, then closed ones newest first,
  * each with its kind and addresses or path, a one-line stack, and every traced call on it
- * (create, bind, listen, connect, close) with its time, thread and full stack.
+ * (create, bind, listen, connect, close; a failed one with its errno) with its time,
+ * thread and full stack.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -50,16 +51,12 @@ static void closed_words(const fd_entry *e, char *buf, size_t n) {
 /* N. One traced call: name, argument, time, thread, then its full stack. */
 static void write_call(FILE *out, const char *what, const fd_call *c) {
   if (!c->r) return;
-  char when[32], thread[64], arg[PROF_ADDR_MAX + 8] = "";
+  char when[32], thread[64], words[PROF_ADDR_MAX + 64];
   fd_format_time(c->fi->time_ns, when, sizeof when);
   prof_thread_name(c->r->tid, thread, sizeof thread);
-  enum prof_fd_call call = prof.opts.events[c->r->event].fd_call;
-  if (call == FDC_BIND || call == FDC_CONNECT || (call == FDC_ACCEPT && c->fi->addrlen))
-    fd_format_addr(c->fi->addr, c->fi->addrlen, arg, sizeof arg);
-  else if (call == FDC_PATH_ARG0 || call == FDC_PATH_ARG1)
-    snprintf(arg, sizeof arg, "%s", (const char *)c->fi->addr);
-  fprintf(out, "    %s(%s) %s in \"%s\"%s:\n", what[0] ? what : prof.opts.events[c->r->event].syscall,
-          arg, when, thread, call == FDC_CONNECT && c->fi->ret < 0 ? " (in progress)" : "");
+  fd_call_words(c, what, words, sizeof words);
+  bool going = c->fi->ret == -EINPROGRESS; /* only a connect is kept with it */
+  fprintf(out, "    %s %s in \"%s\"%s:\n", words, when, thread, going ? " (in progress)" : "");
   fd_full_stack(out, c);
 }
 

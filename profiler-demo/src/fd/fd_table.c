@@ -4,7 +4,7 @@
  * The records are replayed in sequence order against a map fd number -> entry: a creating
  * call (socket, accept, open, pipe...) starts an entry and ends the one that held the
  * number before (the number was free again, so that one was closed by then); bind, listen
- * and connect join the entry of their fd; a traced close ends it exactly. What is still
+ * and connect (also failed ones) join the entry of their fd; a traced close ends it exactly. What is still
  * current at the end is checked against the process: same fd number and same inode means
  * still open. An untraced close is only known to lie between the last time the entry was
  * seen open and the first time it was seen closed; those times are remembered between
@@ -143,7 +143,8 @@ static void on_use(fd_table *t, fdmap *m, const fd_call *c, enum prof_fd_call ca
     *cell(m, fd) = (int)t->n * 2;
   }
   fd_call *slot = call == FDC_BIND ? &e->bind : call == FDC_LISTEN ? &e->listen : &e->connect;
-  *slot = *c;
+  /* A failed call only fills an empty slot: the call that worked says more. */
+  if (!slot->r || !fd_call_failed(c)) *slot = *c;
 }
 
 /* N. True if fd is open and still the file with inode ino. */
