@@ -79,11 +79,6 @@ static void errno_name(int e, char *buf, size_t n) {
 }
 
 /* N. */
-bool fd_call_failed(const fd_call *c) {
-  return c->r && c->fi->ret < 0 && c->fi->ret != -EINPROGRESS;
-}
-
-/* N. */
 void fd_call_words(const fd_call *c, const char *what, char *buf, size_t n) {
   char arg[PROF_ADDR_MAX + 8] = "", why[48] = "";
   enum prof_fd_call call = prof.opts.events[c->r->event].fd_call;

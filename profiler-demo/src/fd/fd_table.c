@@ -10,6 +10,7 @@
  * seen open and the first time it was seen closed; those times are remembered between
  * builds (memory below), so rewriting the report on an interval narrows them down.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -204,6 +205,11 @@ void fd_table_free(fd_table *t) {
 const fd_call *fd_entry_first(const fd_entry *e) {
   if (e->create.r) return &e->create;
   return e->bind.r ? &e->bind : e->listen.r ? &e->listen : &e->connect;
+}
+
+/* N. */
+bool fd_call_failed(const fd_call *c) {
+  return c->r && c->fi->ret < 0 && c->fi->ret != -EINPROGRESS;
 }
 
 /* N. */

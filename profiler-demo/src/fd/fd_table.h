@@ -42,14 +42,14 @@ void fd_table_free(fd_table *t); /* N */
 /* N. The call an entry is known by: create, or the first traced use. */
 const fd_call *fd_entry_first(const fd_entry *e);
 bool fd_entry_is_open(const fd_entry *e); /* N */
+/* N. True for a call that failed (EINPROGRESS, a connect going on, is not a failure). */
+bool fd_call_failed(const fd_call *c);
 
 /* N. "tcp listening 127.0.0.1:5000", "file /var/log/x.log", "pipe"..., and a failed bind
  * or connect: "unix stream, connect(/var/run/nscd/socket) failed: ENOENT" (fd_format.c) */
 void fd_describe(const fd_table *t, const fd_entry *e, char *buf, size_t n);
 /* N. "127.0.0.1:8080", "[::1]:80", "/path" or "@abstract" for a socket address. */
 void fd_format_addr(const uint8_t *sa, size_t len, char *buf, size_t n);
-/* N. True for a call that failed (EINPROGRESS, a connect going on, is not a failure). */
-bool fd_call_failed(const fd_call *c);
 /* N. "connect(/var/run/nscd/socket)", with " failed: ENOENT" if it failed; what names the
  * call ("" = its syscall). */
 void fd_call_words(const fd_call *c, const char *what, char *buf, size_t n);
