@@ -265,11 +265,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
     printf("NATIVE not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
     return;
   }
-  jclass cls = (*env)->FindClass(env, "java/lang/Thread");
-  jmethodID init = cls ? (*env)->GetMethodID(env, cls, "<init>", "()V") : NULL;
-  jobject thr = init ? (*env)->NewObject(env, cls, init) : NULL;
-  if (thr == NULL || (*j)->RunAgentThread(j, thr, sampler, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE)
-    printf("NATIVE not ok - cannot start the agent thread\n");
+  if (!agent_start_thread(j, env, sampler)) printf("NATIVE not ok - cannot start the agent thread\n");
 }
 
 /* N. Waits (briefly) for the agent thread's report. */

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "asgst.h"
+#include "common/agent_setup.h"
 #include "common/asgct_oracle.h"
 
 #define MAXF 256
@@ -238,11 +239,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
     return;
   }
   asgct_oracle_prepare_loaded(j);
-  jclass cls = (*env)->FindClass(env, "java/lang/Thread");
-  jmethodID init = cls ? (*env)->GetMethodID(env, cls, "<init>", "()V") : NULL;
-  jobject thr = init ? (*env)->NewObject(env, cls, init) : NULL;
-  if (thr == NULL || (*j)->RunAgentThread(j, thr, stopper, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE)
-    printf("STOPPED not ok - cannot start the agent thread\n");
+  if (!agent_start_thread(j, env, stopper)) printf("STOPPED not ok - cannot start the agent thread\n");
 }
 
 /* N. Waits (briefly) for the agent thread's report; no target stays suspended after it. */

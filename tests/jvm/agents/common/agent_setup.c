@@ -53,3 +53,11 @@ int agent_init_flags(void) {
   const char *v = getenv("ASGST_TEST_UNTESTED_JDK");
   return v && strcmp(v, "1") == 0 ? ASGST_INIT_UNTESTED_JDK : 0;
 }
+
+/* N. */
+bool agent_start_thread(jvmtiEnv *jvmti, JNIEnv *env, jvmtiStartFunction fn) {
+  jclass cls = (*env)->FindClass(env, "java/lang/Thread");
+  jmethodID init = cls ? (*env)->GetMethodID(env, cls, "<init>", "()V") : NULL;
+  jobject thr = init ? (*env)->NewObject(env, cls, init) : NULL;
+  return thr != NULL && (*jvmti)->RunAgentThread(jvmti, thr, fn, NULL, JVMTI_THREAD_NORM_PRIORITY) == JVMTI_ERROR_NONE;
+}

@@ -14,6 +14,9 @@ int agent_setup(JavaVM *vm, jvmtiEnv **jvmti, const jvmtiEventCallbacks *cb, con
  * environment has ASGST_TEST_UNTESTED_JDK=1 (tests/run_all.sh sets it for a JDK newer than
  * the newest tested, e.g. an early-access build), else 0. */
 int agent_init_flags(void);
+/* N. Starts fn on a new Java thread of the agent (JVMTI RunAgentThread); false if the
+ * thread could not be made or started. */
+bool agent_start_thread(jvmtiEnv *jvmti, JNIEnv *env, jvmtiStartFunction fn);
 /* N. Installs fn as the SA_SIGINFO handler of sig. */
 void agent_handle_signal(int sig, void (*fn)(int, siginfo_t *, void *));
 
