@@ -92,7 +92,7 @@ int64_t ASGST_RecordWalk(void *ucontext, int32_t options, void *buf, size_t cap)
   int kind = be->current_thread(&r.thread);
   if (kind <= 0) return kind;
   if (!asgst__record_begin()) return ASGST_BUSY;
-  r.kind = asgst__run_with_iterator(be, &r.thread, &r.top, options | ASGST__OPT_NO_FRAME_CACHE,
+  r.kind = asgst__run_with_iterator(be, &r.thread, &r.top, options | ASGST__OPT_REPLAYABLE,
                                     collect, NULL);
   r.end = r.kind > 0 ? walked.end : r.kind;
   r.layout = be->layout_text(&r.layout_len);
@@ -108,7 +108,7 @@ int ASGST_ReplayWalk(const void *recording, size_t len, ASGST_IteratorHandler fu
   asgst__replay rp;
   int rc = asgst__replay_open(recording, len, &rp);
   if (rc != 0) return rc;
-  rc = asgst__run_with_iterator(rp.be, &rp.thread, &rp.top, rp.options | ASGST__OPT_NO_FRAME_CACHE,
+  rc = asgst__run_with_iterator(rp.be, &rp.thread, &rp.top, rp.options | ASGST__OPT_REPLAYABLE,
                                 fun, arg);
   asgst__replay_close();
   return rc;

@@ -167,9 +167,12 @@ typedef struct asgst__backend {
 const asgst__backend *asgst__active_backend(void);                     /* SS */
 void asgst__set_backend(const asgst__backend *be);                    /* N */
 
-/* An option bit of the recording and replay walks: no frame cache. A cache hit skips the
- * reads that decode a frame, which a recording must hold and a replay must do. */
-#define ASGST__OPT_NO_FRAME_CACHE (1 << 29)
+/* An option bit of the recording and replay walks: the walk uses only what a recording
+ * holds, VM memory. So no frame cache (a hit skips the reads that decode a frame, which a
+ * recording must hold and a replay must do), and no C frame tables (impl/native: they are
+ * built from the libraries of the walking process, which a replay does not have); C frames
+ * are stepped by frame pointer alone. */
+#define ASGST__OPT_REPLAYABLE (1 << 29)
 /* An option bit of queue processing: the walk starts exactly at the given registers, a
  * frame recorded earlier (a queue element's), as at an interrupted pc, even though the
  * thread (stopped now) has a last Java frame anchor elsewhere. */

@@ -258,7 +258,7 @@ ASGST__HOT static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level,
     e.bci[i] = out[i].bci;
   }
   if (!top) s->fsize = fsize; /* proves the frame complete for memo() and step */
-  if (!(it->options & ASGST__OPT_NO_FRAME_CACHE)) asgst__hs_fc_put(it->cur.pc, top, &e);
+  if (!(it->options & ASGST__OPT_REPLAYABLE)) asgst__hs_fc_put(it->cur.pc, top, &e);
 }
 
 /* SS. Notes that the frames just appended at `at` (n of them) decode a complete compiled
@@ -402,7 +402,7 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
     return 0;
   }
   bool interp = asgst__hs_in_interpreter(it->cur.pc);
-  if (cacheable(LD(s->pcmode), top) && !(it->options & ASGST__OPT_NO_FRAME_CACHE) && !interp) {
+  if (cacheable(LD(s->pcmode), top) && !(it->options & ASGST__OPT_REPLAYABLE) && !interp) {
     if (!top && repeat(it, s)) return 0;
     int r = decode_cached(it, s, top);
     if (r <= 0) return r;
@@ -477,7 +477,7 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   asgst__regs *c = &it->cur;
   uintptr_t limit = s->has_target ? s->target.sp : it->thread.stack_base;
   asgst__regs n;
-  int cfi = cfi_sender(c, s->top, limit, &n);
+  int cfi = (it->options & ASGST__OPT_REPLAYABLE) ? -1 : cfi_sender(c, s->top, limit, &n);
   /* The tables' outermost frame (the thread's start), or without a rule an fp of 0. */
   if ((cfi == 0 || (cfi < 0 && c->fp == 0)) && !s->has_target) return 0;
   if (cfi > 0 || (cfi < 0 && fp_sender(c, limit, &n))) {
