@@ -5,8 +5,9 @@
 # __nscd_* functions, getaddrinfo, the JNI function and the java.net caller, in that
 # order; the collapsed output must hold the same path. Where nscd runs, the connect works
 # and there is nothing to see: the checks are skipped, saying why. Where the JVM's libc has
-# no debug file (the sid JDKs run under their own glibc), __nscd_* cannot be named: that
-# part is skipped, saying why, the rest of the order is still checked.
+# no debug file (tests/jdks/provision.sh adds the suite's libc6-dbg beside the suite's own
+# glibc, which may fail), __nscd_* cannot be named: that part is skipped, saying why, the
+# rest of the order is still checked.
 source "$(dirname "$0")/lib.sh" "$1"
 echo "1..5"
 NSCD=/var/run/nscd/socket
@@ -37,11 +38,14 @@ jvm_libc() {
   if [ -n "$dir" ]; then echo "$dir/libc.so.6"; else ldd "$JAVA" | awk '$1 == "libc.so.6" { print $3 }'; fi
 }
 # True if that libc's debug file is there (by build id, as src/symbols/debug_file.c
-# looks first): without it glibc's internal __nscd_* functions have no names.
+# looks first: under /usr/lib/debug, or under the library's own root for a libc unpacked
+# beside the system's): without it glibc's internal __nscd_* functions have no names.
 libc_debug_file() {
-  local id
+  local id root=""
   id=$(readelf -n "$1" 2>/dev/null | awk '/Build ID/ { print $3 }')
-  [ -n "$id" ] && [ -f "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ]
+  case $1 in */usr/lib/*) root=${1%%/usr/lib/*} ;; esac
+  [ -n "$id" ] && { [ -f "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] ||
+    [ -f "$root/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ]; }
 }
 LIBC=$(jvm_libc)
 if libc_debug_file "$LIBC"; then NSCD_NAMED=1; else

@@ -255,6 +255,25 @@ ensure_libc() {
   log "$SUITE libc6 $version in $root"
 }
 
+# Adds the suite's libc6-dbg, of exactly the version of its libc6, to CACHE/libc-SUITE: the
+# separate debug files (by build id, under usr/lib/debug of that root) that name glibc's
+# internal functions, such as __nscd_getai, in the demo profiler's C frames (it looks in the
+# library's own root too). Once per suite: CACHE/libc-SUITE/.debug records the outcome, and
+# a suite that no longer carries that version is recorded as such rather than asked again.
+ensure_libc_debug() {
+  local root version tmp=$CACHE/libc-debug.tmp
+  root=$(libc_root)
+  [ -f "$root/.provisioned" ] && [ ! -f "$root/.debug" ] || return 0
+  version=$(sed -n 's/^libc6 //p' "$root/.provisioned")
+  echo "none: libc6-dbg $version could not be had from $SUITE (see $LOG)" >"$root/.debug"
+  prepare_apt
+  download "$tmp" "libc6-dbg=$version"
+  dpkg-deb -x "$tmp"/libc6-dbg_*.deb "$root"
+  rm -rf "$tmp"
+  echo "libc6-dbg $version" >"$root/.debug"
+  log "$SUITE libc6-dbg $version in $root"
+}
+
 # Re-points the absolute symlinks of an unpacked tree $1 (into /etc, ...): to the same file
 # in the tree when the packages ship it, to the system's file when only the system has it
 # (the cacerts that ca-certificates-java generates), and removes those that lead nowhere.
@@ -509,7 +528,7 @@ main() {
       run_isolated provision_host_jdk "$v"
     elif jdk_ready "$v"; then
       echo "jdk$v $(jdk_home "$v")"
-      continue
+      STEP_RC=0
     else
       run_isolated provision_jdk "$v"
     fi
@@ -520,6 +539,10 @@ main() {
         EXIT_CODE=1
         ;;
     esac
+    # Debug files are a bonus: without them only glibc's internal names are missing, so
+    # their outcome goes to the log, never into the JDK's line.
+    suite_of "$v"
+    ! needs_libc || [ "$STEP_RC" != 0 ] || run_isolated ensure_libc_debug >>"$LOG"
   done
   return "$EXIT_CODE"
 }

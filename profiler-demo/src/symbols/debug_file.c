@@ -8,6 +8,10 @@
  *      the file's CRC-32 equals the one the link carries. The directory is tried both as
  *      the loader named it and resolved (/lib is a link to /usr/lib on merged-/usr systems,
  *      and a package may have installed either path).
+ * Both routes also look under the library's own root: a library loaded from
+ * ROOT/usr/lib/... (a distribution's libraries unpacked beside the system's, as the test
+ * suite runs newer JDKs under their own glibc) finds its debug files in
+ * ROOT/usr/lib/debug, where the same packages unpacked there put them.
  * All N: it reads whole files, at dump time only.
  */
 #include <limits.h>
@@ -19,13 +23,21 @@
 
 #define DEBUG_ROOT "/usr/lib/debug"
 
-/* N. The build-id route. */
-static bool by_build_id(const prof_elf *lib, prof_elf *dbg) {
+/* N. The root a library was loaded from: the part of its path before "/usr/lib/", if
+ * there is one ("" for the system's own libraries, which DEBUG_ROOT serves). */
+static void own_root(const char *path, char *root, size_t len) {
+  const char *usr = strstr(path, "/usr/lib/");
+  snprintf(root, len, "%.*s", usr ? (int)(usr - path) : 0, path);
+}
+
+/* N. The build-id route under pre + DEBUG_ROOT. */
+static bool by_build_id(const prof_elf *lib, const char *pre, prof_elf *dbg) {
   const uint8_t *id, *got;
   size_t n = prof_elf_build_id(lib, &id);
   if (n < 2 || n > 64) return false;
-  char path[sizeof DEBUG_ROOT + 160] = DEBUG_ROOT "/.build-id/";
-  size_t at = strlen(path);
+  char path[PATH_MAX];
+  size_t at = (size_t)snprintf(path, sizeof path - 160, "%s%s/.build-id/", pre, DEBUG_ROOT);
+  if (at >= sizeof path - 160) return false;
   for (size_t i = 0; i < n; i++) {
     at += (size_t)snprintf(path + at, sizeof path - at, "%02x", id[i]);
     if (i == 0) path[at++] = '/'; /* the first byte names the subdirectory */
@@ -65,10 +77,17 @@ static bool try_link(const char *pre, const char *dir, const char *sub, const ch
   return false;
 }
 
-/* N. The three places of the debuglink route for one spelling of the directory. */
+/* N. The places of the debuglink route for one spelling of the directory: beside the
+ * library, in its .debug/, under DEBUG_ROOT and, for a library under a root of its own,
+ * under that root's DEBUG_ROOT. */
 static bool in_dir(const char *dir, const char *name, uint32_t crc, prof_elf *dbg) {
-  return try_link("", dir, "", name, crc, dbg) || try_link("", dir, ".debug/", name, crc, dbg) ||
-         try_link(DEBUG_ROOT, dir, "", name, crc, dbg);
+  char root[PATH_MAX], pre[PATH_MAX];
+  if (try_link("", dir, "", name, crc, dbg) || try_link("", dir, ".debug/", name, crc, dbg) ||
+      try_link(DEBUG_ROOT, dir, "", name, crc, dbg))
+    return true;
+  own_root(dir, root, sizeof root);
+  return root[0] && snprintf(pre, sizeof pre, "%s%s", root, DEBUG_ROOT) < (int)sizeof pre &&
+         try_link(pre, dir + strlen(root), "", name, crc, dbg);
 }
 
 /* N. The debuglink route. The directory part of a path without a slash is ".". */
@@ -87,5 +106,8 @@ static bool by_debuglink(const prof_elf *lib, const char *path, prof_elf *dbg) {
 
 /* N. */
 bool prof_debug_file_open(const prof_elf *lib, const char *path, prof_elf *dbg) {
-  return by_build_id(lib, dbg) || by_debuglink(lib, path, dbg);
+  char root[PATH_MAX];
+  own_root(path, root, sizeof root);
+  return by_build_id(lib, "", dbg) || (root[0] && by_build_id(lib, root, dbg)) ||
+         by_debuglink(lib, path, dbg);
 }
