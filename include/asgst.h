@@ -344,9 +344,10 @@ ASGST_EXPORT const char *ASGST_ReplayError(void);
 
 /* SS. Extension: the name the VM gives the code blob (JIT code cache) holding `pc`, for
  * naming the ASGST_FRAME_NON_JAVA frames that are VM-generated code rather than C code of
- * a library: "StubRoutines (1)" (the blob of the call stub and other stub routines, named
- * by stub generation phase: "StubRoutines (initial stubs)" on newer JDKs),
- * "I2C/C2I adapters", "RuntimeStub - _new_array_Java", "vtable chunks", "SafepointBlob"...
+ * a library: "StubRoutines (1)" (the blob of the call stub and other stub routines; named
+ * by generation phase on newer JDKs: "StubRoutines (initial stubs)" on 21,
+ * "StubRoutines (initialstubs)" on 25), "I2C/C2I adapters", "vtable chunks",
+ * "RuntimeStub - _new_array_Java", "SafepointBlob"... as the VM spells them.
  * Java code answers too ("Interpreter", "nmethod", "native nmethod"), but its frames are
  * Java frames already. Call it where the frame was taken (in the signal handler): a blob
  * may be freed later, and its address reused. It costs one code cache lookup (a few
