@@ -16,7 +16,9 @@ JAVA='[^;]*_\[[01ji]\]'
 stub=$(samples_with "$F" "\[stub\]_StubRoutines[^;]*;$JAVA")
 bare=$(samples_with "$F" "\[0x[0-9a-f]+\];$JAVA")
 names=$(grep -o '\[stub\][^; ]*' "$F" | sort -u | head -12 | tr '\n' ' ')
-figure "samples $(samples_total "$F"); with the call stub named under Java frames $stub; with a bare address under Java frames $bare; blob names: $names"
-check "the call stub shows as its StubRoutines blob right under Java frames ($stub samples)" [ "$stub" -gt 0 ]
+figure "samples $(samples_total "$F"); with the call stub named under Java frames $stub;" \
+  "with a bare address under Java frames $bare; blob names: $names"
+check "the call stub shows as its StubRoutines blob right under Java frames ($stub samples)" \
+  [ "$stub" -gt 0 ]
 check "no C frame right under a Java frame is a bare address ($bare samples)" [ "$bare" = 0 ]
 check "every [stub] frame has a name" bash -c "! grep -qE '\[stub\]_(\?|;| )' '$F'"

@@ -4,8 +4,8 @@
 # libnofp.so (native/nofp.c, built without frame pointers) under 50 Java frames; the
 # agent (agents/native_agent.c) samples it with SIGPROF and checks each walk's C frames
 # by name and its Java frames against JVMTI GetStackTrace, and names the frames in VM
-# code (ASGST_GetCodeBlobName): all of them, the call stub below the Java frames. NATIVE_SECONDS: how long it
-# samples (default 8).
+# code (ASGST_GetCodeBlobName): all of them, the call stub below the Java frames.
+# NATIVE_SECONDS: how long it samples (default 8).
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -136,7 +136,8 @@ int prof_sym_frame(const prof_frame *f) {
   pthread_mutex_lock(&sym_lock);
   slot *s = lookup(key, (int)t);
   if (!s->id) {
-    char *name = blob ? vm_code_name(blob) : t == FT_C ? c_name(f->method) : java_name((ASGST_Method)f->method);
+    char *name = blob ? vm_code_name(blob)
+                 : t == FT_C ? c_name(f->method) : java_name((ASGST_Method)f->method);
     s->key = key;
     s->type = (int)t;
     s->id = add_symbol(name, t) + 1; /* stored + 1: 0 marks an empty slot */

@@ -22,7 +22,8 @@ int prof_walk_options(void) {
 static int vm_code_name(void *pc) {
   char name[PROF_BLOB_NAME_CAP];
   const void *blob;
-  int id = ASGST_GetCodeBlobName(pc, name, sizeof name, &blob) > 0 ? prof_blob_name_intern(blob, name) : 0;
+  if (ASGST_GetCodeBlobName(pc, name, sizeof name, &blob) <= 0) return -1;
+  int id = prof_blob_name_intern(blob, name);
   return id > 0 ? id : -1;
 }
 

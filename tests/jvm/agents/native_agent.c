@@ -220,7 +220,10 @@ static void check(const jvmtiFrameInfo *fi, int nj) {
   ok = ok && i < w->n && w->f[i].type == ASGST_FRAME_JAVA_NATIVE && java_equal_to(w, i, fi, nj);
   int below = 0;
   for (int k = w->n - 1; k >= 0 && w->f[k].type == ASGST_FRAME_NON_JAVA; k--) below++;
-  if (samples < MAX_SAMPLES) c_ns[samples] = w->ns, java_ns[samples] = smp.java.ns, name_ns[samples] = w->name_ns;
+  if (samples < MAX_SAMPLES) {
+    c_ns[samples] = w->ns, java_ns[samples] = smp.java.ns;
+    name_ns[samples] = w->name_ns;
+  }
   samples++;
   complete += ok;
   c_frames_sum += ok ? i : 0;
@@ -282,7 +285,8 @@ static long median(long *v, long n) {
 static void report_names(void) {
   char list[8 * (NAME_CAP + 4)] = "";
   for (int i = 0; i < nseen; i++)
-    snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", i ? ", " : "", seen_names[i]);
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", i ? ", " : "",
+             seen_names[i]);
   long n = samples < MAX_SAMPLES ? samples : MAX_SAMPLES;
   long mn = median(name_ns, n), mc = median(c_ns, n);
   printf("NATIVE # figure: code blob names: %ld non-Java frames in VM code, %ld named (%s); "
