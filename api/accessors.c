@@ -1,7 +1,7 @@
 /*
- * accessors.c - method and class information and handle conversions, forwarded to the
- * active backend under the crash guard (a stale Method* must give empty fields, not a
- * crash).
+ * accessors.c - method and class information, code blob names and handle conversions,
+ * forwarded to the active backend under the crash guard (a stale Method* must give empty
+ * fields, not a crash).
  */
 #include <string.h>
 
@@ -101,6 +101,26 @@ jint ASGST_GetMethodLineNumber(ASGST_Method m, jint bci) {
     }
   }
   return line;
+}
+
+/* SS. Arguments first, so that a bad call is told as such whatever the backend. */
+int ASGST_GetCodeBlobName(const void *pc, char *buf, int32_t len, const void **blob) {
+  if (blob) *blob = NULL;
+  if (pc == NULL || len < 0 || (buf == NULL && len > 0)) return ASGST_INVALID_ARGUMENT;
+  const asgst__backend *be = asgst__active_backend();
+  if (be == NULL) return ASGST_NOT_INITIALIZED;
+  if (be->code_blob_name == NULL) return ASGST_UNSUPPORTED;
+  volatile int r = ASGST_WALK_FAULTED;
+  uintptr_t b = 0;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    r = be->code_blob_name((uintptr_t)pc, buf, len, &b);
+  ASGST__GUARD_FAULTED(g)
+    /* A fault halfway leaves a partial name: hand back an empty one. */
+    if (len > 0) buf[0] = '\0';
+  ASGST__GUARD_END(g);
+  if (blob && r > 0) *blob = (const void *)b;
+  return r;
 }
 
 /* N. */

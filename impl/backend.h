@@ -132,6 +132,11 @@ typedef struct asgst__backend {
    * the total number of entries. */
   int (*line_table)(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry *e, int length);
 
+  /* SS, optional (NULL: ASGST_GetCodeBlobName answers ASGST_UNSUPPORTED). The name of the
+   * code blob holding pc into buf (asgst__copy_string semantics on capacity len), its full
+   * length, and the blob's start in *blob; 0 if pc is in no blob. Called under the guard. */
+  int (*code_blob_name)(uintptr_t pc, char *buf, int32_t len, uintptr_t *blob);
+
   /* SS. JVMTI thread state bits of the current thread (0 for non-VM threads). */
   int (*thread_state)(void);
 

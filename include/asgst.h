@@ -342,6 +342,27 @@ ASGST_EXPORT int ASGST_ReplayWalk(const void *recording, size_t len, ASGST_Itera
 /* N. Extension: why the last ASGST_ReplayWalk failed ("" if it did not). */
 ASGST_EXPORT const char *ASGST_ReplayError(void);
 
+/* SS. Extension: the name the VM gives the code blob (JIT code cache) holding `pc`, for
+ * naming the ASGST_FRAME_NON_JAVA frames that are VM-generated code rather than C code of
+ * a library: "StubRoutines (1)" (the blob of the call stub and other stub routines; named
+ * by generation phase on newer JDKs: "StubRoutines (initial stubs)" on 21,
+ * "StubRoutines (initialstubs)" on 25), "I2C/C2I adapters", "vtable chunks",
+ * "RuntimeStub - _new_array_Java", "SafepointBlob"... as the VM spells them.
+ * Java code answers too ("Interpreter", "nmethod", "native nmethod"), but its frames are
+ * Java frames already. Call it where the frame was taken (in the signal handler): a blob
+ * may be freed later, and its address reused. It costs one code cache lookup (a few
+ * loads) and the copy; no walk. Copies the name into buf (capacity len, truncated and
+ * NUL-terminated; buf may be NULL when len is 0) and returns its full length (> 0; >= len
+ * means truncated). *blob, if blob is not NULL, gets the blob's start: the same for every
+ * pc in the blob, a key to keep each blob's name once (NULL when the result is not > 0).
+ * Returns 0 if pc lies in no code blob (C code, or a freed blob), or an error:
+ * ASGST_INVALID_ARGUMENT (pc NULL, len < 0, buf NULL with len > 0),
+ * ASGST_NOT_INITIALIZED (no backend), ASGST_UNSUPPORTED (the active backend has no code
+ * cache: the synthetic VM, a replayed recording), ASGST_WALK_FAULTED (a read faulted under
+ * the crash guard). */
+ASGST_EXPORT int ASGST_GetCodeBlobName(const void *pc, char *buf, int32_t len,
+                                       const void **blob);
+
 /* SS. "ASGST_NO_FRAME", ..., "ASGST_UNKNOWN_ERROR" for codes not in the list. */
 ASGST_EXPORT const char *ASGST_ErrorName(int code);
 

@@ -158,6 +158,25 @@ bool asgst__hs_blob_named(uintptr_t blob, const char *s) {
   return asgst__vm_blob_name(blob, &name) && vm_string_equals(name, s);
 }
 
+/* The most bytes of a blob name read: HotSpot's are under 100 ("RuntimeStub - " and a
+ * stub's name), and a bound keeps a torn pointer from reading far. */
+#define BLOB_NAME_MAX 256
+
+/* SS. */
+int asgst__hs_code_blob_name(uintptr_t pc, char *buf, int32_t len, uintptr_t *blob) {
+  uintptr_t b = asgst__hs_find_blob(pc), name;
+  *blob = 0;
+  if (b == 0 || !asgst__vm_blob_name(b, &name) || name == 0) return 0;
+  int32_t n = 0;
+  uint8_t c;
+  /* Straight into the caller's buffer: the name is read once, however long it is. */
+  for (; n < BLOB_NAME_MAX && asgst__load_u8(name + (uintptr_t)n, &c) && c != 0; n++)
+    if (n < len - 1) buf[n] = (char)c;
+  if (len > 0) buf[n < len - 1 ? n : len - 1] = '\0';
+  if (n > 0) *blob = b;
+  return n;
+}
+
 /* SS. True if the blob's _name is the (cached) string literal `want`. */
 static bool name_is(uintptr_t name, atomic_uintptr_t *cache, const char *want) {
   uintptr_t c = atomic_load_explicit(cache, memory_order_relaxed);

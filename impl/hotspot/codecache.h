@@ -47,6 +47,9 @@ static inline bool asgst__hs_is_entry(uintptr_t pc) {
 }
 /* SS. Kind of the code at pc; *blob gets its code blob (0 for C code and the interpreter). */
 int asgst__hs_classify(uintptr_t pc, uintptr_t *blob);
+/* SS. backend.h code_blob_name(): the name of the blob holding pc (its full length, at
+ * most 256 bytes read), *blob its start; 0 if pc is in no live blob. Caller holds the guard. */
+int asgst__hs_code_blob_name(uintptr_t pc, char *buf, int32_t len, uintptr_t *blob);
 /* SS. True if blob's name equals s (blob names are static strings of libjvm). */
 bool asgst__hs_blob_named(uintptr_t blob, const char *s);
 

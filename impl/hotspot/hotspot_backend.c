@@ -8,6 +8,7 @@
  * reporting that costs one relaxed load and a not-taken branch per call.
  */
 #include "class_shadow.h"
+#include "codecache.h"
 #include "hotspot.h"
 #include "walker.h"
 #include "framecache.h"
@@ -67,6 +68,7 @@ const asgst__backend asgst__hotspot_backend = {
     /* No VM read: the id is the InstanceKlass address (method_info.c). */
     .class_idnum = asgst__hs_class_idnum,
     .line_table = line_table,
+    .code_blob_name = asgst__hs_code_blob_name,
     .thread_state = asgst__hs_thread_state,
     .capabilities = capabilities,
     .queue_bind = asgst__hs_queue_bind,

@@ -144,6 +144,8 @@ int asgst__replay_open(const void *rec, size_t len, asgst__replay *out) {
   replay_backend.current_thread = current_thread;
   replay_backend.thread_state = thread_state;
   replay_backend.layout_text = NULL;
+  /* Blob names are not recorded (a walk reads them only to classify): unsupported. */
+  replay_backend.code_blob_name = NULL;
   replay_backend.to_jmethodid = NULL, replay_backend.from_jmethodid = NULL;
   replay_backend.to_jclass = NULL, replay_backend.from_jclass = NULL;
   asgst__set_backend(&replay_backend);

@@ -66,7 +66,8 @@ static const row rows[] = {
     {OFFSET, "VirtualSpace::_low", NULL, &asgst__vm.vs_low, NULL, ANY, REQ},
     {SIZE, "HeapBlock", NULL, &asgst__vm.heapblock_size, NULL, ANY, REQ},
     {OFFSET, "HeapBlock::Header::_used", NULL, &asgst__vm.heapblock_used, NULL, ANY, REQ},
-    /* CodeBlob */
+    /* CodeBlob. _name is required, not optional: classifying a pc (codecache.c) tells
+     * nmethods by it, so every accepted VM has it, and ASGST_GetCodeBlobName with it. */
     {OFFSET, "CodeBlob::_name", NULL, &asgst__vm.cb_name, NULL, ANY, REQ},
     {OFFSET, "CodeBlob::_size", NULL, &asgst__vm.cb_size, NULL, ANY, REQ},
     {OFFSET, "CodeBlob::_frame_size", NULL, &asgst__vm.cb_frame_size, NULL, ANY, REQ},

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "control/control.h"
+#include "core/blob_names.h"
 #include "core/records.h"
 #include "core/say.h"
 #include "core/state.h"
@@ -85,6 +86,7 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
   if (prof_signal_install(err, errlen) != 0) return -1;
   prof_buffer_reset();
   prof_sym_reset();
+  prof_blob_names_reset();
   memset(&prof.stats, 0, sizeof prof.stats);
   check_cpu_periods();
   if (prof_recorder_start(err, errlen) != 0) return -1;

@@ -17,7 +17,8 @@
 
 typedef struct {
   void *method; /* ASGST_Method, or the pc for a C frame */
-  int32_t bci;
+  int32_t bci;  /* a C frame's: the id of its VM code blob's name (core/blob_names.h),
+                   -1 for C code of a library */
   uint8_t type; /* enum ASGST_FrameTypeId */
   int8_t comp_level;
   uint16_t pad;

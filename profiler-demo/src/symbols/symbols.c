@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "asgst.h"
+#include "core/blob_names.h"
 #include "symbols/elf_symbols.h"
 #include "symbols/symbols.h"
 
@@ -95,6 +96,14 @@ static char *c_name(void *pc) {
   return strdup(buf);
 }
 
+/* N. A C frame in VM code: its blob's name as taken at sample time. */
+static char *vm_code_name(int id) {
+  char buf[PROF_BLOB_NAME_CAP + 8];
+  const char *name = prof_blob_name(id);
+  snprintf(buf, sizeof buf, "[stub] %s", name ? name : "?");
+  return strdup(buf);
+}
+
 /* N. Finds or adds (key, type) in the open-addressing table. */
 static slot *lookup(void *key, int type) {
   if (tcount * 2 >= tcap) {
@@ -120,11 +129,16 @@ static slot *lookup(void *key, int type) {
 /* N. */
 int prof_sym_frame(const prof_frame *f) {
   enum prof_ftype t = ftype_of(f);
+  /* A frame in VM code is keyed by its blob name's id (a small number no pc has), so the
+   * pcs of one blob are one frame. */
+  int blob = t == FT_C && f->bci > 0 ? f->bci : 0;
+  void *key = blob ? (void *)(uintptr_t)blob : f->method;
   pthread_mutex_lock(&sym_lock);
-  slot *s = lookup(f->method, (int)t);
+  slot *s = lookup(key, (int)t);
   if (!s->id) {
-    char *name = t == FT_C ? c_name(f->method) : java_name((ASGST_Method)f->method);
-    s->key = f->method;
+    char *name = blob ? vm_code_name(blob)
+                 : t == FT_C ? c_name(f->method) : java_name((ASGST_Method)f->method);
+    s->key = key;
     s->type = (int)t;
     s->id = add_symbol(name, t) + 1; /* stored + 1: 0 marks an empty slot */
     tcount++;

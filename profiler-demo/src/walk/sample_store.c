@@ -7,12 +7,24 @@
  */
 #include <string.h>
 
+#include "core/blob_names.h"
 #include "core/state.h"
 #include "walk/walk.h"
 
 /* SS. */
 int prof_walk_options(void) {
   return prof.opts.cstack ? ASGST_INCLUDE_NON_JAVA_FRAMES : 0;
+}
+
+/* SS. The blob name id (core/blob_names.h) of a C frame whose pc is in VM code (a stub,
+ * an adapter, a runtime blob), taken now: by the dump the blob may be freed and its
+ * address reused. -1 for C code of a library (no blob), as for any frame without a bci. */
+static int vm_code_name(void *pc) {
+  char name[PROF_BLOB_NAME_CAP];
+  const void *blob;
+  if (ASGST_GetCodeBlobName(pc, name, sizeof name, &blob) <= 0) return -1;
+  int id = prof_blob_name_intern(blob, name);
+  return id > 0 ? id : -1;
 }
 
 /* SS. */
@@ -24,9 +36,14 @@ void prof_walk_collect(ASGST_Iterator *it, void *arg) {
     prof_frame *o = &w->frames[w->n++];
     o->type = f.type;
     o->comp_level = (int8_t)f.comp_level;
-    o->bci = f.bci;
     o->pad = 0;
-    o->method = f.type == ASGST_FRAME_NON_JAVA ? f.pc : (void *)f.method;
+    if (f.type == ASGST_FRAME_NON_JAVA) {
+      o->method = f.pc;
+      o->bci = vm_code_name(f.pc);
+    } else {
+      o->method = (void *)f.method;
+      o->bci = f.bci;
+    }
   }
   /* An iterator that starts in error (a stale queue element) fails its first NextFrame. */
   if (w->n < PROF_MAX_FRAMES && r < 0) w->error = r;

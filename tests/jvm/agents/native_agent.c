@@ -12,6 +12,12 @@
  * equal GetStackTrace's (Method* and bci); it ends without error. The Java-only walk must
  * equal GetStackTrace too.
  *
+ * Code blob names (ASGST_GetCodeBlobName): the handler names every non-Java frame of the
+ * checked walk, as a profiler would at sample time. A frame in no library (dladdr knows
+ * none: VM-generated code) must get a name, a frame in a library none; the frame right
+ * below the bottom Java frame is the call stub (the thread was started from C), whose
+ * blob is named "StubRoutines ..." (the stub routines of the VM's first generation phase).
+ *
  * Options: secs=N (how long to sample; default 8), reps=N (N walks with C frames per
  * sample, the last one checked: for a profiler to see the walker). Prints "NATIVE ok - ..." / "NATIVE not
  * ok - ..." checks and "NATIVE # figure: ..." lines.
@@ -36,10 +42,16 @@
 #define MAX_SAMPLES 20000
 #define NOFP_CHAIN 17 /* nofp_chain frames: NOFP_CHAIN_DEPTH + 1 in nofp.c */
 
+#define NAME_CAP 64
+
 typedef struct {
   int n, rc;
   long ns;
   ASGST_Frame f[MAXF];
+  int name_rc[MAXF];        /* ASGST_GetCodeBlobName's result for non-Java frames */
+  char name[MAXF][NAME_CAP];
+  long name_ns;             /* naming every non-Java frame of the walk */
+  int named_frames;
 } walk;
 
 /* The one sample in flight: written by the spinner's handler, read after `done`. */
@@ -59,6 +71,12 @@ static atomic_int quit, finished;
 static long c_ns[MAX_SAMPLES], java_ns[MAX_SAMPLES];
 static long samples, complete, java_equal, c_frames_sum, below_sum, nframes_c, nframes_java;
 static int examples;
+/* Code blob names: frames in no library (named / all), frames in a library that got a
+ * name, complete walks whose frame below the bottom Java frame is the call stub's blob. */
+static long vm_code_frames, vm_code_named, lib_named, call_stub_seen, name_calls;
+static long name_ns[MAX_SAMPLES]; /* naming a sample's non-Java frames */
+static char seen_names[8][NAME_CAP];
+static int nseen;
 
 /* SS. Iterator handler: the walk's frames into *arg. */
 static void collect(ASGST_Iterator *it, void *arg) {
@@ -80,6 +98,22 @@ static void timed_walk(void *uc, int32_t options, walk *w) {
   w->ns = (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec);
 }
 
+/* SS. Names the walk's non-Java frames as a profiler would in its handler, timed. */
+static void name_frames(walk *w) {
+  struct timespec t0, t1;
+  w->named_frames = 0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int i = 0; i < w->n; i++) {
+    w->name_rc[i] = 0;
+    w->name[i][0] = '\0';
+    if (w->f[i].type != ASGST_FRAME_NON_JAVA) continue;
+    w->name_rc[i] = ASGST_GetCodeBlobName(w->f[i].pc, w->name[i], NAME_CAP, NULL);
+    w->named_frames++;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  w->name_ns = (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec);
+}
+
 /* SS. SIGPROF on the spinner: both walks, in alternating order (neither always finds
  * the caches warm). */
 static void on_signal(int sig, siginfo_t *si, void *uc) {
@@ -89,6 +123,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
     if (smp.parity) timed_walk(uc, 0, &smp.java);
     for (int i = 1; i < reps; i++) timed_walk(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, &smp.c);
     timed_walk(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, &smp.c);
+    name_frames(&smp.c);
     if (!smp.parity) timed_walk(uc, 0, &smp.java);
     atomic_store_explicit(&smp.done, 1, memory_order_release);
   }
@@ -137,6 +172,44 @@ static void example(const walk *w) {
   printf("NATIVE # example of an incomplete walk: %s\n", line);
 }
 
+/* N. Remembers a blob name for the figures (the first 8 distinct ones). */
+static void saw_name(const char *name) {
+  for (int i = 0; i < nseen; i++)
+    if (strcmp(seen_names[i], name) == 0) return;
+  if (nseen < 8) snprintf(seen_names[nseen++], NAME_CAP, "%s", name);
+}
+
+/* N. Checks the names of w's non-Java frames; true if the frame below the bottom Java
+ * frame is the call stub's blob. */
+static bool check_names(const walk *w) {
+  int bottom_java = -1;
+  for (int i = 0; i < w->n; i++) {
+    const ASGST_Frame *f = &w->f[i];
+    if (f->type != ASGST_FRAME_NON_JAVA) {
+      bottom_java = i;
+      continue;
+    }
+    Dl_info di;
+    bool in_lib = dladdr((void *)((uintptr_t)f->pc - (i == 0 ? 0 : 1)), &di) && di.dli_fname;
+    if (in_lib) {
+      lib_named += w->name_rc[i] != 0;
+      continue;
+    }
+    vm_code_frames++;
+    if (w->name_rc[i] > 0) {
+      vm_code_named++;
+      saw_name(w->name[i]);
+    } else if (examples++ < 3) {
+      printf("NATIVE # example of an unnamed frame in VM code: pc %p, result %s\n", f->pc,
+             ASGST_ErrorName(w->name_rc[i]));
+    }
+  }
+  name_calls += w->named_frames;
+  int below = bottom_java + 1;
+  return bottom_java >= 0 && below < w->n && w->name_rc[below] > 0 &&
+         strncmp(w->name[below], "StubRoutines", 12) == 0;
+}
+
 /* N. Checks one sample against GetStackTrace's nj frames. */
 static void check(const jvmtiFrameInfo *fi, int nj) {
   const walk *w = &smp.c;
@@ -147,13 +220,17 @@ static void check(const jvmtiFrameInfo *fi, int nj) {
   ok = ok && i < w->n && w->f[i].type == ASGST_FRAME_JAVA_NATIVE && java_equal_to(w, i, fi, nj);
   int below = 0;
   for (int k = w->n - 1; k >= 0 && w->f[k].type == ASGST_FRAME_NON_JAVA; k--) below++;
-  if (samples < MAX_SAMPLES) c_ns[samples] = w->ns, java_ns[samples] = smp.java.ns;
+  if (samples < MAX_SAMPLES) {
+    c_ns[samples] = w->ns, java_ns[samples] = smp.java.ns;
+    name_ns[samples] = w->name_ns;
+  }
   samples++;
   complete += ok;
   c_frames_sum += ok ? i : 0;
   below_sum += ok ? below : 0;
   nframes_c = w->n, nframes_java = smp.java.n;
   java_equal += smp.java.rc == 0 && java_equal_to(&smp.java, 0, fi, nj);
+  if (ok) call_stub_seen += check_names(w);
   if (!ok) example(w);
 }
 
@@ -204,6 +281,27 @@ static long median(long *v, long n) {
   return v[n / 2];
 }
 
+/* N. The figures and checks of code blob names. */
+static void report_names(void) {
+  char list[8 * (NAME_CAP + 4)] = "";
+  for (int i = 0; i < nseen; i++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", i ? ", " : "",
+             seen_names[i]);
+  long n = samples < MAX_SAMPLES ? samples : MAX_SAMPLES;
+  long mn = median(name_ns, n), mc = median(c_ns, n);
+  printf("NATIVE # figure: code blob names: %ld non-Java frames in VM code, %ld named (%s); "
+         "naming a walk's %.1f non-Java frames: median %ld ns, %.2fx the walk with C frames\n",
+         vm_code_frames, vm_code_named, list, samples ? (double)name_calls / samples : 0.0, mn,
+         mc ? (double)mn / mc : 0.0);
+  printf("NATIVE %s - every non-Java frame in VM code is named, no library frame is "
+         "(%ld of %ld named, %ld library frames named)\n",
+         vm_code_frames > 0 && vm_code_named == vm_code_frames && lib_named == 0 ? "ok" : "not ok",
+         vm_code_named, vm_code_frames, lib_named);
+  printf("NATIVE %s - below the bottom Java frame of every complete walk: the call stub's blob "
+         "\"StubRoutines ...\" (%ld of %ld)\n",
+         complete > 0 && call_stub_seen == complete ? "ok" : "not ok", call_stub_seen, complete);
+}
+
 /* N. The figures and checks. */
 static void report(void) {
   long n = samples < MAX_SAMPLES ? samples : MAX_SAMPLES;
@@ -226,6 +324,7 @@ static void report(void) {
          samples > 0 && complete * 100 >= samples * 99 ? "ok" : "not ok", NOFP_CHAIN, complete, samples);
   printf("NATIVE %s - >= 99%% of Java-only walks equal GetStackTrace (%ld of %ld)\n",
          samples > 0 && java_equal * 100 >= samples * 99 ? "ok" : "not ok", java_equal, samples);
+  report_names();
   fflush(stdout);
 }
 
