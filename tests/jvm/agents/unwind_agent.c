@@ -94,8 +94,9 @@ static const char *end_name(int end) {
 
 /* N. Prints a disagreeing sample: the frames around the first difference. */
 static void print_example(const agree_example *e) {
-  printf("AGREE # disagreement on tid %d at frame %d: ASGST %d C frames (%s, rc %d), libunwind %d (%s, rc %d)\n",
-         (int)e->tid, e->at, e->na, end_name(e->a_end), e->a_rc, e->nu, end_name(e->u_end), e->u_rc);
+  printf("AGREE # disagreement on tid %d at frame %d: ASGST (%s) %d C frames (%s, rc %d), libunwind %d (%s, "
+         "rc %d)\n", (int)e->tid, e->at, e->a_kind == ASGST_NON_JAVA_TRACE ? "non-Java thread" : "Java thread",
+         e->na, end_name(e->a_end), e->a_rc, e->nu, end_name(e->u_end), e->u_rc);
   int from = e->at > 2 ? e->at - 2 : 0;
   for (int i = from; i < e->at + 3 && i < AGREE_EX_FRAMES; i++) {
     char a[256] = "-", u[256] = "-";

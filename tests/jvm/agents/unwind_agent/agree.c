@@ -92,6 +92,7 @@ static void keep_example(const c_run *a, const c_run *u, int at) {
   e->at = at;
   e->na = a->n, e->nu = u->n;
   e->a_end = a->end, e->u_end = u->end;
+  e->a_kind = a->kind;
   e->a_rc = a->rc, e->u_rc = u->rc;
   for (int i = 0; i < AGREE_EX_FRAMES; i++) {
     e->a[i] = i < a->n ? a->pc[i] : 0;

@@ -23,7 +23,8 @@ typedef struct {
   int at;             /* the first position where they differ */
   int na, nu;         /* C frames of ASGST, of libunwind */
   int a_end, u_end;   /* END_* of each */
-  int a_rc, u_rc;     /* ASGST's walk result (kind or error), libunwind's last result */
+  int a_kind;         /* ASGST_RunWithIterator's result (a trace kind or an error) */
+  int a_rc, u_rc;     /* ASGST's NextFrame error (0: none), libunwind's last result */
   uintptr_t a[AGREE_EX_FRAMES], u[AGREE_EX_FRAMES];
 } agree_example;
 
