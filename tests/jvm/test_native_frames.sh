@@ -16,7 +16,6 @@ WORK=$BUILD/tests/jvm/native
 mkdir -p "$WORK/classes"
 n=0
 tap() { n=$((n + 1)); echo "$1 $n - $2"; }
-. "$HERE/agent_tap.sh"
 
 if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ] || [ ! -f "$LIB" ]; then
   echo "1..1"
@@ -33,5 +32,20 @@ log=$WORK/run.log
 (cd "$WORK" && timeout -k 5 $((SECS + 60)) "$JAVA_HOME/bin/java" -Xss4m \
   "-agentpath:$AGENT=secs=$SECS" -Dnofp.lib="$LIB" -cp "$WORK/classes" \
   NativeFrames $((SECS + 3))) >"$log" 2>&1
-jvm_exit_tap $? "$WORK" "$log" "NativeFrames done"
-agent_checks_tap NATIVE "$log" 3
+rc=$?
+crash=$(ls "$WORK"/hs_err_*.log 2>/dev/null | wc -l)
+if [ $rc = 0 ] && [ "$crash" = 0 ] && grep -q '^NativeFrames done' "$log"; then
+  tap "ok" "JVM ran NativeFrames with the agent and exited cleanly"
+else
+  tap "not ok" "JVM exit status $rc, $crash crash logs (log: ${log#$BUILD/})"; tail -5 "$log" | sed 's/^/# /'
+fi
+checks=0
+while IFS= read -r line; do
+  case "$line" in
+    "NATIVE ok - "*) tap "ok" "${line#NATIVE ok - }"; checks=$((checks + 1)) ;;
+    "NATIVE not ok - "*) tap "not ok" "${line#NATIVE not ok - }"; checks=$((checks + 1)) ;;
+    "NATIVE # "*) echo "${line#NATIVE }" ;;
+  esac
+done < <(grep '^NATIVE ' "$log")
+[ "$checks" -ge 3 ] && tap "ok" "the agent reported its checks" ||
+  tap "not ok" "the agent reported its checks ($checks of 3)"
