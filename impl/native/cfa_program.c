@@ -106,9 +106,13 @@ static void advance(struct cfa_run *r, uint64_t delta) {
 /* N. The threshold of a PLT's CFA expression, as linkers write it for x86_64 lazy PLT
  * entries of 16 bytes: rsp + 8 + ((rip & 15) >= N ? 8 : 0), that is DW_OP_breg7 8,
  * DW_OP_breg16 0, DW_OP_lit15, DW_OP_and, DW_OP_litN, DW_OP_ge, DW_OP_lit3, DW_OP_shl,
- * DW_OP_plus (N = 11 for the classic entry); 0 for any other expression. */
+ * DW_OP_plus (N = 11 for the classic entry); 0 for any other expression. Spelled with
+ * the stack pointer and return address columns (rip is x86_64's), so that on arm64,
+ * whose PLTs have no such expression, nothing matches by accident of numbering. */
 static uint8_t plt_threshold(const uint8_t *e, uint64_t len) {
-  static const uint8_t head[] = {0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a}, tail[] = {0x2a, 0x33, 0x24, 0x22};
+  enum { BREG0 = 0x70 };
+  static const uint8_t head[] = {BREG0 + ASGST_DW_SP, 0x08, BREG0 + ASGST_DW_RA, 0x00, 0x3f, 0x1a},
+                       tail[] = {0x2a, 0x33, 0x24, 0x22};
   if (len != sizeof head + 1 + sizeof tail || memcmp(e, head, sizeof head) != 0 ||
       memcmp(e + sizeof head + 1, tail, sizeof tail) != 0)
     return 0;
