@@ -4,6 +4,8 @@
  */
 #include "impl/native/cfa_program.h"
 
+#include <string.h>
+
 #include "impl/native/cfi_arch.h"
 #include "impl/native/dwarf_cursor.h"
 
@@ -18,6 +20,7 @@ struct cfa_state {
   uint64_t cfa_reg;
   int64_t cfa_off;
   bool cfa_expr;
+  uint8_t plt_at; /* cfa_expr is a PLT's (see plt_threshold), its threshold; else 0 */
   struct reg_rule fp, ra;
 };
 
@@ -50,7 +53,7 @@ static void reg_to_rule(const struct reg_rule *rule, uint8_t *kind, int16_t *off
 }
 
 /* N. Appends the row for the current state at the current location. */
-static void emit(struct cfa_run *r) {
+static void emit_row(struct cfa_run *r) {
   if (!r->rv || r->loc < r->begin || r->loc >= r->end) return;
   struct asgst_cfi_rule rule = {0};
   if (r->st.cfa_expr) rule.cfa_reg = ASGST_CFA_EXPR;
@@ -64,10 +67,57 @@ static void emit(struct cfa_run *r) {
   asgst__rowvec_push(r->rv, (uint32_t)(r->loc - r->fde->base), &rule);
 }
 
-/* N. Moves the location on by delta code units, emitting the row that ends there. */
+enum { PLT_ENTRY = 16, PLT_MAX_RANGE = 1 << 20 };
+
+/* N. The rows of a PLT's CFA expression over [r->loc, until): CFA = rsp + 8 in each
+ * 16-byte entry, rsp + 16 from its byte plt_at on (after the entry's push): rows the
+ * stepper can use, two per entry. Entries are 16-byte aligned at run time and at link
+ * time alike (objects are loaded at page-aligned offsets). */
+static void emit_plt(struct cfa_run *r, uintptr_t until) {
+  struct cfa_state st = r->st;
+  uintptr_t from = r->loc, at = st.plt_at;
+  r->st.cfa_expr = false;
+  r->st.cfa_reg = ASGST_DW_SP;
+  for (uintptr_t entry = from & ~(uintptr_t)(PLT_ENTRY - 1); entry < until; entry += PLT_ENTRY) {
+    r->loc = entry > from ? entry : from;
+    r->st.cfa_off = r->loc - entry >= at ? 16 : 8;
+    emit_row(r);
+    r->loc = entry + at;
+    r->st.cfa_off = 16;
+    if (r->loc > from && r->loc < until) emit_row(r);
+  }
+  r->st = st;
+  r->loc = from;
+}
+
+/* N. Appends the rows for the current state over [r->loc, until). */
+static void emit(struct cfa_run *r, uintptr_t until) {
+  if (r->st.cfa_expr && r->st.plt_at && until > r->loc && until - r->loc <= PLT_MAX_RANGE) emit_plt(r, until);
+  else emit_row(r);
+}
+
+/* N. Moves the location on by delta code units, emitting the rows that end there. */
 static void advance(struct cfa_run *r, uint64_t delta) {
-  emit(r);
-  r->loc += delta * r->cie->code_align;
+  uintptr_t to = r->loc + delta * r->cie->code_align;
+  emit(r, to);
+  r->loc = to;
+}
+
+/* N. The threshold of a PLT's CFA expression, as linkers write it for x86_64 lazy PLT
+ * entries of 16 bytes: rsp + 8 + ((rip & 15) >= N ? 8 : 0), that is DW_OP_breg7 8,
+ * DW_OP_breg16 0, DW_OP_lit15, DW_OP_and, DW_OP_litN, DW_OP_ge, DW_OP_lit3, DW_OP_shl,
+ * DW_OP_plus (N = 11 for the classic entry); 0 for any other expression. Spelled with
+ * the stack pointer and return address columns (rip is x86_64's), so that on arm64,
+ * whose PLTs have no such expression, nothing matches by accident of numbering. */
+static uint8_t plt_threshold(const uint8_t *e, uint64_t len) {
+  enum { BREG0 = 0x70 };
+  static const uint8_t head[] = {BREG0 + ASGST_DW_SP, 0x08, BREG0 + ASGST_DW_RA, 0x00, 0x3f, 0x1a},
+                       tail[] = {0x2a, 0x33, 0x24, 0x22};
+  if (len != sizeof head + 1 + sizeof tail || memcmp(e, head, sizeof head) != 0 ||
+      memcmp(e + sizeof head + 1, tail, sizeof tail) != 0)
+    return 0;
+  uint8_t lit = e[sizeof head];
+  return lit > 0x30 && lit <= 0x3f ? (uint8_t)(lit - 0x30) : 0;
 }
 
 /* N. An operand times a data alignment factor, wrapping instead of overflowing (garbage
@@ -95,10 +145,12 @@ static bool run_extended(struct cfa_run *r, struct asgst_dw_cursor *c, uint8_t o
   uint64_t reg;
   switch (op) {
   case 0x00: return true; /* nop */
-  case 0x01: /* set_loc */
-    emit(r);
-    r->loc = asgst__dw_pointer(c, r->cie->fde_enc);
+  case 0x01: { /* set_loc */
+    uintptr_t to = asgst__dw_pointer(c, r->cie->fde_enc);
+    emit(r, to);
+    r->loc = to;
     return true;
+  }
   case 0x02: advance(r, asgst__dw_u8(c)); return true;
   case 0x03: advance(r, asgst__dw_u16(c)); return true;
   case 0x04: advance(r, asgst__dw_u32(c)); return true;
@@ -130,10 +182,13 @@ static bool run_extended(struct cfa_run *r, struct asgst_dw_cursor *c, uint8_t o
     return true;
   case 0x0d: r->st.cfa_reg = asgst__dw_uleb(c); r->st.cfa_expr = false; return true;
   case 0x0e: r->st.cfa_off = (int64_t)asgst__dw_uleb(c); return true;
-  case 0x0f: /* def_cfa_expression: not evaluated; the row gets no rule */
-    asgst__dw_skip(c, asgst__dw_uleb(c));
+  case 0x0f: { /* def_cfa_expression: a PLT's gets rows (emit_plt), others no rule */
+    uint64_t len = asgst__dw_uleb(c);
+    r->st.plt_at = !c->bad && len <= (uint64_t)(c->end - c->p) ? plt_threshold(c->p, len) : 0;
+    asgst__dw_skip(c, len);
     r->st.cfa_expr = true;
     return true;
+  }
   case 0x10: /* expression */
   case 0x16: /* val_expression */
     reg = asgst__dw_uleb(c);
@@ -200,7 +255,7 @@ int asgst__cfa_fde_rows(const struct asgst_cie *cie, const struct asgst_fde *fde
   r.rv = rv;
   r.loc = fde->begin;
   if (!run(&r, fde->insns, fde->end)) return -1;
-  emit(&r);
+  emit(&r, end);
   struct asgst_cfi_rule gap = {.cfa_reg = ASGST_CFA_GAP};
   asgst__rowvec_push(rv, (uint32_t)(end - fde->base), &gap);
   return 0;

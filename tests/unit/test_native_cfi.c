@@ -80,6 +80,33 @@ static void a_hand_made_eh_frame_gives_its_rows(void **state) {
   free(b);
 }
 
+/* A .plt's FDE as binutils' ld writes it: PLT0 with two pushes, then lazy entries whose
+ * CFA is an expression, rsp + 8 + ((rip & 15) >= 11 ? 8 : 0). Its rows: two per entry. */
+static const uint8_t plt_fde[] = {
+    0x20, 0, 0, 0, 0x1c, 0, 0, 0,    /* length 32, CIE pointer: 28 bytes back */
+    0x00, 0x10, 0, 0, 0x30, 0, 0, 0, /* pc_begin 0x1000, range 0x30: PLT0 and 2 entries */
+    0x00,                            /* augmentation data length 0 */
+    0x0e, 0x10, 0x46, 0x0e, 0x18,    /* def_cfa_offset 16; +6: def_cfa_offset 24 */
+    0x4a, 0x0f, 0x0b,                /* +10: def_cfa_expression of 11 bytes: */
+    0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22,
+};
+
+static void a_plt_expression_gives_rows_per_entry(void **state) {
+  (void)state;
+  uint8_t b[sizeof cie + sizeof plt_fde + 4] = {0};
+  memcpy(b, cie, sizeof cie);
+  memcpy(b + sizeof cie, plt_fde, sizeof plt_fde);
+  struct asgst_cfi_rowvec rv = {0};
+  assert_int_equal(asgst__cfi_eh_frame_rows(b, sizeof b, 0, &rv), 0);
+  asgst__rowvec_finish(&rv);
+  static const uint32_t pcs[] = {0x1000, 0x1006, 0x1010, 0x101b, 0x1020, 0x102b};
+  static const int offs[] = {16, 24, 8, 16, 8, 16};
+  assert_int_equal(rv.n, 7);
+  for (int i = 0; i < 6; i++) check_row(&rv.v[i], pcs[i], ASGST_CFA_SP, offs[i], ASGST_REG_SAME, 0);
+  check_row(&rv.v[6], 0x1030, ASGST_CFA_GAP, 0, 0, 0);
+  asgst__rowvec_free(&rv);
+}
+
 /* Every truncation inside an entry is an error; cut at an entry's end, it is a shorter
  * section. Never a read past the end (the sanitizer would stop the test). */
 static void truncated_eh_frames_give_errors(void **state) {
@@ -254,6 +281,7 @@ static void cost_of_building_and_searching(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_hand_made_eh_frame_gives_its_rows),
+      cmocka_unit_test(a_plt_expression_gives_rows_per_entry),
       cmocka_unit_test(truncated_eh_frames_give_errors),
       cmocka_unit_test(garbage_eh_frames_never_crash),
       cmocka_unit_test(a_pc_in_no_object_has_no_rule),

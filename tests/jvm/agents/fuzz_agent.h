@@ -60,6 +60,9 @@ typedef struct {
   atomic_ulong violations[V_COUNT];
   atomic_ulong rewinds, rewind_mismatch, signals, handler_ns, handler_max_ns;
   atomic_ulong java_without_method; /* bytecode frames with a NULL method (allowed) */
+  /* C frames (issue 28): walks asked for them (ASGST_INCLUDE_NON_JAVA_FRAMES), walks that
+   * returned at least one, and the C frames returned. */
+  atomic_ulong c_asked, c_walks, c_frames;
   atomic_long first_violation_code;
   /* Stack-copy walks checked against the blocking walk of the same moment (remote.c). */
   atomic_ulong copy_checked, copy_identical, copy_with_wrong, copy_wrong_frames, copy_frames;
@@ -103,6 +106,7 @@ typedef struct {
   int32_t options;   /* the walk's options, for the option checks */
   ASGST_Frame *keep; /* if not NULL: the first keep_cap frames are stored here */
   int keep_cap;
+  int c_frames;      /* out: ASGST_FRAME_NON_JAVA frames among `frames` */
 } fuzz_walk;
 void fuzz_drain(ASGST_Iterator *it, void *arg);
 /* SS. Counts the outcome of a walk that returned `kind` after fuzz_drain filled *w. */

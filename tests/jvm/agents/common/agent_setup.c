@@ -3,6 +3,7 @@
 
 #include "asgst.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -60,4 +61,31 @@ bool agent_start_thread(jvmtiEnv *jvmti, JNIEnv *env, jvmtiStartFunction fn) {
   jmethodID init = cls ? (*env)->GetMethodID(env, cls, "<init>", "()V") : NULL;
   jobject thr = init ? (*env)->NewObject(env, cls, init) : NULL;
   return thr != NULL && (*jvmti)->RunAgentThread(jvmti, thr, fn, NULL, JVMTI_THREAD_NORM_PRIORITY) == JVMTI_ERROR_NONE;
+}
+
+/* N. */
+bool agent_initialize_and_start(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *env, jvmtiStartFunction fn,
+                                const char *prefix) {
+  int rc = ASGST_Initialize(vm, agent_init_flags());
+  if (rc != 0) {
+    printf("%s not ok - ASGST_Initialize: %s (%s)\n", prefix, ASGST_ErrorName(rc), ASGST_InitializeError());
+    return false;
+  }
+  if (agent_start_thread(jvmti, env, fn)) return true;
+  printf("%s not ok - cannot start the agent thread\n", prefix);
+  return false;
+}
+
+/* N. */
+void agent_stop_and_wait(atomic_int *quit, atomic_int *finished, int ms) {
+  atomic_store(quit, 1);
+  for (int i = 0; i < ms / 10 && !atomic_load(finished); i++) usleep(10000);
+}
+
+/* N. */
+long agent_option(const char *options, const char *name, long fallback) {
+  size_t len = strlen(name);
+  for (const char *p = options; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+    if (strncmp(p, name, len) == 0 && p[len] == '=') return atol(p + len + 1);
+  return fallback;
 }

@@ -17,6 +17,14 @@ int agent_init_flags(void);
 /* N. Starts fn on a new Java thread of the agent (JVMTI RunAgentThread); false if the
  * thread could not be made or started. */
 bool agent_start_thread(jvmtiEnv *jvmti, JNIEnv *env, jvmtiStartFunction fn);
+/* N. ASGST_Initialize, then fn on a new agent thread; on failure prints
+ * "<prefix> not ok - ..." and returns false. */
+bool agent_initialize_and_start(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *env, jvmtiStartFunction fn,
+                                const char *prefix);
+/* N. Sets *quit and waits up to ms milliseconds for *finished (an agent thread's report). */
+void agent_stop_and_wait(atomic_int *quit, atomic_int *finished, int ms);
+/* N. The number of option `name=N` in an agent's comma-separated options, else fallback. */
+long agent_option(const char *options, const char *name, long fallback);
 /* N. Installs fn as the SA_SIGINFO handler of sig. */
 void agent_handle_signal(int sig, void (*fn)(int, siginfo_t *, void *));
 

@@ -110,7 +110,7 @@ static regs make(enum fuzz_ctx c, regs real) {
 /* SS. Walks from g, through an edited copy of the ucontext or from registers. */
 static void launch(enum fuzz_ctx c, ucontext_t *uc, regs g) {
   int32_t opt = random_options();
-  fuzz_walk w = {c, 0, 0, c == CTX_REAL && fuzz_below(4) == 0, opt, NULL, 0};
+  fuzz_walk w = {c, 0, 0, c == CTX_REAL && fuzz_below(4) == 0, opt, NULL, 0, 0};
   int kind;
   if (c == CTX_REAL) {
     kind = ASGST_RunWithIterator(uc, opt, fuzz_drain, &w);

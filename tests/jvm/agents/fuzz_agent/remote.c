@@ -95,7 +95,7 @@ static void compare_copy(const copy_check *c) {
 static void walk_one(int64_t tid, int32_t opt) {
   static copy_check c;
   bool copy = (int)fuzz_below(100) < fuzz_copy_percent, check = copy && fuzz_below(2) == 0;
-  fuzz_walk w = {copy ? CTX_COPY : CTX_REMOTE, 0, 0, fuzz_below(8) == 0, opt, NULL, 0};
+  fuzz_walk w = {copy ? CTX_COPY : CTX_REMOTE, 0, 0, fuzz_below(8) == 0, opt, NULL, 0, 0};
   if (copy) opt |= ASGST_COPY_STACK;
   int kind;
   if (check) {

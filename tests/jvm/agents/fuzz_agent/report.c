@@ -66,6 +66,8 @@ void fuzz_report(const char *label, double secs, int threads) {
          get(&fuzz_n.handler_max_ns) / 1e3, get(&fuzz_n.rewinds), get(&fuzz_n.rewind_mismatch),
          get(&fuzz_n.by_kind[ASGST_JAVA_TRACE]), get(&fuzz_n.by_kind[ASGST_NON_JAVA_TRACE]),
          get(&fuzz_n.java_without_method));
+  printf("FUZZ # figure: fuzz=%s c_frames: walks_asking=%lu walks_with_c_frames=%lu c_frames=%lu\n", label,
+         get(&fuzz_n.c_asked), get(&fuzz_n.c_walks), get(&fuzz_n.c_frames));
   histogram(label, "outcomes", fuzz_n.by_code);
   histogram(label, "remote_outcomes", fuzz_n.remote_by_code);
   by_start(label);
@@ -75,6 +77,9 @@ void fuzz_report(const char *label, double secs, int threads) {
          get(&fuzz_n.copy_checked), get(&fuzz_n.copy_identical), get(&fuzz_n.copy_with_wrong),
          get(&fuzz_n.copy_wrong_frames), get(&fuzz_n.copy_frames));
   violations();
+  /* Issue 28: the C frame stepping must be among what is fuzzed. */
+  printf("FUZZ %s - walks with C frames were fuzzed (%lu walks, %lu C frames)\n",
+         get(&fuzz_n.c_walks) > 0 ? "ok" : "not ok", get(&fuzz_n.c_walks), get(&fuzz_n.c_frames));
   if (get(&fuzz_n.violations[V_UNDOCUMENTED]) == 0)
     printf("FUZZ ok - every error code is a documented one\n");
   else

@@ -130,12 +130,12 @@ static void check_options(const ASGST_Frame *f, int32_t options, int *java) {
 }
 
 /* SS. Takes frames until the end, checking State against each NextFrame result. Returns
- * the terminal code; *n gets the frame count. */
-static int take_all(ASGST_Iterator *it, int *n, const fuzz_walk *w, bool info) {
+ * the terminal code; *n gets the frame count, *c the C frames among them. */
+static int take_all(ASGST_Iterator *it, int *n, int *c, const fuzz_walk *w, bool info) {
   int32_t options = w->options;
   ASGST_Frame f;
   int r, java = 0;
-  *n = 0;
+  *n = *c = 0;
   for (;;) {
     int s = ASGST_State(it);
     r = ASGST_NextFrame(it, &f);
@@ -143,6 +143,7 @@ static int take_all(ASGST_Iterator *it, int *n, const fuzz_walk *w, bool info) {
     if (r != 1) break;
     check_options(&f, options, &java);
     on_frame(&f, info);
+    *c += f.type == ASGST_FRAME_NON_JAVA;
     if (w->keep && *n < w->keep_cap) w->keep[*n] = f;
     if (++*n > RUNAWAY_FRAMES) {
       fuzz_violated(V_RUNAWAY, 0);
@@ -159,16 +160,16 @@ static int take_all(ASGST_Iterator *it, int *n, const fuzz_walk *w, bool info) {
 void fuzz_drain(ASGST_Iterator *it, void *arg) {
   fuzz_walk *w = arg;
   bool info = fuzz_info_every > 0 && fuzz_below((uint64_t)fuzz_info_every) == 0;
-  w->code = take_all(it, &w->frames, w, info);
+  w->code = take_all(it, &w->frames, &w->c_frames, w, info);
   if (!w->rewind) return;
   ASGST_RewindIterator(it);
   fuzz_walk again = *w;
   again.keep = NULL;
-  int n2, code2 = take_all(it, &n2, &again, false);
+  int n2, c2, code2 = take_all(it, &n2, &c2, &again, false);
   add(&fuzz_n.rewinds, 1);
   /* Not a violation: metadata other threads change (a deoptimization, an unload) may
    * legitimately end a second walk of the same stack elsewhere; counted for the report. */
-  if (n2 != w->frames || code2 != w->code) add(&fuzz_n.rewind_mismatch, 1);
+  if (n2 != w->frames || c2 != w->c_frames || code2 != w->code) add(&fuzz_n.rewind_mismatch, 1);
 }
 
 /* SS. */
@@ -185,5 +186,7 @@ void fuzz_count(fuzz_walk *w, int kind) {
   add(&fuzz_n.walks, 1);
   add(&fuzz_n.frames, (unsigned long)w->frames);
   add(&fuzz_n.by_ctx[w->ctx], 1);
+  if (w->options & ASGST_INCLUDE_NON_JAVA_FRAMES) add(&fuzz_n.c_asked, 1);
+  if (w->c_frames > 0) add(&fuzz_n.c_walks, 1), add(&fuzz_n.c_frames, (unsigned long)w->c_frames);
   if (outcome == ASGST_WALK_FAULTED) add(&fuzz_n.faults_by_ctx[w->ctx], 1);
 }
