@@ -1,24 +1,78 @@
 /*
  * cfi_step.c - the signal handler's side of the tables: looking up a pc's row and
  * stepping one C frame to its caller with it. Async-signal-safe: one atomic load of the
- * published snapshot, two binary searches, reads only through the caller's callback.
+ * published snapshot, a search of its objects and of one table (often answered by the
+ * table's cache), reads only through the caller's callback. All of it in this one file,
+ * marked hot, so that a walk's first C frame finds little code out of the cache.
  */
 #include "impl/native/cfi.h"
 #include "impl/native/cfi_snapshot.h"
 
+#define HOT __attribute__((hot))
+
+/* SS. The object covering pc, NULL if none. */
+HOT static const struct asgst_cfi_object *object_of(const struct asgst_cfi_snapshot *s,
+                                                    uintptr_t pc) {
+  size_t lo = 0, hi = s->nobjects;
+  while (lo < hi) { /* first object whose hi is above pc */
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->objects[mid].hi <= pc) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == s->nobjects || pc < s->objects[lo].lo) return NULL;
+  return &s->objects[lo];
+}
+
+/* SS. The index of the row holding pc offset off: a branchless binary search (its
+ * comparisons would mispredict half the time), the first row when off precedes all. */
+HOT static size_t row_of(const struct asgst_cfi_table *t, uint32_t off) {
+  const uint32_t *base = t->pcs;
+  size_t n = t->nrows;
+  while (n > 1) { /* invariant: the row sought is in [base, base + n) */
+    size_t half = n / 2;
+    base = base[half] <= off ? base + half : base;
+    n -= half;
+  }
+  return (size_t)(base - t->pcs);
+}
+
+/* SS. The rule at pc in t (pc in [t->lo, t->hi)), NULL in a gap: from the cache (see
+ * cfi_table.h), else searched and put there. */
+HOT static const struct asgst_cfi_rule *table_rule(struct asgst_cfi_table *t, uintptr_t pc) {
+  uint32_t off = (uint32_t)(pc - t->id.base);
+  uint64_t *slot = &t->hits[(off * 2654435761u) >> t->hit_shift & t->hit_mask];
+  uint64_t hit = __atomic_load_n(slot, __ATOMIC_RELAXED);
+  uint32_t idx;
+  if (hit >> 32 == off && (uint32_t)hit != 0) {
+    idx = (uint32_t)hit - 1;
+  } else {
+    size_t r = row_of(t, off);
+    idx = t->pcs[r] <= off ? t->rule_of[r] : ASGST_CFI_GAP_RULE;
+    __atomic_store_n(slot, (uint64_t)off << 32 | (idx + 1), __ATOMIC_RELAXED);
+  }
+  return idx == ASGST_CFI_GAP_RULE ? NULL : &t->rules[idx];
+}
+
 /* SS. */
-const struct asgst_cfi_rule *asgst__cfi_lookup(uintptr_t pc, bool pc_is_return_address) {
+HOT const struct asgst_cfi_rule *asgst__cfi_lookup(uintptr_t pc, bool pc_is_return_address) {
   const struct asgst_cfi_snapshot *s = __atomic_load_n(&asgst__cfi_current, __ATOMIC_ACQUIRE);
   if (!s) return NULL;
   /* A return address may lie past the end of its function (a call to a noreturn
    * function as the last instruction): the call itself is one byte before it. */
-  return asgst__cfi_snapshot_rule(s, pc_is_return_address ? pc - 1 : pc);
+  if (pc_is_return_address) pc--;
+  const struct asgst_cfi_object *o = object_of(s, pc);
+  return o ? table_rule(o->table, pc) : NULL;
 }
 
 /* SS. */
 int asgst__cfi_step(struct asgst_cfi_frame *frame, bool pc_is_return_address,
                     asgst_cfi_read_fn read, void *ctx) {
-  const struct asgst_cfi_rule *rule = asgst__cfi_lookup(frame->pc, pc_is_return_address);
+  return asgst__cfi_step_with(asgst__cfi_lookup(frame->pc, pc_is_return_address), frame, read, ctx);
+}
+
+/* SS. */
+HOT int asgst__cfi_step_with(const struct asgst_cfi_rule *rule, struct asgst_cfi_frame *frame,
+                             asgst_cfi_read_fn read, void *ctx) {
   if (!rule || (rule->cfa_reg != ASGST_CFA_SP && rule->cfa_reg != ASGST_CFA_FP))
     return ASGST_CFI_NO_RULE;
   if (rule->ra_rule == ASGST_REG_UNDEF) return ASGST_CFI_OUTERMOST;
