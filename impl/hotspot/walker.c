@@ -44,6 +44,11 @@ typedef struct {
   uint16_t memo_at;   /* index of its first frame in it->pending */
   uint8_t memo_n;     /* its logical frames, 0: no memo */
   uintptr_t fc_checked; /* the nmethod whose compile id this walk has checked (framecache.c) */
+  /* A return address the previous C step found a table row for, and its rule: C code
+   * (a loaded object's, never the code cache), so decode and the next step skip the
+   * code cache and the table search. 0: none. */
+  uintptr_t c_pc;
+  const struct asgst_cfi_rule *c_rule;
 } hs_state;
 
 _Static_assert(sizeof(hs_state) <= ASGST__BACKEND_SCRATCH, "scratch too small");
@@ -388,6 +393,14 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
   hs_state *s = state_of(it);
   /* Every kind of frame gives at least one logical frame. */
   if (asgst__room(it) < 1) return ASGST__NO_ROOM;
+  if (it->cur.pc == LD(s->c_pc)) { /* the C step proved it C: see step_c */
+    s->memo_n = 0;
+    s->fsize = 0;
+    s->kind = ASGST__HK_C;
+    s->blob = 0;
+    non_java(it);
+    return 0;
+  }
   /* The frame cache knows compiled frames at a return address (exact) and complete top
    * frames (near); see cacheable(). */
   int top = LD(s->top);
@@ -452,9 +465,13 @@ static bool cfi_read(void *ctx, uintptr_t addr, uintptr_t *value) {
  * no usable rule or give a sender that does not lie above c below `limit` (0: none).
  * Tried before frame pointers: code built without them leaves in fp some older frame's
  * value, and a frame pointer step from it would skip C frames silently. `top`: c was interrupted anywhere, so its pc is not a return address. */
-ASGST__HOT static int cfi_sender(const asgst__regs *c, bool top, uintptr_t limit, asgst__regs *n) {
+ASGST__HOT static int cfi_sender(const asgst__regs *c, const hs_state *s, uintptr_t limit,
+                                  asgst__regs *n) {
   struct asgst_cfi_frame f = {.pc = c->pc, .sp = c->sp, .fp = c->fp};
-  int r = asgst__cfi_step(&f, !top, cfi_read, NULL);
+  bool top = LD(s->top);
+  const struct asgst_cfi_rule *rule =
+      !top && c->pc == LD(s->c_pc) ? s->c_rule : asgst__cfi_lookup(c->pc, !top);
+  int r = asgst__cfi_step_with(rule, &f, cfi_read, NULL);
   if (r != ASGST_CFI_STEPPED) return r == ASGST_CFI_OUTERMOST ? 0 : -1;
   if (f.sp <= c->sp || (f.sp & 7) || (limit && f.sp > limit)) return -1;
   n->pc = f.pc;
@@ -477,16 +494,22 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   asgst__regs *c = &it->cur;
   uintptr_t limit = s->has_target ? s->target.sp : it->thread.stack_base;
   asgst__regs n;
-  int cfi = (it->options & ASGST__OPT_REPLAYABLE) ? -1 : cfi_sender(c, s->top, limit, &n);
+  bool tables = !(it->options & ASGST__OPT_REPLAYABLE);
+  int cfi = tables ? cfi_sender(c, s, limit, &n) : -1;
   /* The tables' outermost frame (the thread's start), or without a rule an fp of 0. */
   if ((cfi == 0 || (cfi < 0 && c->fp == 0)) && !s->has_target) return 0;
   if (cfi > 0 || (cfi < 0 && fp_sender(c, limit, &n))) {
     uintptr_t blob;
+    /* A row in a loaded object's table makes the sender C code, never the code cache:
+     * looked up once here, the rule serves the next step and decode skips the code cache. */
+    const struct asgst_cfi_rule *next = tables ? asgst__cfi_lookup(n.pc, true) : NULL;
     /* Heading for an anchor, code-cache code is the anchor's own frame (a Java frame
      * that called the VM, or a stub that set the anchor): continue at the anchor. */
     bool to_anchor = s->has_target && (n.sp >= s->target.sp ||
-                                       asgst__hs_classify(n.pc, &blob) != ASGST__HK_C);
+                                       (!next && asgst__hs_classify(n.pc, &blob) != ASGST__HK_C));
     if (!to_anchor) {
+      s->c_pc = next ? n.pc : 0;
+      s->c_rule = next;
       set_regs(c, &n);
       s->top = 0;
       s->pcmode = s->java_seen || s->has_target ? ASGST__PC_EXACT : ASGST__PC_NEAR;
