@@ -49,6 +49,7 @@ typedef struct {
    * code cache and the table search. 0: none. */
   uintptr_t c_pc;
   const struct asgst_cfi_rule *c_rule;
+  const struct asgst_cfi_object *c_obj; /* the object of the last table lookup (cfi.h) */
 } hs_state;
 
 _Static_assert(sizeof(hs_state) <= ASGST__BACKEND_SCRATCH, "scratch too small");
@@ -465,12 +466,13 @@ static bool cfi_read(void *ctx, uintptr_t addr, uintptr_t *value) {
  * no usable rule or give a sender that does not lie above c below `limit` (0: none).
  * Tried before frame pointers: code built without them leaves in fp some older frame's
  * value, and a frame pointer step from it would skip C frames silently. `top`: c was interrupted anywhere, so its pc is not a return address. */
-ASGST__HOT static int cfi_sender(const asgst__regs *c, const hs_state *s, uintptr_t limit,
+ASGST__HOT static int cfi_sender(const asgst__regs *c, hs_state *s, uintptr_t limit,
                                   asgst__regs *n) {
   struct asgst_cfi_frame f = {.pc = c->pc, .sp = c->sp, .fp = c->fp};
   bool top = LD(s->top);
-  const struct asgst_cfi_rule *rule =
-      !top && c->pc == LD(s->c_pc) ? s->c_rule : asgst__cfi_lookup(c->pc, !top);
+  const struct asgst_cfi_rule *rule = !top && c->pc == LD(s->c_pc)
+                                          ? s->c_rule
+                                          : asgst__cfi_lookup_near(c->pc, !top, &s->c_obj);
   int r = asgst__cfi_step_with(rule, &f, cfi_read, NULL);
   if (r != ASGST_CFI_STEPPED) return r == ASGST_CFI_OUTERMOST ? 0 : -1;
   if (f.sp <= c->sp || (f.sp & 7) || (limit && f.sp > limit)) return -1;
@@ -502,17 +504,24 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
     uintptr_t blob;
     /* A row in a loaded object's table makes the sender C code, never the code cache:
      * looked up once here, the rule serves the next step and decode skips the code cache. */
-    const struct asgst_cfi_rule *next = tables ? asgst__cfi_lookup(n.pc, true) : NULL;
+    const struct asgst_cfi_rule *next = !tables ? NULL
+                                        /* recursion: the same return address again */
+                                        : n.pc == c->pc && !LD(s->top) && c->pc == LD(s->c_pc)
+                                            ? s->c_rule
+                                            : asgst__cfi_lookup_near(n.pc, true, &s->c_obj);
     /* Heading for an anchor, code-cache code is the anchor's own frame (a Java frame
      * that called the VM, or a stub that set the anchor): continue at the anchor. */
     bool to_anchor = s->has_target && (n.sp >= s->target.sp ||
                                        (!next && asgst__hs_classify(n.pc, &blob) != ASGST__HK_C));
     if (!to_anchor) {
+      /* Read before the byte stores below: a wide load of the flags just after one of
+       * them was written stalls (store forwarding fails; most of step_c's time). */
+      uint8_t mode = LD(s->java_seen) || LD(s->has_target) ? ASGST__PC_EXACT : ASGST__PC_NEAR;
       s->c_pc = next ? n.pc : 0;
       s->c_rule = next;
       set_regs(c, &n);
       s->top = 0;
-      s->pcmode = s->java_seen || s->has_target ? ASGST__PC_EXACT : ASGST__PC_NEAR;
+      s->pcmode = mode;
       return 1;
     }
   } else if (!s->has_target) {

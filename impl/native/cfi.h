@@ -74,6 +74,16 @@ int asgst__cfi_refresh(void);
  * interrupted one), so the call instruction before it is looked up. */
 const struct asgst_cfi_rule *asgst__cfi_lookup(uintptr_t pc, bool pc_is_return_address);
 
+/* An object of the published tables (opaque to callers). */
+struct asgst_cfi_object;
+
+/* SS. asgst__cfi_lookup trying *near first (an object an earlier lookup of the same walk
+ * left there, or NULL): consecutive C frames mostly lie in one object. Leaves in *near
+ * the object pc was found in. *near stays readable as long as the snapshot it came from
+ * (see Lifetime). */
+const struct asgst_cfi_rule *asgst__cfi_lookup_near(uintptr_t pc, bool pc_is_return_address,
+                                                    const struct asgst_cfi_object **near);
+
 /* SS. Steps *frame to its caller with the tables. *frame changes only when the result is
  * ASGST_CFI_STEPPED. */
 int asgst__cfi_step(struct asgst_cfi_frame *frame, bool pc_is_return_address,

@@ -141,7 +141,8 @@ static struct asgst_cfi_snapshot *assemble(struct build *b) {
   for (size_t i = 0; i < b->n; i++) {
     struct asgst_cfi_table *t = b->v[i];
     if (t->nrows == 0 || (s->nobjects > 0 && t->lo < s->objects[s->nobjects - 1].hi)) continue;
-    s->objects[s->nobjects++] = (struct asgst_cfi_object){t->lo, t->hi, t};
+    s->objects[s->nobjects++] =
+        (struct asgst_cfi_object){t->lo, t->hi, t->id.base, t->hits, t->rules, t, t->hit_shift};
   }
   return s;
 }

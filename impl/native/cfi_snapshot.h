@@ -20,11 +20,15 @@
 #include "impl/native/cfi.h"
 #include "impl/native/cfi_table.h"
 
-/* One object with rows, as searched: its table's [lo, hi) kept beside the pointer so the
- * search over objects reads one array. */
+/* One object with rows, as searched: its table's [lo, hi) and what a cache hit needs
+ * copied beside the pointer, so the search over objects reads one array and a hit does
+ * not read the table's header. */
 struct asgst_cfi_object {
-  uintptr_t lo, hi;
+  uintptr_t lo, hi, base;
+  uint64_t *hits;
+  const struct asgst_cfi_rule *rules;
   struct asgst_cfi_table *table;
+  uint32_t hit_shift;
 };
 
 struct asgst_cfi_snapshot {

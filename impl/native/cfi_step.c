@@ -10,17 +10,20 @@
 
 #define HOT __attribute__((hot))
 
-/* SS. The object covering pc, NULL if none. */
+/* SS. The object covering pc, NULL if none: a branchless search for the last object
+ * starting at or below pc (the branches of a plain binary search mispredict about half
+ * the time, and a walk searches at every C frame). */
 HOT static const struct asgst_cfi_object *object_of(const struct asgst_cfi_snapshot *s,
                                                     uintptr_t pc) {
-  size_t lo = 0, hi = s->nobjects;
-  while (lo < hi) { /* first object whose hi is above pc */
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->objects[mid].hi <= pc) lo = mid + 1;
-    else hi = mid;
+  const struct asgst_cfi_object *base = s->objects;
+  size_t n = s->nobjects;
+  if (n == 0) return NULL;
+  while (n > 1) { /* invariant: the object sought, if any, is in [base, base + n) */
+    size_t half = n / 2;
+    base = base[half].lo <= pc ? base + half : base;
+    n -= half;
   }
-  if (lo == s->nobjects || pc < s->objects[lo].lo) return NULL;
-  return &s->objects[lo];
+  return pc >= base->lo && pc < base->hi ? base : NULL;
 }
 
 /* SS. The index of the row holding pc offset off: a branchless binary search (its
@@ -36,32 +39,44 @@ HOT static size_t row_of(const struct asgst_cfi_table *t, uint32_t off) {
   return (size_t)(base - t->pcs);
 }
 
-/* SS. The rule at pc in t (pc in [t->lo, t->hi)), NULL in a gap: from the cache (see
+/* SS. The rule at pc in o (pc in [o->lo, o->hi)), NULL in a gap: from the cache (see
  * cfi_table.h), else searched and put there. */
-HOT static const struct asgst_cfi_rule *table_rule(struct asgst_cfi_table *t, uintptr_t pc) {
-  uint32_t off = (uint32_t)(pc - t->id.base);
-  uint64_t *slot = &t->hits[(off * 2654435761u) >> t->hit_shift & t->hit_mask];
+HOT static const struct asgst_cfi_rule *object_rule(const struct asgst_cfi_object *o,
+                                                   uintptr_t pc) {
+  uint32_t off = (uint32_t)(pc - o->base);
+  uint64_t *slot = &o->hits[(off * 2654435761u) >> o->hit_shift];
   uint64_t hit = __atomic_load_n(slot, __ATOMIC_RELAXED);
   uint32_t idx;
   if (hit >> 32 == off && (uint32_t)hit != 0) {
     idx = (uint32_t)hit - 1;
   } else {
+    const struct asgst_cfi_table *t = o->table;
     size_t r = row_of(t, off);
     idx = t->pcs[r] <= off ? t->rule_of[r] : ASGST_CFI_GAP_RULE;
     __atomic_store_n(slot, (uint64_t)off << 32 | (idx + 1), __ATOMIC_RELAXED);
   }
-  return idx == ASGST_CFI_GAP_RULE ? NULL : &t->rules[idx];
+  return idx == ASGST_CFI_GAP_RULE ? NULL : &o->rules[idx];
 }
 
 /* SS. */
-HOT const struct asgst_cfi_rule *asgst__cfi_lookup(uintptr_t pc, bool pc_is_return_address) {
-  const struct asgst_cfi_snapshot *s = __atomic_load_n(&asgst__cfi_current, __ATOMIC_ACQUIRE);
-  if (!s) return NULL;
+HOT const struct asgst_cfi_rule *asgst__cfi_lookup_near(uintptr_t pc, bool pc_is_return_address,
+                                                        const struct asgst_cfi_object **near) {
   /* A return address may lie past the end of its function (a call to a noreturn
    * function as the last instruction): the call itself is one byte before it. */
   if (pc_is_return_address) pc--;
-  const struct asgst_cfi_object *o = object_of(s, pc);
-  return o ? table_rule(o->table, pc) : NULL;
+  const struct asgst_cfi_object *o = *near;
+  if (!o || pc < o->lo || pc >= o->hi) {
+    const struct asgst_cfi_snapshot *s = __atomic_load_n(&asgst__cfi_current, __ATOMIC_ACQUIRE);
+    if (!s || !(o = object_of(s, pc))) return NULL;
+    *near = o;
+  }
+  return object_rule(o, pc);
+}
+
+/* SS. */
+const struct asgst_cfi_rule *asgst__cfi_lookup(uintptr_t pc, bool pc_is_return_address) {
+  const struct asgst_cfi_object *near = NULL;
+  return asgst__cfi_lookup_near(pc, pc_is_return_address, &near);
 }
 
 /* SS. */

@@ -92,7 +92,6 @@ struct asgst_cfi_table *asgst__cfi_table_new(const struct asgst_cfi_identity *id
     t->bytes = bytes;
     t->nrows = rv->n;
     t->nrules = ndict + 1;
-    t->hit_mask = hits ? (uint32_t)(hits - 1) : 0;
     t->hit_shift = 32 - bits;
     struct asgst_cfi_rule *rules = (struct asgst_cfi_rule *)t->rules;
     rules[ASGST_CFI_GAP_RULE] = (struct asgst_cfi_rule){.cfa_reg = ASGST_CFA_GAP};

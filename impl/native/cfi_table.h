@@ -40,8 +40,8 @@ struct asgst_cfi_table {
   const uint32_t *pcs;          /* row i starts at id.base + pcs[i] */
   const uint16_t *rule_of;      /* and follows rules[rule_of[i]] */
   const struct asgst_cfi_rule *rules;
-  uint64_t *hits;               /* the cache: hit_mask + 1 words */
-  uint32_t hit_mask, hit_shift;
+  uint64_t *hits;               /* the cache: 1 << (32 - hit_shift) words */
+  uint32_t hit_shift;
   /* Written by the builder only (build lock): the publication it was last part of, 0
    * before its first; and its place on the retired list. */
   unsigned long generation;
