@@ -22,6 +22,7 @@
 #include "../safe_read.h"
 #include "../test_build.h"
 #include "../native/cfi.h"
+#include "../native/cfi_inline.h" /* the C step inlines the lookup and the step */
 #include "walker.h"
 #include "codecache.h"
 #include "walker_code.h"
@@ -472,8 +473,8 @@ ASGST__HOT static int cfi_sender(const asgst__regs *c, hs_state *s, uintptr_t li
   bool top = LD(s->top);
   const struct asgst_cfi_rule *rule = !top && c->pc == LD(s->c_pc)
                                           ? s->c_rule
-                                          : asgst__cfi_lookup_near(c->pc, !top, &s->c_obj);
-  int r = asgst__cfi_step_with(rule, &f, cfi_read, NULL);
+                                          : asgst__cfi_find(c->pc, !top, &s->c_obj);
+  int r = asgst__cfi_apply(rule, &f, cfi_read, NULL);
   if (r != ASGST_CFI_STEPPED) return r == ASGST_CFI_OUTERMOST ? 0 : -1;
   if (f.sp <= c->sp || (f.sp & 7) || (limit && f.sp > limit)) return -1;
   n->pc = f.pc;
@@ -508,7 +509,7 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
                                         /* recursion: the same return address again */
                                         : n.pc == c->pc && !LD(s->top) && c->pc == LD(s->c_pc)
                                             ? s->c_rule
-                                            : asgst__cfi_lookup_near(n.pc, true, &s->c_obj);
+                                            : asgst__cfi_find(n.pc, true, &s->c_obj);
     /* Heading for an anchor, code-cache code is the anchor's own frame (a Java frame
      * that called the VM, or a stub that set the anchor): continue at the anchor. */
     bool to_anchor = s->has_target && (n.sp >= s->target.sp ||

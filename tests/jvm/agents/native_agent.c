@@ -12,6 +12,12 @@
  * equal GetStackTrace's (Method* and bci); it ends without error. The Java-only walk must
  * equal GetStackTrace too.
  *
+ * Cost: the pair is timed as it comes (the first walk after a pause finds its memory and
+ * code out of the caches: the figure a sampling profiler sees), then each kind once more
+ * right after one of its own (warm: what a frame's step itself costs). The budget, walk
+ * with C frames <= 2x the Java-only walk, is checked on the warm medians: the cold ones
+ * swing by tens of percent with what else the machine runs (they are reported).
+ *
  * Options: secs=N (how long to sample; default 8), reps=N (N walks with C frames per
  * sample, the last one checked: for a profiler to see the walker). Prints "NATIVE ok - ..." / "NATIVE not
  * ok - ..." checks and "NATIVE # figure: ..." lines.
@@ -48,6 +54,7 @@ static struct {
   atomic_int done;
   int parity;
   walk c, java; /* with C frames, Java-only */
+  long c_warm_ns, java_warm_ns;
 } smp;
 
 static JavaVM *jvm;
@@ -56,7 +63,8 @@ static int secs = 8, reps = 1;
 static jthread spinner; /* global reference */
 static _Atomic pid_t spinner_tid;
 static atomic_int quit, finished;
-static long c_ns[MAX_SAMPLES], java_ns[MAX_SAMPLES];
+static long c_ns[MAX_SAMPLES], java_ns[MAX_SAMPLES], c_warm[MAX_SAMPLES], java_warm[MAX_SAMPLES];
+static walk scratch; /* the warm walks' frames (only their time is kept) */
 static long samples, complete, java_equal, c_frames_sum, below_sum, nframes_c, nframes_java;
 static int examples;
 
@@ -90,6 +98,12 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
     for (int i = 1; i < reps; i++) timed_walk(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, &smp.c);
     timed_walk(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, &smp.c);
     if (!smp.parity) timed_walk(uc, 0, &smp.java);
+    /* Each kind again, now warm: right after a walk of its own kind. */
+    timed_walk(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, &scratch);
+    smp.c_warm_ns = scratch.ns;
+    timed_walk(uc, 0, &scratch);
+    timed_walk(uc, 0, &scratch);
+    smp.java_warm_ns = scratch.ns;
     atomic_store_explicit(&smp.done, 1, memory_order_release);
   }
   errno = saved;
@@ -147,7 +161,10 @@ static void check(const jvmtiFrameInfo *fi, int nj) {
   ok = ok && i < w->n && w->f[i].type == ASGST_FRAME_JAVA_NATIVE && java_equal_to(w, i, fi, nj);
   int below = 0;
   for (int k = w->n - 1; k >= 0 && w->f[k].type == ASGST_FRAME_NON_JAVA; k--) below++;
-  if (samples < MAX_SAMPLES) c_ns[samples] = w->ns, java_ns[samples] = smp.java.ns;
+  if (samples < MAX_SAMPLES) {
+    c_ns[samples] = w->ns, java_ns[samples] = smp.java.ns;
+    c_warm[samples] = smp.c_warm_ns, java_warm[samples] = smp.java_warm_ns;
+  }
   samples++;
   complete += ok;
   c_frames_sum += ok ? i : 0;
@@ -208,6 +225,8 @@ static long median(long *v, long n) {
 static void report(void) {
   long n = samples < MAX_SAMPLES ? samples : MAX_SAMPLES;
   long mc = median(c_ns, n), mj = median(java_ns, n);
+  long wc = median(c_warm, n), wj = median(java_warm, n);
+  double warm_ratio = wj ? (double)wc / wj : 0.0;
   struct asgst_cfi_report r;
   asgst__cfi_report(&r);
   printf("NATIVE # figure: samples=%ld complete=%ld (%.2f%%) C frames above Java %.1f, below %.1f "
@@ -217,6 +236,8 @@ static void report(void) {
          java_equal);
   printf("NATIVE # figure: walk with C frames (%ld frames) median %ld ns vs Java-only (%ld frames) "
          "%ld ns: %.2fx\n", nframes_c, mc, nframes_java, mj, mj ? (double)mc / mj : 0.0);
+  printf("NATIVE # figure: warm (after a walk of the same kind): with C frames median %ld ns vs "
+         "Java-only %ld ns: %.2fx\n", wc, wj, warm_ratio);
   printf("NATIVE # figure: C frame tables %zu bytes, %zu objects, %zu rows, %zu rules; retired "
          "tables %zu bytes\n", r.bytes, r.objects, r.rows, r.rules, r.retired_bytes);
   printf("NATIVE %s - at least 100 samples of the spinner in C (%ld)\n", samples >= 100 ? "ok" : "not ok",
@@ -226,6 +247,9 @@ static void report(void) {
          samples > 0 && complete * 100 >= samples * 99 ? "ok" : "not ok", NOFP_CHAIN, complete, samples);
   printf("NATIVE %s - >= 99%% of Java-only walks equal GetStackTrace (%ld of %ld)\n",
          samples > 0 && java_equal * 100 >= samples * 99 ? "ok" : "not ok", java_equal, samples);
+  printf("NATIVE %s - warm walk with C frames (%ld frames) within 2x of the Java-only walk "
+         "(%ld frames) of the same samples: %.2fx\n", samples > 0 && warm_ratio <= 2.0 ? "ok" : "not ok",
+         nframes_c, nframes_java, warm_ratio);
   fflush(stdout);
 }
 
