@@ -395,23 +395,17 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
   hs_state *s = state_of(it);
   /* Every kind of frame gives at least one logical frame. */
   if (asgst__room(it) < 1) return ASGST__NO_ROOM;
-  if (it->cur.pc == LD(s->c_pc)) { /* the C step proved it C: see step_c */
-    s->memo_n = 0;
-    s->fsize = 0;
-    s->kind = ASGST__HK_C;
-    s->blob = 0;
-    non_java(it);
-    return 0;
-  }
   /* The frame cache knows compiled frames at a return address (exact) and complete top
    * frames (near); see cacheable(). */
   int top = LD(s->top);
-  /* The entry frame ends every Java segment: known by its pc alone, it costs neither a
-   * frame cache miss nor a code cache lookup (cold memory on every walk). */
-  if (asgst__hs_is_entry(it->cur.pc)) {
+  /* C code the C step proved C (see step_c), and the entry frame, which ends every Java
+   * segment: known by their pc alone, they cost neither a frame cache miss nor a code
+   * cache lookup (cold memory on every walk). */
+  bool proven_c = it->cur.pc == LD(s->c_pc);
+  if (proven_c || asgst__hs_is_entry(it->cur.pc)) {
     s->memo_n = 0;
     s->fsize = 0;
-    s->kind = ASGST__HK_ENTRY;
+    s->kind = proven_c ? ASGST__HK_C : ASGST__HK_ENTRY;
     s->blob = 0;
     non_java(it);
     return 0;
