@@ -47,7 +47,8 @@ typedef struct {
   uintptr_t fc_checked; /* the nmethod whose compile id this walk has checked (framecache.c) */
   /* A return address the previous C step found a table row for, and its rule: C code
    * (a loaded object's, never the code cache), so decode and the next step skip the
-   * code cache and the table search. 0: none. */
+   * code cache and the table search. Or the interrupted pc that begin classified C
+   * (c_rule NULL: a top frame's rule is looked up at the pc itself). 0: none. */
   uintptr_t c_pc;
   const struct asgst_cfi_rule *c_rule;
   const struct asgst_cfi_object *c_obj; /* the object of the last table lookup (cfi.h) */
@@ -136,6 +137,9 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
     set_regs(&s->target, &a);
     s->top = 1;
     s->pcmode = ASGST__PC_NEAR;
+    /* Classified C just now: decode need not look it up again (c_rule stays NULL, a
+     * top frame's rule is looked up at the pc itself). */
+    if (kind == ASGST__HK_C) s->c_pc = top->pc;
   } else {
     set_regs(&it->cur, &a);
     s->pcmode = ASGST__PC_ANCHOR;
@@ -531,6 +535,7 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   s->has_target = 0;
   s->top = 0;
   s->pcmode = ASGST__PC_ANCHOR;
+  s->c_pc = 0;
   return 1;
 }
 
