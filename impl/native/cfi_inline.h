@@ -59,9 +59,10 @@ static inline const struct asgst_cfi_rule *asgst__cfi_object_rule(const struct a
   return idx == ASGST_CFI_GAP_RULE ? NULL : &o->rules[idx];
 }
 
-/* SS. asgst__cfi_lookup_near (cfi.h). */
-static inline const struct asgst_cfi_rule *asgst__cfi_find(uintptr_t pc, bool pc_is_return_address,
-                                                           const struct asgst_cfi_object **near) {
+/* SS. asgst__cfi_lookup_near (cfi.h). Always inlined: GCC otherwise keeps it a call in
+ * the walker's C step. */
+static inline __attribute__((always_inline)) const struct asgst_cfi_rule *
+asgst__cfi_find(uintptr_t pc, bool pc_is_return_address, const struct asgst_cfi_object **near) {
   /* A return address may lie past the end of its function (a call to a noreturn
    * function as the last instruction): the call itself is one byte before it. */
   if (pc_is_return_address) pc--;
