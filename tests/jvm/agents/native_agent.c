@@ -222,11 +222,14 @@ static long percentile(long *v, long n, int pct) {
   return v[n * pct / 100];
 }
 
+/* N. The median of the first n values (sorts them). */
+static long median(long *v, long n) { return percentile(v, n, 50); }
+
 /* N. The figures and checks. */
 static void report(void) {
   long n = samples < MAX_SAMPLES ? samples : MAX_SAMPLES;
-  long mc = percentile(c_ns, n, 50), mj = percentile(java_ns, n, 50);
-  long wc = percentile(c_warm, n, 50), wj = percentile(java_warm, n, 50);
+  long mc = median(c_ns, n), mj = median(java_ns, n);
+  long wc = median(c_warm, n), wj = median(java_warm, n);
   /* The budget is held on the tenth percentiles: the walks least disturbed by whatever
    * else the machine runs (a busy neighbour slows the longer walk more). */
   long wc10 = percentile(c_warm, n, 10), wj10 = percentile(java_warm, n, 10);
