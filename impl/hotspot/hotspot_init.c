@@ -191,8 +191,10 @@ static void *build_cfi(void *arg) {
  * Off the binding thread: reading every loaded object's .eh_frame takes about 70 ms with
  * libjvm here, which would more than double ASGST_Initialize (budget 100 ms). Until the
  * tables are published (or if memory runs out), C frames are stepped by frame pointer
- * alone. Tables replaced later are never freed: a walk in another thread's signal handler
- * may still read them, even after ASGST_Shutdown; asgst__cfi_report counts their bytes. */
+ * alone. A rebuild after a library load keeps the tables of the objects still loaded and
+ * parses only the new one; replaced snapshots (a small array each) and the tables of
+ * unloaded libraries are never freed: a walk in another thread's signal handler may
+ * still read them, even after ASGST_Shutdown; asgst__cfi_report counts their bytes. */
 static void start_cfi_build(void) {
   pthread_attr_t attr;
   pthread_t t;

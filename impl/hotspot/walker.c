@@ -22,6 +22,7 @@
 #include "../safe_read.h"
 #include "../test_build.h"
 #include "../native/cfi.h"
+#include "../native/cfi_inline.h" /* the C step inlines the lookup and the step */
 #include "walker.h"
 #include "codecache.h"
 #include "walker_code.h"
@@ -44,6 +45,13 @@ typedef struct {
   uint16_t memo_at;   /* index of its first frame in it->pending */
   uint8_t memo_n;     /* its logical frames, 0: no memo */
   uintptr_t fc_checked; /* the nmethod whose compile id this walk has checked (framecache.c) */
+  /* A return address the previous C step found a table row for, and its rule: C code
+   * (a loaded object's, never the code cache), so decode and the next step skip the
+   * code cache and the table search. Or the interrupted pc that begin classified C
+   * (c_rule NULL: a top frame's rule is looked up at the pc itself). 0: none. */
+  uintptr_t c_pc;
+  const struct asgst_cfi_rule *c_rule;
+  const struct asgst_cfi_object *c_obj; /* the object of the last table lookup (cfi.h) */
 } hs_state;
 
 _Static_assert(sizeof(hs_state) <= ASGST__BACKEND_SCRATCH, "scratch too small");
@@ -92,7 +100,15 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   memset(s, 0, sizeof *s);
   set_regs(&it->cur, top);
   uintptr_t jt = (uintptr_t)it->thread.vm_thread;
-  if (jt == 0) return ASGST_NON_JAVA_TRACE;
+  /* A thread the VM does not know: its top pc is an interrupted one (the C step looks it up
+   * as it is, not as a return address: at a function's first instruction pc - 1 is in the
+   * function before). A caller frame given to ASGST_RunWithIteratorFromFrame on such a
+   * thread is looked up the same way, which misses only after a call that ends its
+   * function (a call to a function that does not return). */
+  if (jt == 0) {
+    s->top = 1;
+    return ASGST_NON_JAVA_TRACE;
+  }
   /* JDK 8 exports neither JavaThread::_terminated nor its values (jt_terminated < 0):
    * an exiting thread is then walked like any other. Once java.lang.Thread.exit has
    * returned it has no Java frame left (an empty anchor), and the guard catches a fault
@@ -129,6 +145,9 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
     set_regs(&s->target, &a);
     s->top = 1;
     s->pcmode = ASGST__PC_NEAR;
+    /* Classified C just now: decode need not look it up again (c_rule stays NULL, a
+     * top frame's rule is looked up at the pc itself). */
+    if (kind == ASGST__HK_C) s->c_pc = top->pc;
   } else {
     set_regs(&it->cur, &a);
     s->pcmode = ASGST__PC_ANCHOR;
@@ -391,12 +410,14 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
   /* The frame cache knows compiled frames at a return address (exact) and complete top
    * frames (near); see cacheable(). */
   int top = LD(s->top);
-  /* The entry frame ends every Java segment: known by its pc alone, it costs neither a
-   * frame cache miss nor a code cache lookup (cold memory on every walk). */
-  if (asgst__hs_is_entry(it->cur.pc)) {
+  /* C code the C step proved C (see step_c), and the entry frame, which ends every Java
+   * segment: known by their pc alone, they cost neither a frame cache miss nor a code
+   * cache lookup (cold memory on every walk). */
+  bool proven_c = it->cur.pc == LD(s->c_pc);
+  if (proven_c || asgst__hs_is_entry(it->cur.pc)) {
     s->memo_n = 0;
     s->fsize = 0;
-    s->kind = ASGST__HK_ENTRY;
+    s->kind = proven_c ? ASGST__HK_C : ASGST__HK_ENTRY;
     s->blob = 0;
     non_java(it);
     return 0;
@@ -452,9 +473,14 @@ static bool cfi_read(void *ctx, uintptr_t addr, uintptr_t *value) {
  * no usable rule or give a sender that does not lie above c below `limit` (0: none).
  * Tried before frame pointers: code built without them leaves in fp some older frame's
  * value, and a frame pointer step from it would skip C frames silently. `top`: c was interrupted anywhere, so its pc is not a return address. */
-ASGST__HOT static int cfi_sender(const asgst__regs *c, bool top, uintptr_t limit, asgst__regs *n) {
+ASGST__HOT static int cfi_sender(const asgst__regs *c, hs_state *s, uintptr_t limit,
+                                  asgst__regs *n) {
   struct asgst_cfi_frame f = {.pc = c->pc, .sp = c->sp, .fp = c->fp};
-  int r = asgst__cfi_step(&f, !top, cfi_read, NULL);
+  bool top = LD(s->top);
+  const struct asgst_cfi_rule *rule = !top && c->pc == LD(s->c_pc)
+                                          ? s->c_rule
+                                          : asgst__cfi_find(c->pc, !top, &s->c_obj);
+  int r = asgst__cfi_apply(rule, &f, cfi_read, NULL);
   if (r != ASGST_CFI_STEPPED) return r == ASGST_CFI_OUTERMOST ? 0 : -1;
   if (f.sp <= c->sp || (f.sp & 7) || (limit && f.sp > limit)) return -1;
   n->pc = f.pc;
@@ -477,19 +503,32 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   asgst__regs *c = &it->cur;
   uintptr_t limit = s->has_target ? s->target.sp : it->thread.stack_base;
   asgst__regs n;
-  int cfi = (it->options & ASGST__OPT_REPLAYABLE) ? -1 : cfi_sender(c, s->top, limit, &n);
+  bool tables = !(it->options & ASGST__OPT_REPLAYABLE);
+  int cfi = tables ? cfi_sender(c, s, limit, &n) : -1;
   /* The tables' outermost frame (the thread's start), or without a rule an fp of 0. */
   if ((cfi == 0 || (cfi < 0 && c->fp == 0)) && !s->has_target) return 0;
   if (cfi > 0 || (cfi < 0 && fp_sender(c, limit, &n))) {
     uintptr_t blob;
+    /* A row in a loaded object's table makes the sender C code, never the code cache:
+     * looked up once here, the rule serves the next step and decode skips the code cache. */
+    const struct asgst_cfi_rule *next = !tables ? NULL
+                                        /* recursion: the same return address again */
+                                        : n.pc == c->pc && !LD(s->top) && c->pc == LD(s->c_pc)
+                                            ? s->c_rule
+                                            : asgst__cfi_find(n.pc, true, &s->c_obj);
     /* Heading for an anchor, code-cache code is the anchor's own frame (a Java frame
      * that called the VM, or a stub that set the anchor): continue at the anchor. */
     bool to_anchor = s->has_target && (n.sp >= s->target.sp ||
-                                       asgst__hs_classify(n.pc, &blob) != ASGST__HK_C);
+                                       (!next && asgst__hs_classify(n.pc, &blob) != ASGST__HK_C));
     if (!to_anchor) {
+      /* Read before the byte stores below: a wide load of the flags just after one of
+       * them was written stalls (store forwarding fails; most of step_c's time). */
+      uint8_t mode = LD(s->java_seen) || LD(s->has_target) ? ASGST__PC_EXACT : ASGST__PC_NEAR;
+      s->c_pc = next ? n.pc : 0;
+      s->c_rule = next;
       set_regs(c, &n);
       s->top = 0;
-      s->pcmode = s->java_seen || s->has_target ? ASGST__PC_EXACT : ASGST__PC_NEAR;
+      s->pcmode = mode;
       return 1;
     }
   } else if (!s->has_target) {
@@ -504,6 +543,7 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   s->has_target = 0;
   s->top = 0;
   s->pcmode = ASGST__PC_ANCHOR;
+  s->c_pc = 0;
   return 1;
 }
 

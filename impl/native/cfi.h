@@ -2,18 +2,22 @@
  * cfi.h - DWARF call frame tables for stepping C frames (issue 28, mixed native stacks).
  *
  * The tables are built outside any signal handler, from the .eh_frame_hdr / .eh_frame of
- * every loaded object, into one compact snapshot: per object a sorted array of rows, one
- * row per change of the rule (CFA = SP or FP + offset; saved FP and return address at
- * CFA + offset, "same value" or undefined). A row is a 32-bit pc offset and a 16-bit
- * index into the snapshot's dictionary of distinct rules (a few hundred serve libc and
- * libjvm), so 6 bytes a row, and the binary search runs over the pcs alone. The
- * snapshot is published through an atomic pointer; readers (lookup, step) never lock,
- * allocate, print or call dl_iterate_phdr. An object without .eh_frame_hdr is read from
+ * every loaded object: per object a table (cfi_table.h) of sorted rows, one row per
+ * change of the rule (CFA = SP or FP + offset; saved FP and return address at CFA +
+ * offset, "same value" or undefined). A row is a 32-bit pc offset and a 16-bit index
+ * into the object's dictionary of distinct rules (a few hundred serve libjvm), so 6
+ * bytes a row, and the binary search runs over the pcs alone, behind a small cache of
+ * the pcs last looked up. A snapshot (cfi_snapshot.h) lists the objects' tables by
+ * address and is published through an atomic pointer; readers (lookup, step) never
+ * lock, allocate, print or call dl_iterate_phdr. A rebuild keeps the tables of objects
+ * still loaded and parses only new ones. An object without .eh_frame_hdr is read from
  * its file's .debug_frame (not from separate debug files).
  *
- * Lifetime: a rebuild publishes a new snapshot and retires the old one to a list; retired
- * snapshots are freed only by asgst__cfi_release_retired(), which the caller runs at a
- * quiescent point (no thread inside lookup or step: signals stopped, walkers joined).
+ * Lifetime: a rebuild publishes a new snapshot and retires the old one, and the tables of
+ * objects no longer loaded, to lists; retired snapshots and tables are freed only by
+ * asgst__cfi_release_retired(), which the caller runs at a quiescent point (no thread
+ * inside lookup or step: signals stopped, walkers joined). A rule pointer stays valid
+ * as long as the snapshot it came from.
  *
  * SS = async-signal-safe, N = ordinary (may allocate, lock, call dl_iterate_phdr).
  */
@@ -70,16 +74,31 @@ int asgst__cfi_refresh(void);
  * interrupted one), so the call instruction before it is looked up. */
 const struct asgst_cfi_rule *asgst__cfi_lookup(uintptr_t pc, bool pc_is_return_address);
 
+/* An object of the published tables (opaque to callers). */
+struct asgst_cfi_object;
+
+/* SS. asgst__cfi_lookup trying *near first (an object an earlier lookup of the same walk
+ * left there, or NULL): consecutive C frames mostly lie in one object. Leaves in *near
+ * the object pc was found in. *near stays readable as long as the snapshot it came from
+ * (see Lifetime). */
+const struct asgst_cfi_rule *asgst__cfi_lookup_near(uintptr_t pc, bool pc_is_return_address,
+                                                    const struct asgst_cfi_object **near);
+
 /* SS. Steps *frame to its caller with the tables. *frame changes only when the result is
  * ASGST_CFI_STEPPED. */
 int asgst__cfi_step(struct asgst_cfi_frame *frame, bool pc_is_return_address,
                     asgst_cfi_read_fn read, void *ctx);
 
+/* SS. asgst__cfi_step with the rule already looked up (asgst__cfi_lookup of frame->pc;
+ * NULL: none), for a caller that looked the pc up when it stepped to it. */
+int asgst__cfi_step_with(const struct asgst_cfi_rule *rule, struct asgst_cfi_frame *frame,
+                         asgst_cfi_read_fn read, void *ctx);
+
 /* The memory the tables take. */
 struct asgst_cfi_report {
-  size_t bytes;         /* the published snapshot */
-  size_t objects, rows, rules; /* in the published snapshot */
-  size_t retired_bytes; /* retired snapshots not yet released */
+  size_t bytes;         /* the published snapshot and its tables */
+  size_t objects, rows, rules; /* in the published snapshot (rules: of every table) */
+  size_t retired_bytes; /* retired snapshots and tables not yet released */
 };
 
 /* SS. Fills *out (zeros before the first build). Not concurrently with

@@ -1,6 +1,6 @@
 /*
  * cfi_snapshot.c - publishing, retiring and searching snapshots of the tables (see
- * cfi_snapshot.h and cfi.h for the lifetime rule).
+ * cfi_snapshot.h for the lifetime rule).
  */
 #include "impl/native/cfi_snapshot.h"
 
@@ -9,18 +9,35 @@
 
 struct asgst_cfi_snapshot *asgst__cfi_current;
 
-/* Snapshots replaced but perhaps still read by a walk in progress; guarded by
- * retired_lock (never taken by readers). */
+/* Snapshots replaced and tables of objects gone, perhaps still read by a walk in
+ * progress; guarded by retired_lock (never taken by readers). */
 static struct asgst_cfi_snapshot *retired;
+static struct asgst_cfi_table *retired_tables;
 static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Publications so far (serialized by the callers of asgst__cfi_publish). */
+static unsigned long generation;
+
+/* N. Puts the tables of old that the publication gen does not hold on the retired list
+ * (retired_lock held). */
+static void retire_tables(const struct asgst_cfi_snapshot *old, unsigned long gen) {
+  for (size_t i = 0; i < old->ntables; i++) {
+    struct asgst_cfi_table *t = old->tables[i];
+    if (t->generation == gen) continue;
+    t->next_retired = retired_tables;
+    __atomic_store_n(&retired_tables, t, __ATOMIC_RELEASE); /* asgst__cfi_report reads it unlocked */
+  }
+}
 
 /* N. */
 void asgst__cfi_publish(struct asgst_cfi_snapshot *s) {
+  unsigned long gen = ++generation;
+  for (size_t i = 0; s && i < s->ntables; i++) s->tables[i]->generation = gen;
   struct asgst_cfi_snapshot *old = __atomic_exchange_n(&asgst__cfi_current, s, __ATOMIC_ACQ_REL);
   if (!old) return;
   pthread_mutex_lock(&retired_lock);
+  retire_tables(old, gen);
   old->next_retired = retired;
-  __atomic_store_n(&retired, old, __ATOMIC_RELEASE); /* asgst__cfi_report reads it unlocked */
+  __atomic_store_n(&retired, old, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&retired_lock);
 }
 
@@ -28,11 +45,17 @@ void asgst__cfi_publish(struct asgst_cfi_snapshot *s) {
 void asgst__cfi_release_retired(void) {
   pthread_mutex_lock(&retired_lock);
   struct asgst_cfi_snapshot *s = __atomic_exchange_n(&retired, NULL, __ATOMIC_ACQ_REL);
+  struct asgst_cfi_table *t = __atomic_exchange_n(&retired_tables, NULL, __ATOMIC_ACQ_REL);
   pthread_mutex_unlock(&retired_lock);
   while (s) {
     struct asgst_cfi_snapshot *next = s->next_retired;
     free(s);
     s = next;
+  }
+  while (t) {
+    struct asgst_cfi_table *next = t->next_retired;
+    free(t);
+    t = next;
   }
 }
 
@@ -42,7 +65,7 @@ void asgst__cfi_shutdown(void) {
   asgst__cfi_release_retired();
 }
 
-/* SS. Reads the retired list without its lock: the sum may miss a snapshot retired at
+/* SS. Reads the retired lists without their lock: the sum may miss a snapshot retired at
  * this very moment, which a report may. */
 void asgst__cfi_report(struct asgst_cfi_report *out) {
   const struct asgst_cfi_snapshot *s = __atomic_load_n(&asgst__cfi_current, __ATOMIC_ACQUIRE);
@@ -50,39 +73,17 @@ void asgst__cfi_report(struct asgst_cfi_report *out) {
   if (s) {
     out->bytes = s->bytes;
     out->objects = s->nobjects;
-    out->rows = s->nrows;
-    out->rules = s->nrules;
+    for (size_t i = 0; i < s->ntables; i++) {
+      const struct asgst_cfi_table *t = s->tables[i];
+      out->bytes += t->bytes;
+      out->rows += t->nrows;
+      out->rules += t->nrows ? t->nrules : 0;
+    }
   }
   for (const struct asgst_cfi_snapshot *r = __atomic_load_n(&retired, __ATOMIC_ACQUIRE); r;
        r = r->next_retired)
     out->retired_bytes += r->bytes;
-}
-
-/* SS. The object covering pc, NULL if none. */
-static const struct asgst_cfi_object *object_of(const struct asgst_cfi_snapshot *s,
-                                                uintptr_t pc) {
-  size_t lo = 0, hi = s->nobjects;
-  while (lo < hi) { /* first object whose hi is above pc */
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->objects[mid].hi <= pc) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo == s->nobjects || pc < s->objects[lo].lo) return NULL;
-  return &s->objects[lo];
-}
-
-/* SS. */
-const struct asgst_cfi_rule *asgst__cfi_snapshot_rule(const struct asgst_cfi_snapshot *s,
-                                                      uintptr_t pc) {
-  const struct asgst_cfi_object *o = object_of(s, pc);
-  if (!o) return NULL;
-  uint32_t off = (uint32_t)(pc - o->base);
-  size_t lo = 0, hi = o->nrows;
-  while (lo < hi) { /* first row starting above off */
-    size_t mid = lo + (hi - lo) / 2;
-    if (o->pcs[mid] <= off) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo == 0 || o->rule_of[lo - 1] == ASGST_CFI_GAP_RULE) return NULL;
-  return &s->rules[o->rule_of[lo - 1]];
+  for (const struct asgst_cfi_table *t = __atomic_load_n(&retired_tables, __ATOMIC_ACQUIRE); t;
+       t = t->next_retired)
+    out->retired_bytes += t->bytes;
 }

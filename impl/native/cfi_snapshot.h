@@ -1,8 +1,15 @@
 /*
- * cfi_snapshot.h - the published tables: one allocation holding the objects (sorted by
- * address, not overlapping), the dictionary of distinct rules, and every object's rows
- * as two parallel arrays (pcs, rule indexes). Built by cfi_build.c, read by cfi_step.c
- * through one atomic pointer.
+ * cfi_snapshot.h - the published tables: the objects that have rows, sorted by address
+ * and not overlapping, each with its table (cfi_table.h), and every table the snapshot
+ * holds (those without rows too, so a rebuild does not parse them again). Built by
+ * cfi_build.c, searched by cfi_step.c through one atomic pointer.
+ *
+ * Lifetime. A snapshot is immutable; a rebuild publishes a new one and retires the old
+ * one. Tables are shared: a rebuild takes over the tables of the objects still loaded
+ * and retires only those of objects that went away. A handler may be inside a retired
+ * snapshot, or a table it held, until the next quiescent point, so retired snapshots and
+ * tables are freed only by asgst__cfi_release_retired (see cfi.h); a table still
+ * published is never freed (only asgst__cfi_shutdown retires all of them).
  */
 #ifndef ASGST_NATIVE_CFI_SNAPSHOT_H
 #define ASGST_NATIVE_CFI_SNAPSHOT_H
@@ -11,36 +18,32 @@
 #include <stdint.h>
 
 #include "impl/native/cfi.h"
+#include "impl/native/cfi_table.h"
 
-/* One loaded object's table: rows cover [lo, hi) (run-time addresses); row i starts at
- * base + pcs[i] and follows the snapshot's rule rule_of[i]. */
+/* One object with rows, as searched: its table's [lo, hi) and what a cache hit needs
+ * copied beside the pointer, so the search over objects reads one array and a hit does
+ * not read the table's header. */
 struct asgst_cfi_object {
-  uintptr_t base, lo, hi;
-  const uint32_t *pcs;
-  const uint16_t *rule_of;
-  size_t nrows;
+  uintptr_t lo, hi, base;
+  uint64_t *hits;
+  const struct asgst_cfi_rule *rules;
+  struct asgst_cfi_table *table;
+  uint32_t hit_shift;
 };
 
-/* Rule index 0 is the gap between functions. */
-enum { ASGST_CFI_GAP_RULE = 0, ASGST_CFI_MAX_RULES = 65536 };
-
 struct asgst_cfi_snapshot {
-  size_t bytes, nobjects, nrows, nrules;
+  size_t bytes, nobjects, ntables; /* bytes: this allocation, not its tables */
   struct asgst_cfi_snapshot *next_retired;
   struct asgst_cfi_object *objects;
-  const struct asgst_cfi_rule *rules;
+  struct asgst_cfi_table **tables;
 };
 
 /* The published snapshot (NULL before the first build). Read with __atomic_load_n
  * (acquire); written only by asgst__cfi_publish. */
 extern struct asgst_cfi_snapshot *asgst__cfi_current;
 
-/* N. Publishes s (which may be NULL) and retires the snapshot it replaces. Serialized by
- * the caller. */
+/* N. Publishes s (which may be NULL), retires the snapshot it replaces and the tables of
+ * that snapshot that s does not hold. Serialized by the caller. */
 void asgst__cfi_publish(struct asgst_cfi_snapshot *s);
-
-/* SS. The rule at pc in s, NULL if no object covers pc or pc is in a gap. */
-const struct asgst_cfi_rule *asgst__cfi_snapshot_rule(const struct asgst_cfi_snapshot *s,
-                                                      uintptr_t pc);
 
 #endif

@@ -3,9 +3,11 @@
 # call frame tables (ASGST_INCLUDE_NON_JAVA_FRAMES). A thread spins in C code of
 # libnofp.so (native/nofp.c, built without frame pointers) under 50 Java frames; the
 # agent (agents/native_agent.c) samples it with SIGPROF and checks each walk's C frames
-# by name and its Java frames against JVMTI GetStackTrace, and names the frames in VM
-# code (ASGST_GetCodeBlobName): all of them, the call stub below the Java frames.
-# NATIVE_SECONDS: how long it samples (default 8).
+# by name and its Java frames against JVMTI GetStackTrace, names the frames in VM code
+# (ASGST_GetCodeBlobName): all of them, the call stub below the Java frames, and holds the
+# walk's cost against the Java-only walk of the same samples (within 2x, warm; the cold
+# figure and the tables' memory, live and retired, are printed). NATIVE_SECONDS: how long
+# it samples (default 8).
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +25,7 @@ if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ] || [ ! -f "$LIB" ]; then
   tap "not ok" "native frames: no JDK at $JAVA_HOME or the agent/library is not built (./build.sh build)"
   exit 0
 fi
-echo "1..7"
+echo "1..8"
 if ! "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/native/NativeFrames.java" >"$WORK/javac.log" 2>&1; then
   tap "not ok" "NativeFrames.java compiles"; sed 's/^/# /' "$WORK/javac.log"; exit 1
 fi
@@ -48,5 +50,5 @@ while IFS= read -r line; do
     "NATIVE # "*) echo "${line#NATIVE }" ;;
   esac
 done < <(grep '^NATIVE ' "$log")
-[ "$checks" -ge 5 ] && tap "ok" "the agent reported its checks" ||
-  tap "not ok" "the agent reported its checks ($checks of 5)"
+[ "$checks" -ge 6 ] && tap "ok" "the agent reported its checks" ||
+  tap "not ok" "the agent reported its checks ($checks of 6)"

@@ -207,7 +207,9 @@ static void the_report_counts_published_and_retired_tables(void **state) {
   assert_true(rep.rows > 1000);
   assert_true(rep.rules > 10 && rep.rules < rep.rows / 10); /* rules repeat a lot */
   assert_true(rep.bytes >= rep.rows * 6 + rep.rules * sizeof(struct asgst_cfi_rule));
-  assert_true(rep.retired_bytes >= rep.bytes / 2);
+  /* Nothing was loaded in between: the rebuild kept every table and retired only the
+   * first snapshot's small array. */
+  assert_true(rep.retired_bytes > 0 && rep.retired_bytes < rep.bytes / 100);
   asgst__cfi_release_retired();
   asgst__cfi_report(&rep);
   assert_int_equal(rep.retired_bytes, 0);
@@ -245,7 +247,7 @@ static void lookups_run_while_tables_are_rebuilt(void **state) {
   assert_true(lookups > 0);
   struct asgst_cfi_report rep;
   asgst__cfi_report(&rep);
-  assert_true(rep.retired_bytes >= 10 * rep.bytes / 2);
+  assert_true(rep.retired_bytes > 0 && rep.retired_bytes < rep.bytes / 10); /* tables shared */
   asgst__cfi_shutdown();
 }
 
@@ -257,6 +259,7 @@ static double now_ns(void) {
 
 static void cost_of_building_and_searching(void **state) {
   (void)state;
+  asgst__cfi_shutdown(); /* a first build, not one that keeps the tables */
   double t0 = now_ns();
   assert_int_equal(asgst__cfi_build(), 0);
   double build_ms = (now_ns() - t0) / 1e6;
