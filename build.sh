@@ -31,6 +31,8 @@ DEPS=(
   "python3:command -v python3"
   "patchelf:command -v patchelf" # tests/jdks: JDK 8 from sid gets its ELF interpreter and rpath
   "chromium:command -v chromium"  # the flame graph page's browser test (test_browser.sh)
+  "zlib1g-dev:test -f /usr/include/zlib.h" # the demo profiler's .pb.gz output (gzip)
+  "golang-go:command -v go"  # `go tool pprof` reads the .pb.gz output (profiler-demo/tests/test_pprof.sh)
   "libunwind-dev:test -f /usr/include/x86_64-linux-gnu/libunwind.h" # tests/jvm/test_native_agree.sh's agent only
   # the debug file of the installed libc, by its build id (profiler-demo/tests/test_debug_symbols.sh);
   # apt installs the libc6-dbg of the libc6 version, so an upgraded libc6 is caught too

@@ -100,6 +100,9 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
     return -1;
   }
   prof_load_start();
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  prof.period_start_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
   atomic_store(&prof.running, 1);
   prof_threads_add_existing(on_attach);
   for (int i = 0; i < prof.opts.nevents; i++)

@@ -10,7 +10,8 @@
 #define WRITERS(X)          \
   X(prof_flamegraph_writer) /* flamegraph.c */ \
   X(prof_collapsed_writer)  /* collapsed.c */  \
-  X(prof_text_writer)       /* text_writer.c */
+  X(prof_text_writer)       /* text_writer.c */  \
+  X(prof_pprof_writer)      /* pprof_writer.c */
 
 #define DECLARE(w) extern const prof_writer w;
 WRITERS(DECLARE)
@@ -18,11 +19,13 @@ WRITERS(DECLARE)
 static const prof_writer *const writers[] = {WRITERS(ENTRY)};
 #define NWRITERS (sizeof writers / sizeof writers[0])
 
-/* N. */
+/* N. An ending may hold dots of its own (".pb.gz"), so the whole ending is compared. */
 const prof_writer *prof_writer_for(const char *path) {
-  const char *dot = strrchr(path, '.');
-  for (size_t i = 0; dot && i < NWRITERS; i++)
-    if (strcmp(dot, writers[i]->ext) == 0) return writers[i];
+  size_t len = strlen(path);
+  for (size_t i = 0; i < NWRITERS; i++) {
+    size_t el = strlen(writers[i]->ext);
+    if (len > el && strcmp(path + len - el, writers[i]->ext) == 0) return writers[i];
+  }
   return NULL;
 }
 
