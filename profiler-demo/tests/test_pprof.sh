@@ -1,0 +1,55 @@
+# test_pprof.sh BUILD_DIR - file=X.pb.gz is a pprof profile `go tool pprof` reads: one run
+# writes .pb.gz and .txt, and pprof's flat shares of the hottest methods are the .txt's
+# (within 1 point), its sample count the profiler's own, exactly; Java frames carry source
+# lines; a tracepoint event is a sample type of its own, with its own exact count.
+source "$(dirname "$0")/lib.sh" "$1"
+source "$TESTS/pprof_lib.sh"
+echo "1..9"
+if ! have_pprof; then
+  for i in $(seq 9); do skip "pprof check $i" "$NO_PPROF"; done
+  exit 0
+fi
+compile || { echo "Bail out! javac failed"; exit 1; }
+P=$WORK/p.pb.gz T=$WORK/p.txt
+run_agent "event=cpu,interval=1ms,file=$P,file=$T" DemoApp 3 >/dev/null
+check "JVM with file=.pb.gz and .txt exits 0" [ $? = 0 ]
+pprof -top -sample_index=samples "$P" >"$WORK/top" 
+check "go tool pprof -top -sample_index=samples reads it (rc $?), type samples" \
+  grep -q '^Type: samples' "$WORK/top"
+check "and -sample_index=cpu (nanoseconds)" bash -c "go tool pprof -top -sample_index=cpu '$P' 2>&1 | grep -q '^Type: cpu'"
+head -12 "$WORK/top" | diag
+own=$(sed -n 's/^  cpu  *samples \([0-9]*\).*/\1/p' "$T")
+total=$(pprof_total "$P" samples)
+figure "samples: profiler $own, pprof $total"
+check "pprof's sample count is the profiler's ($own), exactly" [ -n "$own" ] && [ "$total" = "$own" ]
+
+# The .txt's three hottest methods against pprof's flat share of the same function.
+pprof -top -nodecount=1000 -nodefraction=0 -sample_index=samples "$P" >"$WORK/all"
+worst=0 compared=0
+while read -r _ share name _; do
+  share=${share%\%}
+  theirs=$(awk -v n="$name" '$6 == n {sub("%", "", $2); print $2; exit}' "$WORK/all")
+  figure "$name: .txt ${share}%, pprof ${theirs:-none}%"
+  [ -n "$theirs" ] || { worst=100; continue; }
+  worst=$(awk -v a="$share" -v b="$theirs" -v w="$worst" 'BEGIN {d = a - b; if (d < 0) d = -d; print (d > w ? d : w)}')
+  compared=$((compared + 1))
+done < <(sed -n '/^hottest frames/,$p' "$T" | sed -n '2,4p')
+check "the 3 hottest methods' flat shares within 1 point of the .txt's (worst $worst)" \
+  awk -v w="$worst" -v c="$compared" 'BEGIN {exit !(c == 3 && w <= 1)}'
+check "Java frames carry source lines (DemoApp.hashLoop DemoApp:N, N > 0)" \
+  bash -c "go tool pprof -top -lines -sample_index=samples '$P' 2>&1 | grep -qE 'DemoApp\.hashLoop DemoApp:[1-9]'"
+
+# A tracepoint beside cpu: its own sample type, counted exactly.
+TP=syscalls:sys_enter_write
+run_agent "event=cpu,interval=1ms,event=$TP,file=$WORK/t.pb.gz,file=$WORK/t.txt" DemoApp 1 >/dev/null
+check "JVM with cpu and a tracepoint exits 0" [ $? = 0 ]
+pprof -raw "$WORK/t.pb.gz" | sed -n '/^Samples:/,+1p' >"$WORK/types"
+diag <"$WORK/types"
+tpname=$(grep -o 'syscalls:sys_[a-z]*_write' "$WORK/types" | head -1)
+check "the tracepoint ($tpname) is a sample type (count) beside samples and cpu" \
+  bash -c "[ -n '$tpname' ] && grep -qE 'samples/count cpu/nanoseconds(\[dflt\])? $tpname/count' '$WORK/types'"
+own=$(sed -n "s/^  ${tpname}  *samples \([0-9]*\).*/\1/p" "$WORK/t.txt")
+total=$(pprof_total "$WORK/t.pb.gz" "$tpname")
+figure "$tpname samples: profiler $own, pprof $total"
+check "its pprof count is the profiler's ($own > 0), exactly" \
+  bash -c "[ '${own:-0}' -gt 0 ] && [ '$total' = '$own' ]"
