@@ -20,13 +20,33 @@
  * err. Checks tracepoints (and their filters) against the kernel and output files for
  * writability, so a bad option fails here. */
 int prof_parse_options(const char *text, prof_options *o, char *err, size_t errlen);
-/* N. Parses "10ms" and friends into nanoseconds; -1 if malformed or zero. */
+/* N. Parses "10ms" and friends (ns, us, ms, s, m, h) into nanoseconds; -1 if malformed or
+ * zero. */
 int64_t prof_parse_duration(const char *s);
 
 /* N. on_attach: the caller is the attach listener thread, which is not profiled. */
 int prof_start(bool on_attach, char *err, size_t errlen);
 int prof_stop(char *err, size_t errlen);  /* N: stop and write the outputs */
 int prof_dump(char *err, size_t errlen);  /* N: write the outputs, keep sampling */
+/* One profile's span: the run, or with loop= one period of it. */
+typedef struct {
+  uint64_t start_ns, end_ns; /* CLOCK_REALTIME */
+  uint64_t n;                /* the period's number, from 0 */
+} prof_period;
+
+/* N. Ends the current period (loop=): the outputs get the period's records, named after it,
+ * and a new period starts; sampling goes on. */
+int prof_period_end(char *err, size_t errlen);
+/* N. Starts the loop= thread (loop.c) if the run asks for one; 0 or -1. */
+int prof_loop_start(void);
+/* N. Stops it; a period being written is finished first. */
+void prof_loop_stop(void);
+/* N. The file name of period p for file=pattern (period_names.c). */
+void prof_period_name(const char *pattern, bool looping, const prof_period *p, char *buf,
+                      size_t len);
+/* N. The hidden temporary name a file is written to before it is renamed into place. */
+void prof_temp_name(const char *path, char *buf, size_t len);
+
 /* N. Binds the ASGST library to the JVM; the reason goes to prof.init_error on failure. */
 int prof_bind_asgst(JavaVM *vm);
 

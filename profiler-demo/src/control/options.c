@@ -14,6 +14,11 @@
  *   untested_jdk  accept a JDK newer than the newest the library was tested on
  *            (ASGST_INIT_UNTESTED_JDK; the summary then says "untested JDK N")
  *   event=fds (every fd tracepoint)  fds_interval=<duration>  fds [fds_match=<fd|port|text>]
+ *   file=<path>.pb.gz  a pprof profile
+ *   loop=<duration>  every period (at least 1s: 10s, 5m) the files are written and a new
+ *            profile starts; file names take %t (the period's start, UTC
+ *            yyyymmddThhmmssZ), %n (its number from 0) and %p (the pid); a name without %
+ *            gets "-%t" before its ending (control/period_names.c)
  *
  * A filter's value may contain commas that are not followed by a known option name.
  */
@@ -33,6 +38,7 @@
 #define DEFAULT_WALL_NS 20000000ull /* 20 ms */
 #define MIN_INTERVAL_NS 10000ull     /* the kernel runs cpu-clock no faster than every 10 us */
 #define DEFAULT_OVERHEAD 10          /* percent, see overload.c */
+#define MIN_LOOP_NS 1000000000ull    /* loop=: a period is written in well under a second */
 
 /* N. */
 int64_t prof_parse_duration(const char *s) {
@@ -45,6 +51,8 @@ int64_t prof_parse_duration(const char *s) {
   else if (strcmp(end, "us") == 0) mul = 1000;
   else if (strcmp(end, "ms") == 0) mul = 1000000;
   else if (strcmp(end, "s") == 0) mul = 1000000000;
+  else if (strcmp(end, "m") == 0) mul = 60000000000ull;
+  else if (strcmp(end, "h") == 0) mul = 3600000000000ull;
   else return -1;
   if (v == 0 || v > INT64_MAX / mul) return -1;
   return (int64_t)(v * mul);
@@ -55,7 +63,7 @@ static bool starts_option(const char *p) {
   static const char *const keyed[] = {"event=", "filter=", "interval=", "file=", "fds=",
                                       "reply=", "overhead=", "record=", "record_n=",
                                       "record_walks=", "walk=", "fds_match=", "fds_interval=",
-                                      NULL};
+                                      "loop=", NULL};
   static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
                                       "untested_jdk",
                                       "fds", NULL};
@@ -199,6 +207,13 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
     return 0;
   }
   if (strcmp(k, "reply") == 0 && eq) return 0; /* taken before parsing, see below */
+  if (strcmp(k, "loop") == 0 && eq) {
+    int64_t ns = prof_parse_duration(v);
+    if (ns < (int64_t)MIN_LOOP_NS)
+      return prof_fail(err, len, "loop=%s: a duration of at least 1s (e.g. 10s, 5m, 1h)", v);
+    o->loop_ns = (uint64_t)ns;
+    return 0;
+  }
   if (strcmp(k, "overhead") == 0 && eq) {
     char *end;
     long pct = strtol(v, &end, 10);
@@ -284,6 +299,8 @@ int prof_parse_options(const char *text, prof_options *o, char *err, size_t errl
   /* Starting without an event profiles CPU. */
   if (o->fds_interval && !o->fds_file[0])
     return prof_fail(err, errlen, "fds_interval: needs fds=<file> to rewrite");
+  if (o->loop_ns && !o->nfiles)
+    return prof_fail(err, errlen, "loop: needs file=<name> to write each period to");
   if (o->nevents == 0 && o->action != ACT_STOP && o->action != ACT_DUMP && o->action != ACT_FDS)
     add_event(o, "cpu", err, errlen);
   if (o->compare && o->walk == WALK_SIGNAL)

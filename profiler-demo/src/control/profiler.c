@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "control/control.h"
 #include "core/blob_names.h"
@@ -21,9 +22,26 @@
 
 #define BUFFER_BYTES ((size_t)1 << 30) /* address space only; pages are touched on use */
 
-/* N. Writes one output file chosen by its extension. */
-static int write_file(const char *path, const prof_tree *t, char *err, size_t errlen) {
-  FILE *f = fopen(path, "w");
+/* The profile being taken: since the start, or with loop= since the period's start.
+ * output_lock keeps a period's end, a dump and the stop from writing at the same time. */
+static prof_period period;
+static pthread_mutex_t output_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* N. CLOCK_REALTIME in ns. */
+static uint64_t realtime_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* N. Writes one output file chosen by its extension: to a temporary name, renamed into
+ * place when complete. */
+static int write_file(const char *pattern, const prof_tree *t, const prof_period *p, char *err,
+                      size_t errlen) {
+  char path[600], tmp[640];
+  prof_period_name(pattern, prof.opts.loop_ns != 0, p, path, sizeof path);
+  prof_temp_name(path, tmp, sizeof tmp);
+  FILE *f = fopen(tmp, "w");
   if (!f) {
     snprintf(err, errlen, "file=%s: %s", path, strerror(errno));
     return -1;
@@ -31,25 +49,31 @@ static int write_file(const char *path, const prof_tree *t, char *err, size_t er
   char title[256];
   snprintf(title, sizeof title, "asgst-prof: %s%s", prof.opts.events[0].name,
            prof.opts.nevents > 1 ? " and more" : "");
-  prof_dump_view dump = {.tree = t, .title = title};
+  prof_dump_view dump = {.tree = t, .title = title, .start_ns = p->start_ns, .end_ns = p->end_ns};
   /* The option parser took only names that a writer claims. */
   const prof_writer *w = prof_writer_for(path);
   int wrc = w ? w->write(&dump, f) : -1;
-  int rc = fclose(f) == 0 && wrc == 0 ? 0 : -1;
-  if (rc) snprintf(err, errlen, "file=%s: %s", path, w ? strerror(errno) : "no writer");
-  else prof_say("asgst-prof: wrote %s\n", path);
+  int rc = fclose(f) == 0 && wrc == 0 && rename(tmp, path) == 0 ? 0 : -1;
+  if (rc) {
+    snprintf(err, errlen, "file=%s: %s", path, w ? strerror(errno) : "no writer");
+    unlink(tmp);
+  } else {
+    prof_say("asgst-prof: wrote %s\n", path);
+  }
   return rc;
 }
 
-/* N. Writes every requested output; the summary always goes to stderr. */
-static int write_outputs(char *err, size_t errlen) {
+/* N. Writes every requested output of period p; the fd report and the summary (to stderr)
+ * only at the end of the run (with_report). */
+static int write_outputs(const prof_period *p, bool with_report, char *err, size_t errlen) {
   int rc = 0;
   prof_tree t;
   prof_tree_init(&t);
   prof_tree_build(&t, ~0u, prof.opts.threads, prof.opts.nevents > 1);
   for (int i = 0; i < prof.opts.nfiles; i++)
-    if (write_file(prof.opts.files[i], &t, err, errlen)) rc = -1;
+    if (write_file(prof.opts.files[i], &t, p, err, errlen)) rc = -1;
   prof_tree_free(&t);
+  if (!with_report) return rc;
   if (prof.opts.fds_file[0]) {
     if (prof_fd_write_file(prof.opts.fds_file, err, errlen) == 0)
       prof_say("asgst-prof: wrote %s\n", prof.opts.fds_file);
@@ -57,6 +81,34 @@ static int write_outputs(char *err, size_t errlen) {
       rc = -1;
   }
   prof_write_summary(stderr);
+  return rc;
+}
+
+/* N. The outputs of the profile so far (a dump, or the stop's). */
+static int write_current(bool with_report, char *err, size_t errlen) {
+  pthread_mutex_lock(&output_lock);
+  period.end_ns = realtime_ns();
+  int rc = write_outputs(&period, with_report, err, errlen);
+  pthread_mutex_unlock(&output_lock);
+  return rc;
+}
+
+/* N. */
+int prof_period_end(char *err, size_t errlen) {
+  pthread_mutex_lock(&output_lock);
+  prof_period ended = period;
+  ended.end_ns = realtime_ns();
+  int rc = prof_buffer_rotate();
+  if (rc != 0) {
+    snprintf(err, errlen, "cannot map the second sample buffer (%s); the period goes on",
+             strerror(errno));
+  } else {
+    /* Samples taken from the rotation on are the new period's. */
+    period = (prof_period){.start_ns = ended.end_ns, .n = ended.n + 1};
+    rc = write_outputs(&ended, false, err, errlen);
+    prof_buffer_rotated();
+  }
+  pthread_mutex_unlock(&output_lock);
   return rc;
 }
 
@@ -100,9 +152,7 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
     return -1;
   }
   prof_load_start();
-  struct timespec now;
-  clock_gettime(CLOCK_REALTIME, &now);
-  prof.period_start_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+  period = (prof_period){.start_ns = realtime_ns()};
   atomic_store(&prof.running, 1);
   prof_threads_add_existing(on_attach);
   for (int i = 0; i < prof.opts.nevents; i++)
@@ -110,6 +160,10 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
       snprintf(err, errlen, "cannot start the wall-clock thread");
       return -1;
     }
+  if (prof_loop_start() != 0) {
+    snprintf(err, errlen, "loop=: cannot start the period thread");
+    return -1;
+  }
   static const char *const modes[] = {"signal", "thread", "queue"};
   prof_say("asgst-prof: profiling started (%d event%s; walk=%s%s; signals: cpu %d, wall %d, "
            "tracepoints %d; samples held under %d%% of a thread's time)\n", prof.opts.nevents,
@@ -134,8 +188,9 @@ int prof_stop(char *err, size_t errlen) {
   prof_walker_stop();
   prof_queue_stop_all();
   prof_recorder_stop();
+  prof_loop_stop();
   prof_say("asgst-prof: profiling stopped\n");
-  return write_outputs(err, errlen);
+  return write_current(true, err, errlen);
 }
 
 /* N. */
@@ -144,5 +199,5 @@ int prof_dump(char *err, size_t errlen) {
     snprintf(err, errlen, "not profiling");
     return -1;
   }
-  return write_outputs(err, errlen);
+  return write_current(true, err, errlen);
 }

@@ -71,6 +71,8 @@ typedef struct {
   bool compare;         /* compare: thread/queue samples are also walked in the handler */
   char fds_match[256];  /* fds_match=: the live fd query's filter (fd, port or path part) */
   uint64_t fds_interval; /* fds_interval=: rewrite fds= every this many ns (0: at the end) */
+  uint64_t loop_ns;     /* loop=: write the outputs and start a new profile this often, ns
+                           (0: once, at the end; control/loop.c) */
   enum prof_action action;
 } prof_options;
 

@@ -60,6 +60,13 @@ void prof_buffer_reset(void);
 /* SS. Appends a record; false if the buffer is full (counted as lost by the caller). */
 bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
                         const prof_fdinfo *fdi);
+/* N. Starts a new period (loop=): appends go to the other buffer from now on, and
+ * prof_buffer_each reads the ended period's records alone (none is still being written)
+ * until prof_buffer_rotated. 0, or -1 if the other buffer cannot be mapped. */
+int prof_buffer_rotate(void);
+/* N. The ended period is written: its records are dropped, prof_buffer_each reads the
+ * current period again. */
+void prof_buffer_rotated(void);
 /* N. Calls fn for every committed record, oldest first. */
 void prof_buffer_each(void (*fn)(const prof_record *r, const prof_frame *frames,
                                  const prof_fdinfo *fdi, void *arg),

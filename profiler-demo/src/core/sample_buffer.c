@@ -3,38 +3,75 @@
  * handlers append variable-size records to with an atomic fetch-add. Pages are touched
  * only when used (MAP_NORESERVE), so a big reservation costs nothing until samples come.
  * A record's size field is stored last (release) and marks it complete.
+ *
+ * Periods (loop=): there are two such buffers. Handlers append to the current one; a
+ * rotation makes the other current, waits until no append to the old one is in flight,
+ * and lets the dump read the old one alone; after the dump its pages are given back. So
+ * each period's records are in one buffer, no record is in two periods, and resident
+ * memory is at most two periods' records however long the run.
  */
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "core/records.h"
 
-static uint8_t *base;
-static size_t capacity;
-static _Atomic size_t tail;
+typedef struct {
+  uint8_t *base;
+  size_t capacity;
+  _Atomic size_t tail;
+  _Atomic int appending; /* appends in flight */
+} buffer;
 
-/* N. */
-int prof_buffer_init(size_t bytes) {
-  if (base) return 0;
+static buffer bufs[2];
+static _Atomic int current;  /* the buffer handlers append to */
+static _Atomic int reading;  /* the buffer prof_buffer_each reads: current, or during a
+                                rotation's dump the ended period's */
+
+/* N. Maps bytes of address space for b, trying smaller sizes under strict overcommit. */
+static int map_buffer(buffer *b, size_t bytes) {
   void *p = MAP_FAILED;
-  /* Strict overcommit settings may refuse a large reservation: try smaller ones. */
   for (; p == MAP_FAILED && bytes >= ((size_t)16 << 20); bytes /= 2)
     p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
              -1, 0);
   if (p == MAP_FAILED) return -1;
-  bytes *= 2; /* undo the last halving */
-  base = p;
-  capacity = bytes;
+  b->base = p;
+  b->capacity = bytes * 2; /* undo the last halving */
   return 0;
+}
+
+/* N. */
+int prof_buffer_init(size_t bytes) {
+  return bufs[0].base ? 0 : map_buffer(&bufs[0], bytes);
+}
+
+/* N. Drops b's records: the pages come back zero-filled, every size field reads 0 again. */
+static void empty(buffer *b) {
+  size_t used = atomic_load(&b->tail);
+  if (used > b->capacity) used = b->capacity;
+  if (used) madvise(b->base, (used + 4095) & ~(size_t)4095, MADV_DONTNEED);
+  atomic_store(&b->tail, 0);
 }
 
 /* N. Only called while no handler is sampling. */
 void prof_buffer_reset(void) {
-  size_t used = atomic_load(&tail);
-  if (used > capacity) used = capacity;
-  /* Dropping the pages gives zero-filled ones back: every size field reads 0 again. */
-  if (used) madvise(base, (used + 4095) & ~(size_t)4095, MADV_DONTNEED);
-  atomic_store(&tail, 0);
+  empty(&bufs[0]);
+  if (bufs[1].base) empty(&bufs[1]);
+  atomic_store(&current, 0);
+  atomic_store(&reading, 0);
+}
+
+/* SS. Announces an append to the current buffer and returns it. The announcement is
+ * made before the buffer is read again (both sequentially consistent), so a rotation that
+ * switched buffers in between is seen here (then retried on the new one), or sees this
+ * append in flight and waits for it. */
+static buffer *enter(void) {
+  for (;;) {
+    int c = atomic_load(&current);
+    atomic_fetch_add(&bufs[c].appending, 1);
+    if (atomic_load(&current) == c) return &bufs[c];
+    atomic_fetch_sub(&bufs[c].appending, 1);
+  }
 }
 
 /* SS. */
@@ -43,34 +80,57 @@ bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
   size_t fsize = (size_t)hdr->nframes * sizeof(prof_frame);
   size_t size = sizeof(prof_record) + fsize + (fdi ? sizeof(prof_fdinfo) : 0);
   size = (size + 7) & ~(size_t)7;
-  if (!base) return false;
-  size_t pos = atomic_fetch_add_explicit(&tail, size, memory_order_relaxed);
-  if (pos + size > capacity) return false;
-  prof_record *r = (prof_record *)(base + pos);
-  r->event = hdr->event;
-  r->nframes = hdr->nframes;
-  r->tid = hdr->tid;
-  r->walk_result = hdr->walk_result;
-  r->walk_ns = hdr->walk_ns;
-  r->has_fdinfo = fdi != NULL;
-  r->seq = hdr->seq;
-  r->lag_ns = hdr->lag_ns;
-  memcpy(r + 1, frames, fsize);
-  if (fdi) memcpy((uint8_t *)(r + 1) + fsize, fdi, sizeof *fdi);
-  atomic_store_explicit(&r->size, (uint32_t)size, memory_order_release);
-  return true;
+  if (!bufs[0].base) return false;
+  buffer *b = enter();
+  size_t pos = atomic_fetch_add_explicit(&b->tail, size, memory_order_relaxed);
+  bool fits = pos + size <= b->capacity;
+  if (fits) {
+    prof_record *r = (prof_record *)(b->base + pos);
+    r->event = hdr->event;
+    r->nframes = hdr->nframes;
+    r->tid = hdr->tid;
+    r->walk_result = hdr->walk_result;
+    r->walk_ns = hdr->walk_ns;
+    r->has_fdinfo = fdi != NULL;
+    r->seq = hdr->seq;
+    r->lag_ns = hdr->lag_ns;
+    memcpy(r + 1, frames, fsize);
+    if (fdi) memcpy((uint8_t *)(r + 1) + fsize, fdi, sizeof *fdi);
+    atomic_store_explicit(&r->size, (uint32_t)size, memory_order_release);
+  }
+  atomic_fetch_sub(&b->appending, 1);
+  return fits;
+}
+
+/* N. */
+int prof_buffer_rotate(void) {
+  int old = atomic_load(&current), next = 1 - old;
+  if (!bufs[next].base && map_buffer(&bufs[next], bufs[0].capacity) != 0) return -1;
+  atomic_store(&reading, old);
+  atomic_store(&current, next);
+  struct timespec ms = {0, 1000000};
+  while (atomic_load(&bufs[old].appending)) nanosleep(&ms, NULL);
+  return 0;
+}
+
+/* N. */
+void prof_buffer_rotated(void) {
+  int old = atomic_load(&reading);
+  atomic_store(&reading, atomic_load(&current));
+  if (old != atomic_load(&current)) empty(&bufs[old]);
 }
 
 /* N. */
 void prof_buffer_each(void (*fn)(const prof_record *r, const prof_frame *frames,
                                  const prof_fdinfo *fdi, void *arg),
                       void *arg) {
-  if (!base) return;
-  size_t end = atomic_load(&tail);
-  if (end > capacity) end = capacity;
+  const buffer *b = &bufs[atomic_load(&reading)];
+  if (!b->base) return;
+  size_t end = atomic_load(&((buffer *)b)->tail);
+  if (end > b->capacity) end = b->capacity;
   size_t pos = 0;
   while (pos + sizeof(prof_record) <= end) {
-    const prof_record *r = (const prof_record *)(base + pos);
+    const prof_record *r = (const prof_record *)(b->base + pos);
     uint32_t size = atomic_load_explicit(&((prof_record *)r)->size, memory_order_acquire);
     if (size == 0) break; /* still being written by a handler (dump while running) */
     const prof_frame *frames = (const prof_frame *)(r + 1);

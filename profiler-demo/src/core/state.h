@@ -60,8 +60,6 @@ typedef struct {
   int signal_cpu;        /* SIGPROF: cpu and cputimer events */
   int signal_wall;       /* SIGVTALRM: the wall clock's ticks */
   char init_error[256];  /* why ASGST_Initialize failed, "" if it did not */
-  uint64_t period_start_ns; /* CLOCK_REALTIME when the profile being taken began: the run's
-                               start, or with loop= the current period's (control/loop.c) */
 } prof_state;
 
 /* The profiler context (state.c). */

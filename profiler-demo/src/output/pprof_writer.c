@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -166,13 +165,6 @@ static void write_samples(pprof_ctx *c) {
   pb_free(&s), pb_free(&packed), pb_free(&label);
 }
 
-/* N. Nanoseconds since the epoch, now. */
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* N. Writes data gzipped (zlib's gzip wrapper: windowBits 15 + 16). */
 static int write_gzip(const uint8_t *data, size_t len, FILE *out) {
   z_stream z;
@@ -205,9 +197,8 @@ static int write_pprof(const prof_dump_view *d, FILE *out) {
   pp_mapping(&c->p, exe[0] ? exe : "java");
   prof_buffer_each(add_record, c);
   write_samples(c);
-  uint64_t start = prof.period_start_ns, end = now_ns();
-  pb_varint(&c->p.out, PP_TIME_NANOS, start);
-  pb_varint(&c->p.out, PP_DURATION_NANOS, end > start ? end - start : 0);
+  pb_varint(&c->p.out, PP_TIME_NANOS, d->start_ns);
+  pb_varint(&c->p.out, PP_DURATION_NANOS, d->end_ns > d->start_ns ? d->end_ns - d->start_ns : 0);
   period(c);
   pb_varint(&c->p.out, PP_COMMENT, (uint64_t)pp_str(&c->p, d->title));
   /* Last: the table holds every string the parts above used. */

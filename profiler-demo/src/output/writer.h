@@ -9,6 +9,7 @@
 #define ASGSTPROF_OUTPUT_WRITER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "output/output.h"
@@ -19,6 +20,7 @@
 typedef struct {
   const prof_tree *tree; /* every sample, aggregated (frame ids from symbols/symbols.h) */
   const char *title;     /* "asgst-prof: cpu" */
+  uint64_t start_ns, end_ns; /* the profile's span, CLOCK_REALTIME (a loop= period's) */
 } prof_dump_view;
 
 typedef struct {
