@@ -1,6 +1,6 @@
 # test_bad_options.sh BUILD_DIR - bad options (unknown option, bad interval, unknown
-# tracepoint, unwritable file, a filter the kernel rejects): a message naming the bad
-# part; with -agentpath the JVM does not start; through asgst-attach the JVM keeps running
+# tracepoint, unwritable file, a filter the kernel rejects, a bad loop= period): a message
+# naming the bad part; with -agentpath the JVM does not start; through asgst-attach the JVM keeps running
 # and asgst-attach reports the error with a non-zero status.
 source "$(dirname "$0")/lib.sh" "$1"
 CASES=(
@@ -17,6 +17,10 @@ CASES=(
   "event=cpu,file=/nonexistent-dir/out.html|/nonexistent-dir/out.html"
   "event=cpu,file=$WORK/out.pdf|out.pdf"
   "event=syscalls:sys_enter_socket,filter=nosuchfield == 1|nosuchfield == 1"
+  "event=cpu,loop=soon,file=$WORK/l.txt|loop=soon"
+  "event=cpu,loop=500ms,file=$WORK/l.txt|loop=500ms"
+  "event=cpu,loop=0s,file=$WORK/l.txt|loop=0s"
+  "event=cpu,loop=10s|loop: needs file="
 )
 echo "1..$((2 * ${#CASES[@]} + 3))"
 compile || { echo "Bail out! javac failed"; exit 1; }
