@@ -199,5 +199,7 @@ int prof_dump(char *err, size_t errlen) {
     snprintf(err, errlen, "not profiling");
     return -1;
   }
+  /* With loop=, a dump ends the period early: a file per period, each sample in one. */
+  if (prof.opts.loop_ns) return prof_period_end(err, errlen);
   return write_current(true, err, errlen);
 }
