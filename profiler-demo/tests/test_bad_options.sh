@@ -1,7 +1,7 @@
 # test_bad_options.sh BUILD_DIR - bad options (unknown option, bad interval, unknown
 # tracepoint, unwritable file, a filter the kernel rejects, a bad loop= period): a message
-# naming the bad part; with -agentpath the JVM does not start; through asgst-attach the JVM keeps running
-# and asgst-attach reports the error with a non-zero status.
+# naming the bad part; with -agentpath the JVM does not start; through asgst-attach the
+# JVM keeps running and asgst-attach reports the error with a non-zero status.
 source "$(dirname "$0")/lib.sh" "$1"
 CASES=(
   "event=cpu,frobnicate=1|frobnicate"

@@ -1,7 +1,8 @@
 # test_pprof.sh BUILD_DIR - file=X.pb.gz is a pprof profile `go tool pprof` reads: one run
 # writes .pb.gz and .txt, and pprof's flat shares of the hottest methods are the .txt's
 # (within 1 point), its sample count the profiler's own, exactly; Java frames carry source
-# lines; a tracepoint event is a sample type of its own, with its own exact count.
+# lines; wall and a tracepoint event are sample types of their own, the tracepoint's with
+# its own exact count.
 source "$(dirname "$0")/lib.sh" "$1"
 source "$TESTS/pprof_lib.sh"
 echo "1..9"
@@ -39,17 +40,22 @@ check "the 3 hottest methods' flat shares within 1 point of the .txt's (worst $w
 check "Java frames carry source lines (DemoApp.hashLoop DemoApp:N, N > 0)" \
   bash -c "go tool pprof -top -lines -sample_index=samples '$P' 2>&1 | grep -qE 'DemoApp\.hashLoop DemoApp:[1-9]'"
 
-# A tracepoint beside cpu: its own sample type, counted exactly.
+# Wall and a tracepoint beside cpu: sample types of their own, the tracepoint's counted
+# exactly.
 TP=syscalls:sys_enter_write
-run_agent "event=cpu,interval=1ms,event=$TP,file=$WORK/t.pb.gz,file=$WORK/t.txt" DemoApp 1 >/dev/null
-check "JVM with cpu and a tracepoint exits 0" [ $? = 0 ]
+run_agent "event=cpu,interval=1ms,event=wall,interval=10ms,event=$TP,file=$WORK/t.pb.gz,file=$WORK/t.txt" \
+  DemoApp 1 >/dev/null
+check "JVM with cpu, wall and a tracepoint exits 0" [ $? = 0 ]
 pprof -raw "$WORK/t.pb.gz" | sed -n '/^Samples:/,+1p' >"$WORK/types"
 diag <"$WORK/types"
 tpname=$(grep -o 'syscalls:sys_[a-z]*_write' "$WORK/types" | head -1)
-check "the tracepoint ($tpname) is a sample type (count) beside samples and cpu" \
-  bash -c "[ -n '$tpname' ] && grep -qE 'samples/count cpu/nanoseconds(\[dflt\])? $tpname/count' '$WORK/types'"
+check "sample types: samples, cpu, wall_samples, wall, the tracepoint ($tpname) with count" \
+  bash -c "[ -n '$tpname' ] && grep -qE \
+    '^samples/count cpu/nanoseconds(\[dflt\])? wall_samples/count wall/nanoseconds $tpname/count' '$WORK/types'"
 own=$(sed -n "s/^  ${tpname}  *samples \([0-9]*\).*/\1/p" "$WORK/t.txt")
 total=$(pprof_total "$WORK/t.pb.gz" "$tpname")
-figure "$tpname samples: profiler $own, pprof $total"
-check "its pprof count is the profiler's ($own > 0), exactly" \
-  bash -c "[ '${own:-0}' -gt 0 ] && [ '$total' = '$own' ]"
+wown=$(sed -n 's/^  wall  *samples \([0-9]*\).*/\1/p' "$WORK/t.txt")
+wtotal=$(pprof_total "$WORK/t.pb.gz" wall_samples)
+figure "$tpname samples: profiler $own, pprof $total; wall: profiler $wown, pprof $wtotal"
+check "the tracepoint's and wall's pprof counts are the profiler's ($own > 0, $wown), exactly" \
+  bash -c "[ '${own:-0}' -gt 0 ] && [ '$total' = '$own' ] && [ -n '$wown' ] && [ '$wtotal' = '$wown' ]"

@@ -78,7 +78,8 @@ static void every_record_in_exactly_one_period(void **state) {
   prof_buffer_rotated();
   assert_int_equal(total, all);
   for (int w = 0; w < WRITERS; w++)
-    for (uint64_t i = 0; i < PER_WRITER; i++) assert_int_equal(seen[w * PER_WRITER + i], i < appended[w]);
+    for (uint64_t i = 0; i < PER_WRITER; i++)
+      assert_int_equal(seen[w * PER_WRITER + i], i < appended[w]);
   /* Both buffers are empty now: their records were given back. */
   assert_int_equal(atomic_load(&bufs[0].tail) + atomic_load(&bufs[1].tail), 0);
   free(seen);

@@ -15,7 +15,8 @@
 
 /* profile.proto's field numbers, of the messages written here. */
 enum {
-  PP_SAMPLE_TYPE = 1, PP_SAMPLE = 2, PP_MAPPING = 3, PP_LOCATION = 4, PP_FUNCTION = 5, PP_STRING = 6,
+  PP_SAMPLE_TYPE = 1, PP_SAMPLE = 2, PP_MAPPING = 3, PP_LOCATION = 4, PP_FUNCTION = 5,
+  PP_STRING = 6,
   PP_TIME_NANOS = 9, PP_DURATION_NANOS = 10, PP_PERIOD_TYPE = 11, PP_PERIOD = 12,
   PP_COMMENT = 13, PP_DEFAULT_SAMPLE_TYPE = 14
 };

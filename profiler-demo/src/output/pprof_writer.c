@@ -111,7 +111,8 @@ static uint64_t frame_location(pprof_ctx *c, const prof_frame *f) {
 static uint64_t marker_location(pprof_ctx *c, const char *label) {
   int sym = prof_sym_named(label, FT_THREAD);
   uint32_t id = pp_map_get(&c->p.locs, (uint64_t)sym, MARKER_KEY);
-  return id ? id : pp_location(&c->p, (uint64_t)sym, MARKER_KEY, pp_function(&c->p, label, label, ""), 0);
+  if (id) return id;
+  return pp_location(&c->p, (uint64_t)sym, MARKER_KEY, pp_function(&c->p, label, label, ""), 0);
 }
 
 /* N. One record: its stack leaf first, the marker of a failed walk above it. */
