@@ -134,8 +134,7 @@ static int run(JavaVM *vm, const char *options, bool live) {
     /* A query reads the current run's records; it changes nothing. */
     rc = prof_fd_query(o.fds_match, o.reply, err, sizeof err);
   } else if (o.action == ACT_STOP || o.action == ACT_DUMP) {
-    if (o.nfiles) memcpy(prof.opts.files, o.files, sizeof o.files), prof.opts.nfiles = o.nfiles;
-    if (o.fds_file[0]) memcpy(prof.opts.fds_file, o.fds_file, sizeof o.fds_file);
+    prof_replace_files(&o);
     rc = o.action == ACT_STOP ? prof_stop(err, sizeof err) : prof_dump(err, sizeof err);
   } else if (atomic_load(&prof.running)) {
     snprintf(err, sizeof err, "already profiling; stop first");

@@ -28,6 +28,9 @@ int64_t prof_parse_duration(const char *s);
 int prof_start(bool on_attach, char *err, size_t errlen);
 int prof_stop(char *err, size_t errlen);  /* N: stop and write the outputs */
 int prof_dump(char *err, size_t errlen);  /* N: write the outputs, keep sampling */
+/* N. stop/dump with file= or fds=: the run's files become o's (not while a loop= period
+ * is being written). */
+void prof_replace_files(const prof_options *o);
 /* One profile's span: the run, or with loop= one period of it. */
 typedef struct {
   uint64_t start_ns, end_ns; /* CLOCK_REALTIME */
