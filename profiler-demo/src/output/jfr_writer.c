@@ -4,8 +4,9 @@
  *  - cpu and cputimer samples: jdk.ExecutionSample, as the JDK's JFR names them;
  *  - wall samples: jdk.NativeMethodSample when the thread's top Java frame is a native
  *    method (the JDK's JFR samples threads in native code so), jdk.ExecutionSample else;
- *  - tracepoint samples: asgst.Tracepoint (the tracepoint's name), and those of the fd
- *    tracepoints (event=fds...): asgst.FileDescriptor (call, fds, result, address/path).
+ *  - tracepoint samples: asgst.Tracepoint (the tracepoint's name); those that caught a
+ *    file descriptor (fd/fd_capture.c: event=fds and the fd syscalls' tracepoints)
+ *    asgst.FileDescriptor (the tracepoint's name, call, fds, result, path or address).
  * Each with its thread and stack trace (jfr_pools.c). Times are CLOCK_MONOTONIC
  * nanoseconds as ticks (1e9 a second); the chunk header ties them to the wall clock.
  */
@@ -52,6 +53,7 @@ static const jfr_field tracepoint_fields[] = {START, CP("eventThread", "java.lan
                                               F("name", "java.lang.String")};
 static const jfr_field fd_fields[] = {START, CP("eventThread", "java.lang.Thread"),
                                       CP("stackTrace", "jdk.types.StackTrace"),
+                                      F("name", "java.lang.String"),
                                       F("call", "java.lang.String"), F("fd", "int"),
                                       F("fd2", "int"), F("result", "long"),
                                       F("target", "java.lang.String")};
@@ -104,10 +106,15 @@ static enum jfr_type_id event_type(const prof_record *r, const prof_frame *frame
   return T_EXECUTION_SAMPLE;
 }
 
-/* N. The fields of an fd event after its stack trace. */
+/* N. The fields of an fd event after its stack trace: the call, its fds, its result, and
+ * the path it opened or the address it bound, connected to or accepted from. */
 static void fd_fields_of(jfr_buf *b, const prof_event *ev, const prof_fdinfo *fdi) {
   char target[PROF_ADDR_MAX * 2] = "";
-  if (fdi->addrlen) fd_format_addr(fdi->addr, fdi->addrlen, target, sizeof target);
+  bool path = ev->fd_call == FDC_PATH_ARG0 || ev->fd_call == FDC_PATH_ARG1;
+  if (path)
+    snprintf(target, sizeof target, "%.*s", (int)fdi->addrlen, (const char *)fdi->addr);
+  else if (fdi->addrlen)
+    fd_format_addr(fdi->addr, fdi->addrlen, target, sizeof target);
   jfr_put_string(b, ev->syscall[0] ? ev->syscall : ev->name);
   jfr_put_varint(b, (uint64_t)(int64_t)fdi->fd[0]);
   jfr_put_varint(b, (uint64_t)(int64_t)fdi->fd[1]);
@@ -131,7 +138,7 @@ static void add_event(const prof_record *r, const prof_frame *frames, const prof
   if (t == T_EXECUTION_SAMPLE || t == T_NATIVE_METHOD_SAMPLE)
     jfr_put_varint(&c->out, JFR_STATE_RUNNABLE);
   jfr_put_varint(&c->out, stack);
-  if (t == T_TRACEPOINT) jfr_put_string(&c->out, ev->name);
+  if (t == T_TRACEPOINT || t == T_FILE_DESCRIPTOR) jfr_put_string(&c->out, ev->name);
   if (t == T_FILE_DESCRIPTOR) fd_fields_of(&c->out, ev, fdi);
   jfr_event_end(&c->out, start);
 }

@@ -1,0 +1,87 @@
+# test_jfr.sh BUILD_DIR - file=X.jfr is a JFR recording the JDK's own `jfr` tool reads
+# without a complaint: one event per sample (counts exact against the profiler's own), the
+# hottest methods' shares from the events' top frames within 1 point of the .txt's (same
+# run), threads named; a syscall tracepoint's samples are asgst.Tracepoint /
+# asgst.FileDescriptor events with their stacks. Read with this JDK's jfr (JDK 17's if
+# it has none).
+source "$(dirname "$0")/lib.sh" "$1"
+echo "1..10"
+compile || { echo "Bail out! javac failed"; exit 1; }
+JFR=$JAVA_HOME/bin/jfr
+if [ ! -x "$JFR" ]; then
+  JFR=$("$TESTS/../../tests/jdks/list.sh" | awk '$1 == "jdk17" {print $2}')/bin/jfr
+  echo "# $JAVA_HOME has no bin/jfr: reading with $JFR"
+fi
+
+# samples_of TXT EVENT: the profiler's own sample count of EVENT in a .txt summary.
+samples_of() { sed -n "s/^  $2 \+samples \([0-9]*\) .*/\1/p" "$1" | head -1; }
+# events_of SUMMARY TYPE: the count `jfr summary` gives TYPE (0 if absent).
+events_of() { awk -v t="$2" '$1 == t {print $2; f = 1} END {if (!f) print 0}' "$1"; }
+
+J=$WORK/p.jfr T=$WORK/p.txt
+run_agent "event=cpu,interval=1ms,file=$J,file=$T" DemoApp 1.5 >/dev/null
+check "JVM exits 0" [ $? = 0 ]
+"$JFR" summary "$J" >"$WORK/summary" 2>&1
+rc=$?
+diag <"$WORK/summary"
+check "jfr summary exits 0 and says no warning, error or exception" \
+  bash -c "[ $rc = 0 ] && ! grep -qiE 'warn|error|exception' '$WORK/summary'"
+"$JFR" print --events jdk.ExecutionSample "$J" >"$WORK/print" 2>"$WORK/print.err"
+rc=$?
+head -5 "$WORK/print.err" | diag
+check "jfr print --events jdk.ExecutionSample exits 0, nothing on stderr" \
+  bash -c "[ $rc = 0 ] && [ ! -s '$WORK/print.err' ]"
+own=$(samples_of "$T" cpu)
+in_summary=$(events_of "$WORK/summary" jdk.ExecutionSample)
+printed=$(grep -c '^jdk.ExecutionSample' "$WORK/print")
+figure "cpu samples: profiler $own, jfr summary $in_summary, jfr print $printed"
+check "jdk.ExecutionSample events == the profiler's cpu samples, exactly" \
+  bash -c "[ -n '$own' ] && [ '$own' -gt 0 ] && [ '$in_summary' = '$own' ] && [ '$printed' = '$own' ]"
+
+# Shares of the top frames' methods among all events, as the .txt's hot list counts them.
+awk '/^jdk.ExecutionSample/ {n++; want = 1; next}
+     want && /stackTrace = \[/ {
+       getline l
+       if (l !~ /^ *\]/) { sub(/^ +/, "", l); sub(/\(.*/, "", l); c[l]++ }
+       want = 0 }
+     END {for (k in c) printf "%s %.2f\n", k, 100 * c[k] / n}' "$WORK/print" \
+  | sort -k2,2nr >"$WORK/jfr_shares"
+sed -n '/^hottest frames/,$p' "$T" | sed -n '2,4p' | awk '{sub(/%/, "", $2); print $3, $2}' \
+  >"$WORK/txt_shares"
+far=0
+while read -r name share; do
+  other=$(awk -v m="$name" '$1 == m {print $2}' "$WORK/jfr_shares")
+  figure "$name: .txt ${share}%, .jfr ${other:-none}%"
+  awk -v a="$share" -v b="${other:--100}" 'BEGIN {d = a - b; exit !(d <= 1 && d >= -1)}' \
+    || far=$((far + 1))
+done <"$WORK/txt_shares"
+check "the 3 hottest methods' shares agree within 1 point (.txt and .jfr top frames)" \
+  bash -c "[ -s '$WORK/txt_shares' ] && [ $far = 0 ]"
+grep -q DemoApp.hashLoop "$WORK/jfr_shares"
+check "DemoApp.hashLoop is a top frame in the recording" [ $? = 0 ]
+
+names=$(sed -n 's/^  sampledThread = "\(.*\)" (.*osThreadId = [0-9]*.*/\1/p' "$WORK/print" | sort -u)
+echo "$names" | diag
+check "threads are named (the main thread by its Java name, none by 'tid N')" \
+  bash -c "echo '$names' | grep -qxE 'main|DestroyJavaVM' && ! echo '$names' | grep -q '^tid '"
+
+# Syscall tracepoints: socket's samples (their fds caught) are asgst.FileDescriptor events,
+# getsockname's (no fd caught) asgst.Tracepoint events, both with their stacks.
+J=$WORK/t.jfr T=$WORK/t.txt
+run_agent "event=syscalls:sys_enter_socket,event=syscalls:sys_enter_getsockname,file=$J,file=$T" \
+  DemoApp 0.2 >/dev/null
+check "JVM with the tracepoints exits 0" [ $? = 0 ]
+"$JFR" summary "$J" >"$WORK/summary" 2>&1
+rc=$?
+sockets=$(samples_of "$T" syscalls:sys_enter_socket)
+names=$(samples_of "$T" syscalls:sys_enter_getsockname)
+fd=$(events_of "$WORK/summary" asgst.FileDescriptor)
+tp=$(events_of "$WORK/summary" asgst.Tracepoint)
+figure "socket: $sockets samples, $fd asgst.FileDescriptor; getsockname: $names samples, $tp asgst.Tracepoint"
+check "jfr summary clean; asgst.FileDescriptor == socket samples > 0, asgst.Tracepoint == getsockname samples > 0" \
+  bash -c "[ $rc = 0 ] && ! grep -qiE 'warn|error|exception' '$WORK/summary' && [ '${sockets:-0}' -gt 0 ] && [ '$fd' = '$sockets' ] && [ '${names:-0}' -gt 0 ] && [ '$tp' = '$names' ]"
+"$JFR" print --stack-depth 64 --events asgst.Tracepoint,asgst.FileDescriptor "$J" \
+  >"$WORK/print" 2>"$WORK/print.err"
+rc=$?
+check "their events name the tracepoint and the call, and carry DemoApp.openServer's stack" \
+  bash -c "[ $rc = 0 ] && [ ! -s '$WORK/print.err' ] && grep -q 'name = \"syscalls:sys_enter_getsockname\"' '$WORK/print' && grep -q 'call = \"socket\"' '$WORK/print' && grep -q 'DemoApp.openServer' '$WORK/print'"
