@@ -2,10 +2,11 @@
 # without a complaint: one event per sample (counts exact against the profiler's own), the
 # hottest methods' shares from the events' top frames within 1 point of the .txt's (same
 # run), threads named; a syscall tracepoint's samples are asgst.Tracepoint /
-# asgst.FileDescriptor events with their stacks. Read with this JDK's jfr (JDK 17's if
+# asgst.FileDescriptor events with their stacks; wall samples with C frames (cstack) are
+# jdk.NativeMethodSample / jdk.ExecutionSample events that jfr prints. Read with this JDK's jfr (JDK 17's if
 # it has none).
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..10"
+echo "1..12"
 compile || { echo "Bail out! javac failed"; exit 1; }
 JFR=$JAVA_HOME/bin/jfr
 if [ ! -x "$JFR" ]; then
@@ -85,3 +86,21 @@ check "jfr summary clean; asgst.FileDescriptor == socket samples > 0, asgst.Trac
 rc=$?
 check "their events name the tracepoint and the call, and carry DemoApp.openServer's stack" \
   bash -c "[ $rc = 0 ] && [ ! -s '$WORK/print.err' ] && grep -q 'name = \"syscalls:sys_enter_getsockname\"' '$WORK/print' && grep -q 'call = \"socket\"' '$WORK/print' && grep -q 'DemoApp.openServer' '$WORK/print'"
+
+# Wall-clock samples with C frames: a thread in a native method is a jdk.NativeMethodSample
+# (as the JDK's JFR has it), any other a jdk.ExecutionSample; C frames print as methods.
+J=$WORK/w.jfr T=$WORK/w.txt
+run_agent "event=wall,interval=5ms,cstack,file=$J,file=$T" WallThreads 1 >/dev/null
+"$JFR" summary "$J" >"$WORK/summary" 2>&1
+own=$(samples_of "$T" wall)
+native=$(events_of "$WORK/summary" jdk.NativeMethodSample)
+java=$(events_of "$WORK/summary" jdk.ExecutionSample)
+figure "wall: $own samples; $native jdk.NativeMethodSample, $java jdk.ExecutionSample"
+check "wall samples == jdk.NativeMethodSample + jdk.ExecutionSample, both > 0" \
+  bash -c "[ '${own:-0}' -gt 0 ] && [ '$native' -gt 0 ] && [ '$java' -gt 0 ] && [ \$(($native + $java)) = '$own' ]"
+"$JFR" print --events jdk.NativeMethodSample,jdk.ExecutionSample "$J" >"$WORK/print" \
+  2>"$WORK/print.err"
+rc=$?
+head -5 "$WORK/print.err" | diag
+check "jfr print of them exits 0, nothing on stderr, C frames as [native].name()" \
+  bash -c "[ $rc = 0 ] && [ ! -s '$WORK/print.err' ] && grep -q '^    \[native\]\.[^ ]*()' '$WORK/print'"

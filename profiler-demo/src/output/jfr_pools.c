@@ -8,8 +8,9 @@
  * Names as the JDK's own recordings have them: a class is its dotted name and a package,
  * a method its name, descriptor and modifiers; frame types "Interpreted", "JIT compiled",
  * "Inlined", "Native". A C frame (cstack) is a method named as the demo's other outputs
- * name it (symbol, or "[stub] name" for VM code), of a class with an empty name, with the
- * frame type "Native".
+ * name it (symbol, or "[stub] name" for VM code), of the pseudo-class "[native]" (no
+ * package), with the descriptor "()V" and the frame type "Native": JMC and `jfr print`
+ * show it as "[native].poll()".
  */
 #include <stdio.h>
 #include <string.h>
@@ -102,7 +103,9 @@ static uint32_t class_of(jfr_pools *p, const char *internal, int32_t modifiers) 
 /* N. A method: class, name, descriptor, modifiers. A method the VM no longer knows (its
  * class unloaded) is named so. */
 static void write_method(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t len) {
-  char name[1100], desc[512] = "", cname[512] = "";
+  /* A descriptor the readers can parse even where there is none (a C function): the
+   * jfr tool's frame printing takes one as given. */
+  char name[1100], desc[512] = "()V", cname[512] = "[native]";
   int32_t modifiers = 0, cmodifiers = 0;
   if (key[0] == 'C') {
     snprintf(name, sizeof name, "%.*s", (int)(len - 1), (const char *)key + 1);
@@ -114,7 +117,7 @@ static void write_method(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t 
     ASGST_GetMethodInfo(m, &mi);
     if (mi.method_name_length <= 0 || !mi.method_name)
       snprintf(name, sizeof name, "[unknown method %p]", (void *)m);
-    if (!mi.signature || mi.signature_length <= 0) desc[0] = 0;
+    if (!mi.signature || mi.signature_length <= 0) snprintf(desc, sizeof desc, "()V");
     modifiers = mi.modifiers;
     ASGST_ClassInfo ci = {.class_name = cname, .class_name_length = sizeof cname};
     if (mi.klass) ASGST_GetClassInfo(mi.klass, &ci);
