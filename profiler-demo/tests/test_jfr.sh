@@ -6,7 +6,7 @@
 # jdk.NativeMethodSample / jdk.ExecutionSample events that jfr prints. Read with this JDK's jfr (JDK 17's if
 # it has none).
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..12"
+echo "1..13"
 compile || { echo "Bail out! javac failed"; exit 1; }
 JFR=$JAVA_HOME/bin/jfr
 if [ ! -x "$JFR" ]; then
@@ -20,8 +20,10 @@ samples_of() { sed -n "s/^  $2 \+samples \([0-9]*\) .*/\1/p" "$1" | head -1; }
 events_of() { awk -v t="$2" '$1 == t {print $2; f = 1} END {if (!f) print 0}' "$1"; }
 
 J=$WORK/p.jfr T=$WORK/p.txt
+t0=$(date +%s.%N)
 run_agent "event=cpu,interval=1ms,file=$J,file=$T" DemoApp 1.5 >/dev/null
 check "JVM exits 0" [ $? = 0 ]
+t1=$(date +%s.%N)
 "$JFR" summary "$J" >"$WORK/summary" 2>&1
 rc=$?
 diag <"$WORK/summary"
@@ -38,6 +40,17 @@ printed=$(grep -c '^jdk.ExecutionSample' "$WORK/print")
 figure "cpu samples: profiler $own, jfr summary $in_summary, jfr print $printed"
 check "jdk.ExecutionSample events == the profiler's cpu samples, exactly" \
   bash -c "[ -n '$own' ] && [ '$own' -gt 0 ] && [ '$in_summary' = '$own' ] && [ '$printed' = '$own' ]"
+
+# Event times as jfr gives them (ticks through the chunk header's start and rate), in
+# seconds since the epoch: all within the run, spanning at least 1 s of its 1.5 s of CPU.
+"$JFR" print --json --events jdk.ExecutionSample "$J" \
+  | sed -n 's/.*"startTime": "\(.*\)".*/\1/p' >"$WORK/times"
+date -f "$WORK/times" +%s.%N 2>/dev/null | sort -n >"$WORK/epoch"
+first=$(head -1 "$WORK/epoch") last=$(tail -1 "$WORK/epoch")
+figure "event times: run $t0 .. $t1, events ${first:-none} .. ${last:-none}"
+check "event times lie within the run and span at least 1 s" \
+  awk -v a="$t0" -v b="$t1" -v f="${first:-0}" -v l="${last:-0}" \
+  'BEGIN {exit !(f >= a && l <= b && l - f >= 1)}'
 
 # Shares of the top frames' methods among all events, as the .txt's hot list counts them.
 awk '/^jdk.ExecutionSample/ {n++; want = 1; next}
