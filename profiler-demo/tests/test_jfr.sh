@@ -1,12 +1,13 @@
 # test_jfr.sh BUILD_DIR - file=X.jfr is a JFR recording the JDK's own `jfr` tool reads
-# without a complaint: one event per sample (counts exact against the profiler's own), the
+# without a complaint: one event per sample (counts exact against the profiler's own), at
+# times within the run, frames with lines, bcis and types, classes with their packages, the
 # hottest methods' shares from the events' top frames within 1 point of the .txt's (same
-# run), threads named; a syscall tracepoint's samples are asgst.Tracepoint /
+# run), threads named; syscall tracepoints' samples are asgst.Tracepoint /
 # asgst.FileDescriptor events with their stacks; wall samples with C frames (cstack) are
-# jdk.NativeMethodSample / jdk.ExecutionSample events that jfr prints. Read with this JDK's jfr (JDK 17's if
-# it has none).
+# jdk.NativeMethodSample / jdk.ExecutionSample events that jfr prints. Read with this JDK's
+# jfr (JDK 17's if it has none).
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..13"
+echo "1..14"
 compile || { echo "Bail out! javac failed"; exit 1; }
 JFR=$JAVA_HOME/bin/jfr
 if [ ! -x "$JFR" ]; then
@@ -43,14 +44,32 @@ check "jdk.ExecutionSample events == the profiler's cpu samples, exactly" \
 
 # Event times as jfr gives them (ticks through the chunk header's start and rate), in
 # seconds since the epoch: all within the run, spanning at least 1 s of its 1.5 s of CPU.
-"$JFR" print --json --events jdk.ExecutionSample "$J" \
-  | sed -n 's/.*"startTime": "\(.*\)".*/\1/p' >"$WORK/times"
+"$JFR" print --json --events jdk.ExecutionSample "$J" >"$WORK/json"
+sed -n 's/.*"startTime": "\(.*\)".*/\1/p' "$WORK/json" >"$WORK/times"
 date -f "$WORK/times" +%s.%N 2>/dev/null | sort -n >"$WORK/epoch"
 first=$(head -1 "$WORK/epoch") last=$(tail -1 "$WORK/epoch")
 figure "event times: run $t0 .. $t1, events ${first:-none} .. ${last:-none}"
 check "event times lie within the run and span at least 1 s" \
   awk -v a="$t0" -v b="$t1" -v f="${first:-0}" -v l="${last:-0}" \
   'BEGIN {exit !(f >= a && l <= b && l - f >= 1)}'
+
+# Frames as the JDK's types have them: line, bci, frame type; a class with its package
+# (the class name up to its last dot, a hidden class's ".0x..." or ".123" suffix left
+# out), for every class of the recording.
+packages=$(awk '/"package": \{/ {cls = prev; getline; sub(/.*"name": "/, ""); sub(/".*/, "")
+                  c = cls; sub(/.*"name": "/, "", c); sub(/".*/, "", c)
+                  want = c; sub(/\.(0x[0-9a-f]+|[0-9]+)$/, "", want)
+                  if (!sub(/\.[^.]*$/, "", want)) want = ""
+                  if (want == $0) ok++; else bad++ }
+                {prev = $0} END {print ok + 0, bad + 0}' "$WORK/json")
+lines=$(grep -cE '"lineNumber": [1-9]' "$WORK/json")
+bcis=$(grep -cE '"bytecodeIndex": [1-9]' "$WORK/json")
+interp=$(grep -c '"type": "Interpreted"' "$WORK/json")
+jit=$(grep -c '"type": "JIT compiled"' "$WORK/json")
+figure "frames with a line $lines, a bci $bcis, Interpreted $interp, JIT compiled $jit;" \
+  "classes with their package right, wrong: $packages"
+check "frames carry line numbers, bcis, types Interpreted and JIT compiled; classes packages" \
+  bash -c "[ $lines -gt 0 ] && [ $bcis -gt 0 ] && [ $interp -gt 0 ] && [ $jit -gt 0 ] && [ ${packages% *} -gt 0 ] && [ ${packages#* } = 0 ]"
 
 # Shares of the top frames' methods among all events, as the .txt's hot list counts them.
 awk '/^jdk.ExecutionSample/ {n++; want = 1; next}

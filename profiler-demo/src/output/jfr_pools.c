@@ -87,8 +87,8 @@ static void write_stack(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t l
   }
 }
 
-/* N. The pool key of a class: its dotted name (from the JVM's "Lpkg/Name;" or
- * "pkg/Name") and modifiers. */
+/* N. The pool key of a class: modifiers and its name in the JVM's form ("pkg/Name", from
+ * "Lpkg/Name;" too). */
 static uint32_t class_of(jfr_pools *p, const char *internal, int32_t modifiers) {
   uint8_t key[4 + 512];
   const char *s = internal;
@@ -96,7 +96,7 @@ static uint32_t class_of(jfr_pools *p, const char *internal, int32_t modifiers) 
   if (n >= 2 && s[0] == 'L' && s[n - 1] == ';') s++, n -= 2;
   if (n > sizeof key - 4) n = sizeof key - 4;
   memcpy(key, &modifiers, 4);
-  for (size_t i = 0; i < n; i++) key[4 + i] = s[i] == '/' ? '.' : (uint8_t)s[i];
+  memcpy(key + 4, s, n);
   return jfr_map_id(&p->classes, key, 4 + (uint32_t)n, NULL);
 }
 
@@ -121,7 +121,8 @@ static void write_method(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t 
     modifiers = mi.modifiers;
     ASGST_ClassInfo ci = {.class_name = cname, .class_name_length = sizeof cname};
     if (mi.klass) ASGST_GetClassInfo(mi.klass, &ci);
-    if (!ci.class_name || ci.class_name_length <= 0) snprintf(cname, sizeof cname, "[unknown]");
+    if (!mi.klass || !ci.class_name || ci.class_name_length <= 0)
+      snprintf(cname, sizeof cname, "[unknown]");
     cmodifiers = ci.modifiers;
   }
   jfr_put_varint(b, class_of(p, cname, cmodifiers));
@@ -130,16 +131,41 @@ static void write_method(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t 
   jfr_put_varint(b, (uint64_t)(int64_t)modifiers);
 }
 
-/* N. A class: name, package (the name up to its last dot), modifiers. */
+/* N. '/' to '.' in place. */
+static void dotted(char *s) {
+  for (; *s; s++)
+    if (*s == '/') *s = '.';
+}
+
+/* N. True for the suffix a hidden class (JDK 15+: "/0x7f..."), or a VM-anonymous one
+ * (JDK 8-14: "/123456"), has after its name. */
+static bool hidden_suffix(const char *s) {
+  if (strncmp(s, "/0x", 3) == 0) return true;
+  if (!s[0] || !s[1]) return false;
+  for (s++; *s; s++)
+    if (*s < '0' || *s > '9') return false;
+  return true;
+}
+
+/* N. A class: name, package, modifiers. The package is the name up to its last '/', not
+ * counting a hidden class's suffix ("pkg/Foo$$Lambda$2/0x0000..." is in pkg). */
 static void write_class(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t len) {
-  char name[512];
+  char name[512], pkg[512];
   int32_t modifiers;
   memcpy(&modifiers, key, 4);
   snprintf(name, sizeof name, "%.*s", (int)(len - 4), (const char *)key + 4);
-  const char *dot = strrchr(name, '.');
-  size_t plen = dot ? (size_t)(dot - name) : 0;
+  char *slash = strrchr(name, '/');
+  if (slash && hidden_suffix(slash)) {
+    *slash = 0;
+    char *before = strrchr(name, '/');
+    *slash = '/';
+    slash = before;
+  }
+  snprintf(pkg, sizeof pkg, "%.*s", slash ? (int)(slash - name) : 0, name);
+  dotted(name);
+  dotted(pkg);
   jfr_put_varint(b, symbol(p, name));
-  jfr_put_varint(b, jfr_map_id(&p->packages, name, (uint32_t)plen, NULL));
+  jfr_put_varint(b, jfr_map_id(&p->packages, pkg, (uint32_t)strlen(pkg), NULL));
   jfr_put_varint(b, (uint64_t)(int64_t)modifiers);
 }
 

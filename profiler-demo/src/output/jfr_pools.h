@@ -31,7 +31,7 @@ typedef struct {
   jfr_map threads;  /* key: the tid */
   jfr_map stacks;   /* key: truncated byte, then the prof_frames, top first */
   jfr_map methods;  /* key: 'J' and the ASGST_Method, or 'C' and the C frame's name */
-  jfr_map classes;  /* key: modifiers (4 bytes), then the class name (dotted) */
+  jfr_map classes;  /* key: modifiers (4 bytes), then the class name ("pkg/Name") */
   jfr_map packages; /* key: the package name (dotted) */
   jfr_map symbols;  /* key: the string */
 } jfr_pools;
