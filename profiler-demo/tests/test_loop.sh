@@ -1,13 +1,13 @@
 # test_loop.sh BUILD_DIR - loop=2s over a ~13 s workload: at least 6 complete files of each
-# format asked (.pb.gz, .collapsed, .txt; named by the period's start), each readable
+# format asked (.pb.gz, .collapsed, .txt, .jfr; named by the period's start), each readable
 # alone; the samples across the files add up to the profiler's own total exactly (every
 # sample in one file, none in two); no temporary file is left. asgst-attach starts a loop
 # on a running JVM alike.
 source "$(dirname "$0")/lib.sh" "$1"
 source "$TESTS/pprof_lib.sh"
-echo "1..10"
+echo "1..11"
 compile || { echo "Bail out! javac failed"; exit 1; }
-FORMATS=(pb.gz collapsed txt) # a .jfr writer, where there is one, joins here
+FORMATS=(pb.gz collapsed txt jfr)
 D=$WORK/loop
 mkdir -p "$D"
 files=""
@@ -34,11 +34,12 @@ for p in "$D"/prof-*.pb.gz; do
   # The .collapsed leaves out samples without frames; pprof has them as "[no frames]".
   nf=$(pprof -top -nodecount=1000 -nodefraction=0 -sample_index=samples "$p" | awk '/ \[no frames\]$/ {print $1}')
   c=$(samples_total "$base.collapsed")
-  [ "$t" = "$n" ] && [ $((c + ${nf:-0})) = "$n" ] || bad=$((bad + 1))
-  echo "$(basename "$base"): pprof $n, txt $t, collapsed $c + ${nf:-0} without frames" | diag
+  j=$("$JAVA_HOME/bin/jfr" summary "$base.jfr" 2>/dev/null | awk '$1 == "jdk.ExecutionSample" {print $2}')
+  [ "$t" = "$n" ] && [ $((c + ${nf:-0})) = "$n" ] && [ "${j:-0}" = "$n" ] || bad=$((bad + 1))
+  echo "$(basename "$base"): pprof $n, txt $t, collapsed $c + ${nf:-0} without frames, jfr ${j:-none}" | diag
 done
 check "go tool pprof reads every .pb.gz alone ($unread unread)" [ "$unread" = 0 ]
-check "each period's .pb.gz, .txt and .collapsed count the same samples ($bad differ)" [ "$bad" = 0 ]
+check "each period's .pb.gz, .txt, .collapsed and .jfr (jfr summary) count the same samples ($bad differ)" [ "$bad" = 0 ]
 figure "samples: profiler $own, sum over the .pb.gz files $sum_pb, over the .txt $sum_txt"
 check "the files' samples add up to the profiler's total ($own), exactly" \
   bash -c "[ -n '$own' ] && [ '$sum_pb' = '$own' ] && [ '$sum_txt' = '$own' ]"

@@ -4,7 +4,7 @@
  *   event=cpu|wall|cputimer|<category>:<tracepoint>   (repeatable)
  *   filter=<kernel filter expression>  for the tracepoint right before it
  *   interval=<n>[ns|us|ms|s]  for cpu/wall; for a tracepoint: every Nth event
- *   file=<path>.html|.collapsed|.txt   (repeatable)   fds=<path>
+ *   file=<path>.html|.collapsed|.txt|.jfr   (repeatable)   fds=<path>
  *   overhead=<percent>  the most of a sampled thread's time samples may take (1-50, 10)
  *   record=<path>  record_n=<n>  record_walks=errors|all   walks recorded for a replay
  *   walk=signal|thread|queue  where stacks are walked (README, "Walk modes")

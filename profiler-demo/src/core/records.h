@@ -50,6 +50,8 @@ typedef struct {
   uint64_t seq;
   uint32_t lag_ns;      /* from the handler's entry (the event) to the walk's start */
   uint32_t pad2;
+  uint64_t time_ns;     /* CLOCK_MONOTONIC at the event (the handler's entry), for outputs
+                           that keep each sample's time (JFR) */
   /* prof_frame frames[nframes]; then prof_fdinfo if has_fdinfo */
 } prof_record;
 

@@ -11,7 +11,8 @@
   X(prof_flamegraph_writer) /* flamegraph.c */ \
   X(prof_collapsed_writer)  /* collapsed.c */  \
   X(prof_text_writer)       /* text_writer.c */  \
-  X(prof_pprof_writer)      /* pprof_writer.c */
+  X(prof_pprof_writer)      /* pprof_writer.c */ \
+  X(prof_jfr_writer)        /* jfr_writer.c */
 
 #define DECLARE(w) extern const prof_writer w;
 WRITERS(DECLARE)

@@ -6,6 +6,7 @@
  * point (walk=queue): everything here is async-signal-safe, which covers all three.
  */
 #include <string.h>
+#include <time.h>
 
 #include "core/blob_names.h"
 #include "core/state.h"
@@ -87,6 +88,15 @@ static uint32_t u32(uint64_t v) {
   return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+/* SS. CLOCK_MONOTONIC now, less the walk and the lag before it: about when the event
+ * happened, wherever the walk ran (clock_gettime is async-signal-safe). */
+static uint64_t event_time(uint64_t walk_ns, uint64_t lag_ns) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  return now > walk_ns + lag_ns ? now - walk_ns - lag_ns : now;
+}
+
 /* SS. */
 void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk_ns,
                      uint64_t lag_ns, const prof_fdinfo *fdi, const prof_ref_walk *ref) {
@@ -108,6 +118,7 @@ void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk
   h.walk_result = r;
   h.walk_ns = u32(walk_ns);
   h.lag_ns = u32(lag_ns);
+  h.time_ns = event_time(walk_ns, lag_ns);
   h.seq = atomic_fetch_add_explicit(&prof.stats.seq, 1, memory_order_relaxed);
   if (prof_buffer_append(&h, w->frames, fdi))
     atomic_fetch_add_explicit(&prof.stats.stored[ev], 1, memory_order_relaxed);

@@ -1,0 +1,176 @@
+/*
+ * jfr_writer.c - the .jfr output: a JFR recording of one chunk that the JDK's `jfr` tool
+ * and JMC read. Every record of the sample buffer is one event at its own time:
+ *  - cpu and cputimer samples: jdk.ExecutionSample, as the JDK's JFR names them;
+ *  - wall samples: jdk.NativeMethodSample when the thread's top Java frame is a native
+ *    method (the JDK's JFR samples threads in native code so), jdk.ExecutionSample else;
+ *  - tracepoint samples: asgst.Tracepoint (the tracepoint's name); those that caught a
+ *    file descriptor (fd/fd_capture.c: event=fds and the fd syscalls' tracepoints)
+ *    asgst.FileDescriptor (the tracepoint's name, call, fds, result, path or address).
+ * Each with its thread and stack trace (jfr_pools.c). Times are CLOCK_MONOTONIC
+ * nanoseconds as ticks (1e9 a second); the chunk header ties them to the wall clock.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "asgst.h"
+#include "core/records.h"
+#include "core/state.h"
+#include "fd/fd_table.h"
+#include "output/jfr_encode.h"
+#include "output/jfr_pools.h"
+#include "output/writer.h"
+
+#define F(n, t) {n, t, false, false, false}
+#define CP(n, t) {n, t, true, false, false}
+#define START {"startTime", "long", false, false, true}
+
+static const jfr_field annotation_fields[] = {F("value", "java.lang.String")};
+static const jfr_field thread_fields[] = {F("osName", "java.lang.String"),
+                                          F("osThreadId", "long"),
+                                          F("javaName", "java.lang.String")};
+static const jfr_field stack_fields[] = {F("truncated", "boolean"),
+                                         {"frames", "jdk.types.StackFrame", false, true, false}};
+static const jfr_field frame_fields[] = {CP("method", "jdk.types.Method"),
+                                         F("lineNumber", "int"), F("bytecodeIndex", "int"),
+                                         CP("type", "jdk.types.FrameType")};
+static const jfr_field method_fields[] = {CP("type", "java.lang.Class"),
+                                          CP("name", "jdk.types.Symbol"),
+                                          CP("descriptor", "jdk.types.Symbol"),
+                                          F("modifiers", "int")};
+static const jfr_field class_fields[] = {CP("name", "jdk.types.Symbol"),
+                                         CP("package", "jdk.types.Package"),
+                                         F("modifiers", "int")};
+static const jfr_field package_fields[] = {CP("name", "jdk.types.Symbol")};
+static const jfr_field symbol_fields[] = {F("string", "java.lang.String")};
+static const jfr_field description_fields[] = {F("description", "java.lang.String")};
+static const jfr_field state_fields[] = {F("name", "java.lang.String")};
+static const jfr_field sample_fields[] = {START, CP("sampledThread", "java.lang.Thread"),
+                                          CP("state", "jdk.types.ThreadState"),
+                                          CP("stackTrace", "jdk.types.StackTrace")};
+static const jfr_field tracepoint_fields[] = {START, CP("eventThread", "java.lang.Thread"),
+                                              CP("stackTrace", "jdk.types.StackTrace"),
+                                              F("name", "java.lang.String")};
+static const jfr_field fd_fields[] = {START, CP("eventThread", "java.lang.Thread"),
+                                      CP("stackTrace", "jdk.types.StackTrace"),
+                                      F("name", "java.lang.String"),
+                                      F("call", "java.lang.String"), F("fd", "int"),
+                                      F("fd2", "int"), F("result", "long"),
+                                      F("target", "java.lang.String")};
+
+#define FIELDS(a) a, (int)(sizeof a / sizeof a[0])
+#define ANNOTATION "java.lang.annotation.Annotation"
+#define EVENT "jdk.jfr.Event"
+static const jfr_type types[] = {
+    {T_LONG, "long", NULL, NULL, NULL, 0, false},
+    {T_INT, "int", NULL, NULL, NULL, 0, false},
+    {T_BOOLEAN, "boolean", NULL, NULL, NULL, 0, false},
+    {T_STRING, "java.lang.String", NULL, NULL, NULL, 0, false},
+    {T_LABEL, "jdk.jfr.Label", ANNOTATION, NULL, FIELDS(annotation_fields), false},
+    {T_TIMESTAMP, "jdk.jfr.Timestamp", ANNOTATION, NULL, FIELDS(annotation_fields), false},
+    {T_THREAD, "java.lang.Thread", NULL, "Thread", FIELDS(thread_fields), false},
+    {T_STACK_TRACE, "jdk.types.StackTrace", NULL, "Stacktrace", FIELDS(stack_fields), false},
+    {T_STACK_FRAME, "jdk.types.StackFrame", NULL, NULL, FIELDS(frame_fields), false},
+    {T_METHOD, "jdk.types.Method", NULL, "Java Method", FIELDS(method_fields), false},
+    {T_CLASS, "java.lang.Class", NULL, "Java Class", FIELDS(class_fields), false},
+    {T_PACKAGE, "jdk.types.Package", NULL, "Package", FIELDS(package_fields), false},
+    {T_SYMBOL, "jdk.types.Symbol", NULL, "Symbol", FIELDS(symbol_fields), true},
+    {T_FRAME_TYPE, "jdk.types.FrameType", NULL, "Frame type", FIELDS(description_fields), true},
+    {T_THREAD_STATE, "jdk.types.ThreadState", NULL, "Java Thread State", FIELDS(state_fields),
+     true},
+    {T_EXECUTION_SAMPLE, "jdk.ExecutionSample", EVENT, "Method Profiling Sample",
+     FIELDS(sample_fields), false},
+    {T_NATIVE_METHOD_SAMPLE, "jdk.NativeMethodSample", EVENT, "Method Profiling Sample Native",
+     FIELDS(sample_fields), false},
+    {T_TRACEPOINT, "asgst.Tracepoint", EVENT, "Tracepoint", FIELDS(tracepoint_fields), false},
+    {T_FILE_DESCRIPTOR, "asgst.FileDescriptor", EVENT, "File Descriptor", FIELDS(fd_fields), false},
+};
+
+typedef struct {
+  jfr_buf out;
+  jfr_pools pools;
+  uint64_t first_ticks; /* the earliest record's time, UINT64_MAX before any */
+} jfr_ctx;
+
+/* N. The event type of a record (see the top of the file). */
+static enum jfr_type_id event_type(const prof_record *r, const prof_frame *frames,
+                                   const prof_fdinfo *fdi) {
+  const prof_event *ev = &prof.opts.events[r->event];
+  if (fdi) return T_FILE_DESCRIPTOR;
+  if (ev->kind == EV_TRACEPOINT) return T_TRACEPOINT;
+  if (ev->kind != EV_WALL) return T_EXECUTION_SAMPLE;
+  for (int i = 0; i < r->nframes; i++)
+    if (frames[i].type != ASGST_FRAME_NON_JAVA)
+      return frames[i].type == ASGST_FRAME_JAVA_NATIVE ? T_NATIVE_METHOD_SAMPLE
+                                                       : T_EXECUTION_SAMPLE;
+  return T_EXECUTION_SAMPLE;
+}
+
+/* N. The fields of an fd event after its stack trace: the call, its fds, its result, and
+ * the path it opened or the address it bound, connected to or accepted from. */
+static void fd_fields_of(jfr_buf *b, const prof_event *ev, const prof_fdinfo *fdi) {
+  char target[PROF_ADDR_MAX * 2] = "";
+  bool path = ev->fd_call == FDC_PATH_ARG0 || ev->fd_call == FDC_PATH_ARG1;
+  if (path)
+    snprintf(target, sizeof target, "%.*s", (int)fdi->addrlen, (const char *)fdi->addr);
+  else if (fdi->addrlen)
+    fd_format_addr(fdi->addr, fdi->addrlen, target, sizeof target);
+  jfr_put_string(b, ev->syscall[0] ? ev->syscall : ev->name);
+  jfr_put_varint(b, (uint64_t)(int64_t)fdi->fd[0]);
+  jfr_put_varint(b, (uint64_t)(int64_t)fdi->fd[1]);
+  jfr_put_varint(b, (uint64_t)fdi->ret);
+  jfr_put_string(b, target);
+}
+
+/* N. One record, one event. */
+static void add_event(const prof_record *r, const prof_frame *frames, const prof_fdinfo *fdi,
+                      void *arg) {
+  jfr_ctx *c = arg;
+  const prof_event *ev = &prof.opts.events[r->event];
+  enum jfr_type_id t = event_type(r, frames, fdi);
+  bool truncated = r->walk_result <= 0 || r->nframes >= PROF_MAX_FRAMES;
+  uint32_t thread = jfr_pool_thread(&c->pools, r->tid);
+  uint32_t stack = jfr_pool_stack(&c->pools, frames, r->nframes, truncated);
+  if (r->time_ns < c->first_ticks) c->first_ticks = r->time_ns;
+
+  size_t start = jfr_event_begin(&c->out, t, r->time_ns);
+  jfr_put_varint(&c->out, thread);
+  if (t == T_EXECUTION_SAMPLE || t == T_NATIVE_METHOD_SAMPLE)
+    jfr_put_varint(&c->out, JFR_STATE_RUNNABLE);
+  jfr_put_varint(&c->out, stack);
+  if (t == T_TRACEPOINT || t == T_FILE_DESCRIPTOR) jfr_put_string(&c->out, ev->name);
+  if (t == T_FILE_DESCRIPTOR) fd_fields_of(&c->out, ev, fdi);
+  jfr_event_end(&c->out, start);
+}
+
+/* N. */
+static uint64_t clock_ns(clockid_t id) {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* N. Events, then the checkpoint and the metadata, then the header that points at them.
+ * The chunk starts at the earliest record (or now, if there is none). */
+static int write_jfr(const prof_dump_view *d, FILE *out) {
+  (void)d;
+  jfr_ctx c = {.first_ticks = UINT64_MAX};
+  jfr_header_reserve(&c.out);
+  prof_buffer_each(add_event, &c);
+  uint64_t mono = clock_ns(CLOCK_MONOTONIC), real = clock_ns(CLOCK_REALTIME);
+  if (c.first_ticks > mono) c.first_ticks = mono;
+  jfr_times t = {.start_ticks = c.first_ticks, .ticks_per_second = 1000000000u,
+                 .duration_nanos = mono - c.first_ticks,
+                 .start_nanos = real - (mono - c.first_ticks)};
+  size_t cp = c.out.len;
+  jfr_pools_write(&c.pools, &c.out, t.start_ticks);
+  size_t meta = c.out.len;
+  jfr_write_metadata(&c.out, types, (int)(sizeof types / sizeof types[0]), t.start_ticks);
+  jfr_header_finish(&c.out, &t, cp, meta);
+  bool whole = fwrite(c.out.data, 1, c.out.len, out) == c.out.len;
+  jfr_pools_free(&c.pools);
+  jfr_buf_free(&c.out);
+  return whole && !ferror(out) ? 0 : -1;
+}
+
+const prof_writer prof_jfr_writer = {".jfr", write_jfr};
