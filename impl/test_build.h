@@ -66,9 +66,11 @@ asgst__hs_shadow_stats_t asgst__hs_shadow_stats(void);
 
 /* 5. What the queue processing thread did: rounds (one owner suspended and resumed),
  * elements handled, owners that could not be suspended, and the suspend-to-resume
- * times. */
+ * times; what owners did in their handlers: waits for their poll to be armed, how many
+ * saw it armed, how many gave up at the bound, and the time spent waiting. */
 typedef struct {
   _Atomic uint64_t rounds, elements, not_suspended, stopped_ns;
+  _Atomic uint64_t waits, armed, gave_up, wait_ns;
 } asgst__hs_queue_stats;
 /* N. */
 asgst__hs_queue_stats asgst__hs_queue_stats_get(void);

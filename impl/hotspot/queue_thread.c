@@ -20,14 +20,17 @@
  * using never goes away under it.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hotspot.h"
+#include "vm_model.h"
 #include "walker.h"
 
 #include "../guard.h"
@@ -35,27 +38,67 @@
 #include "../test_build.h"
 
 #define MAX_OWNERS 256
+#define MAX_WORKERS 16
 
 typedef struct owner {
   jthread thread;       /* global reference to the owner's java.lang.Thread */
+  pid_t tid;            /* its kernel thread id */
   asgst__thread t;      /* the owner as the walker sees it */
   int kind;             /* current_thread()'s answer on the owner */
   atomic_int unbound;   /* its queue was deregistered: free it */
+  atomic_int claimed;   /* a processing thread is suspending/processing it */
   struct owner *next;   /* every handle, for the sweep */
 } owner;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* handles list, thread start */
+/* Processing threads hold it for reading while they use handles; the sweep that frees
+ * handles takes it for writing (and only tries: it is never in a hurry). */
+static pthread_rwlock_t using_handles = PTHREAD_RWLOCK_INITIALIZER;
 static owner *owners;
 static int wake_fd = -1;
-static pthread_t worker;
 static bool started;
+/* Processing threads: several, so that an owner slow to reach its poll (descheduled on a
+ * busy machine: milliseconds) delays no other owner's suspension. */
+static int nworkers = 4;
+/* How long an owner's handler waits for its poll to be armed (ns; 0: it does not wait),
+ * and whether the processing thread runs at real-time priority. */
+static uint64_t wait_bound_ns = 500 * 1000;
+static atomic_int realtime;
+static bool yield_in_wait;
+/* The calling thread's kernel id once it has bound a queue, else 0. */
+static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
 
-/* SS. asgst__queue_waker: one write to the eventfd. */
-static void wake(void) {
+/* SS. Monotonic nanoseconds (vDSO). */
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void note_wait(int armed, uint64_t ns);
+
+/* SS. Keeps the owner in its handler until its next safepoint poll will stop it (the
+ * processing thread's SuspendThread has armed it), at most wait_bound_ns: it then stops
+ * while the sampled frame is still on its stack, or while it returns from it. Yields each
+ * turn so that a processing thread queued on this CPU runs. Bounded, so neither a busy
+ * processing thread nor one that never comes holds the owner (or a safepoint) for long. */
+static void wait_until_armed(const owner *o) {
+  if (o->tid != my_tid || wait_bound_ns == 0) return;
+  uint64_t t0 = now_ns(), dt = 0;
+  int armed;
+  while ((armed = asgst__hs_poll_armed(&o->t)) == 0 && (dt = now_ns() - t0) < wait_bound_ns)
+    if (yield_in_wait) syscall(SYS_sched_yield);
+    else __builtin_ia32_pause();
+  if (armed >= 0) note_wait(armed, now_ns() - t0);
+}
+
+/* SS. asgst__queue_waker: one write to the eventfd, then (on the owner) the wait above. */
+static void wake(void *handle) {
   uint64_t one = 1;
   if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) < 0) {
     /* The counter is saturated: the thread is awake anyway. */
   }
+  if (handle) wait_until_armed(handle);
 }
 
 /* N. The stopped owner's last Java frame, under the guard. */
@@ -77,11 +120,11 @@ static asgst__hs_queue_stats stats;
 static uint64_t times[TIMES]; /* the last suspend-to-resume times */
 static atomic_uint ntimes;
 
-/* N. Monotonic nanoseconds. */
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+/* SS. Counts an owner's wait for its poll: armed (1) or gave up (0) after ns. */
+static void note_wait(int armed, uint64_t ns) {
+  atomic_fetch_add(&stats.waits, 1);
+  atomic_fetch_add(armed ? &stats.armed : &stats.gave_up, 1);
+  atomic_fetch_add(&stats.wait_ns, ns);
 }
 
 /* N. The start of a round. */
@@ -104,6 +147,10 @@ asgst__hs_queue_stats asgst__hs_queue_stats_get(void) {
   s.elements = atomic_load(&stats.elements);
   s.not_suspended = atomic_load(&stats.not_suspended);
   s.stopped_ns = atomic_load(&stats.stopped_ns);
+  s.waits = atomic_load(&stats.waits);
+  s.armed = atomic_load(&stats.armed);
+  s.gave_up = atomic_load(&stats.gave_up);
+  s.wait_ns = atomic_load(&stats.wait_ns);
   return s;
 }
 
@@ -127,7 +174,8 @@ uint64_t asgst__hs_queue_median_ns(void) {
   return m;
 }
 #else
-/* The product measures no round. */
+/* The product measures no round and no wait. */
+static void note_wait(int armed, uint64_t ns) { (void)armed, (void)ns; }
 static inline uint64_t round_start(void) { return 0; }
 static inline void round_end(uint64_t t0, int n, bool suspended) { (void)t0, (void)n, (void)suspended; }
 #endif
@@ -145,8 +193,10 @@ static void process_owner(jvmtiEnv *jvmti, owner *o) {
   round_end(t0, n, err == JVMTI_ERROR_NONE);
 }
 
-/* N. Frees the handles whose queues are all deregistered. */
+/* N. Frees the handles whose queues are all deregistered, unless a processing thread is
+ * using handles (then a later round does it). */
 static void sweep(JNIEnv *env) {
+  if (pthread_rwlock_trywrlock(&using_handles) != 0) return;
   pthread_mutex_lock(&lock);
   for (owner **p = &owners; *p;) {
     owner *o = *p;
@@ -159,24 +209,69 @@ static void sweep(JNIEnv *env) {
     free(o);
   }
   pthread_mutex_unlock(&lock);
+  pthread_rwlock_unlock(&using_handles);
 }
 
-/* N. The processing thread. */
+/* N. Processes the waiting owners no other processing thread has taken. */
+static void process_waiting(jvmtiEnv *jvmti) {
+  void *waiting[MAX_OWNERS];
+  pthread_rwlock_rdlock(&using_handles);
+  int n = asgst__queues_waiting(waiting, MAX_OWNERS);
+  for (int i = 0; i < n; i++) {
+    owner *o = waiting[i];
+    int free_ = 0;
+    /* One suspension per owner at a time: a second SuspendThread would fail (already
+     * suspended) and its elements would wrongly end as THREAD_EXIT. */
+    if (!atomic_compare_exchange_strong(&o->claimed, &free_, 1)) continue;
+    process_owner(jvmti, o);
+    atomic_store(&o->claimed, 0);
+  }
+  pthread_rwlock_unlock(&using_handles);
+}
+
+/* N. Settings from the environment, for measurements: ASGST_QUEUE_WAIT_US (the owner's
+ * wait bound, 0: no wait), ASGST_QUEUE_REALTIME=0 (normal scheduling). */
+static void read_settings(void) {
+  const char *w = getenv("ASGST_QUEUE_WAIT_US");
+  if (w && *w) wait_bound_ns = strtoull(w, NULL, 10) * 1000u;
+  const char *rt = getenv("ASGST_QUEUE_REALTIME");
+  atomic_store(&realtime, !(rt && strcmp(rt, "0") == 0));
+  const char *y = getenv("ASGST_QUEUE_YIELD");
+  yield_in_wait = y && strcmp(y, "1") == 0;
+  const char *n = getenv("ASGST_QUEUE_THREADS");
+  if (n && *n) nworkers = atoi(n);
+  if (nworkers < 1) nworkers = 1;
+  if (nworkers > MAX_WORKERS) nworkers = MAX_WORKERS;
+}
+
+/* N. The processing thread at the lowest real-time priority: its wakeup then preempts a
+ * CPU-bound owner at once instead of waiting for the owner's time slice (on 2 cores with
+ * busy threads, 50-500 us). Where that is not permitted it stays at normal scheduling,
+ * reported among the features off. */
+static void go_realtime(void) {
+  struct sched_param sp = {.sched_priority = 1};
+  if (!atomic_load(&realtime)) return;
+  if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
+    atomic_store(&realtime, 0);
+    asgst__vm_feature_off("queue processing at real-time priority (SCHED_FIFO not permitted)");
+  }
+}
+
+/* N. A processing thread; the first one (arg non-NULL) also frees handles. */
 static void *work(void *arg) {
-  (void)arg;
   JNIEnv *env = NULL;
   JavaVMAttachArgs args = {JNI_VERSION_1_6, "asgst-queues", NULL};
   if ((*asgst__hs_vm)->AttachCurrentThreadAsDaemon(asgst__hs_vm, (void **)&env, &args) != JNI_OK)
     return NULL;
-  void *waiting[MAX_OWNERS];
+  if (arg) asgst__hs_poll_confirm();
+  go_realtime();
   for (;;) {
     uint64_t count;
     if (read(wake_fd, &count, sizeof count) < 0) continue;
     jvmtiEnv *jvmti = asgst__hs_jvmti;
     if (jvmti == NULL) continue;
-    int n = asgst__queues_waiting(waiting, MAX_OWNERS);
-    for (int i = 0; i < n; i++) process_owner(jvmti, waiting[i]);
-    sweep(env);
+    process_waiting(jvmti);
+    if (arg) sweep(env);
   }
   return NULL;
 }
@@ -184,14 +279,22 @@ static void *work(void *arg) {
 /* N. Starts the processing thread once (with the lock held). */
 static int start_locked(void) {
   if (started) return 0;
+  read_settings();
   wake_fd = eventfd(0, EFD_CLOEXEC);
   if (wake_fd < 0) return ASGST_UNSUPPORTED;
-  if (pthread_create(&worker, NULL, work, NULL) != 0) {
+  int made = 0;
+  for (int i = 0; i < nworkers; i++) {
+    pthread_t w;
+    /* The first one frees handles and confirms the poll word: its arg is non-NULL. */
+    if (pthread_create(&w, NULL, work, made == 0 ? (void *)&nworkers : NULL) != 0) continue;
+    pthread_detach(w);
+    made++;
+  }
+  if (made == 0) {
     close(wake_fd);
     wake_fd = -1;
     return ASGST_UNSUPPORTED;
   }
-  pthread_detach(worker);
   asgst__queues_set_waker(wake);
   started = true;
   return 0;
@@ -212,6 +315,7 @@ int asgst__hs_queue_bind(JNIEnv *env, void **out) {
     return ASGST_NO_THREAD;
   }
   o->thread = (*mine)->NewGlobalRef(mine, self);
+  o->tid = my_tid = (pid_t)syscall(SYS_gettid);
   (*mine)->DeleteLocalRef(mine, self);
   o->kind = asgst__hs_current_thread(&o->t);
   pthread_mutex_lock(&lock);
@@ -233,5 +337,5 @@ int asgst__hs_queue_bind(JNIEnv *env, void **out) {
 /* N. backend.h queue_unbind(): the processing thread frees it at its next round. */
 void asgst__hs_queue_unbind(void *handle) {
   atomic_store(&((owner *)handle)->unbound, 1);
-  wake();
+  wake(NULL);
 }

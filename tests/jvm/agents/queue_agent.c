@@ -51,7 +51,7 @@ static __thread per_thread *mine __attribute__((tls_model("initial-exec")));
 static int interval_us = 1000, queue_size = 64, stale_max_pct = 1;
 static atomic_long sent, enqueued, full, other_error, no_queue, handled, stale, at_method,
     not_at_method, walk_error, hooks_start, hooks_end, dropped;
-static atomic_ulong latency_sum, latency_n, latency_stale_sum;
+static atomic_ulong latency_sum, latency_n, latency_stale_sum, enqueue_ns;
 static atomic_int walk_error_code; /* what the last failing walk said (its iterator's state) */
 static atomic_int running;
 static pthread_t sampler;
@@ -81,7 +81,9 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
     s->method = NULL;
     s->t = now_ns();
     ASGST_RunWithIterator(uc, ASGST_END_ON_FIRST_JAVA_FRAME, first_java, &s->method);
+    uint64_t t0 = now_ns();
     int r = ASGST_Enqueue(q, uc, s);
+    atomic_fetch_add(&enqueue_ns, now_ns() - t0);
     if (r > 0) atomic_fetch_add(&enqueued, 1);
     else if (r == ASGST_ENQUEUE_FULL_QUEUE) atomic_fetch_add(&full, 1);
     else if (r == ASGST_ENQUEUE_NO_QUEUE) atomic_fetch_add(&no_queue, 1);
@@ -250,6 +252,11 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   printf("QUEUE # figure: processing rounds=%lu elements=%lu not_suspended=%lu suspend_to_resume_median_us=%.1f mean_us=%.1f\n",
          (unsigned long)qs.rounds, (unsigned long)qs.elements, (unsigned long)qs.not_suspended, median_us,
          qs.rounds ? (double)qs.stopped_ns / (double)qs.rounds / 1000.0 : 0.0);
+  long sig = atomic_load(&sent);
+  printf("QUEUE # figure: owner's cost per sample (ASGST_Enqueue) %.1f us mean; waits for the poll %lu: armed %lu, gave up %lu, %.1f us mean; features off: %s\n",
+         sig ? (double)atomic_load(&enqueue_ns) / (double)sig / 1000.0 : 0.0, (unsigned long)qs.waits,
+         (unsigned long)qs.armed, (unsigned long)qs.gave_up,
+         qs.waits ? (double)qs.wait_ns / (double)qs.waits / 1000.0 : 0.0, ASGST_DisabledFeatures());
   printf("QUEUE # figure: stale rate %.3f%%, iterators at the element's method %ld of %ld, sample to handler %.1f us mean (stale ones %.1f us)\n",
          h ? 100.0 * (double)st / (double)h : 0.0, at, at + off,
          latency_n ? (double)latency_sum / (double)latency_n / 1000.0 : 0.0,
