@@ -71,20 +71,35 @@ static bool still_there(const asgst__queue_point *p, uintptr_t sp, uintptr_t ide
   return false;
 }
 
+/* SP. True if the scanned stack has a frame with the element's identity whose sender is the
+ * element's recorded sender (same sp, same return pc). A frame's own sp is not compared: it
+ * moves within one activation (an interpreted frame's expression stack, a compiled frame
+ * sampled in its prologue), its sender's position does not. */
+static bool sender_still_there(const asgst__queue_point *p, const asgst__elem_ident *id) {
+  uintptr_t ident = id->ident & ~(uintptr_t)1;
+  for (int i = 0; i + 1 < p->nstable; i++)
+    if (p->stable[i + 1].sp == id->sender_sp)
+      return ident != 0 && p->stable[i + 1].pc == id->sender_pc && p->stable[i].ident == ident;
+  return false;
+}
+
 /* SP. True if the owner stopped while returning from the element's frame: that frame is
  * gone (a compiled method's return poll comes after its frame is popped) but the top frame
  * of the stopped stack is exactly its sender, at the return address into it. The element's
  * frame is then decoded from its recorded registers and its callers read live. */
 static bool returning(const asgst__queue_point *p, const asgst__elem_ident *id) {
-  return p->nstable > 0 && id->sender_sp != 0 && p->stable[0].sp == id->sender_sp &&
-         p->stable[0].pc == id->sender_pc;
+  return p->nstable > 0 && p->stable[0].sp == id->sender_sp && p->stable[0].pc == id->sender_pc;
 }
 
-/* SP. See the file comment. */
+/* SP. See the file comment. With the sender known (it is unless the element's frame is the
+ * thread's first), the element is current exactly when the owner stopped in its frame or
+ * while returning from it; a frame popped and replaced by another at the same place is
+ * thereby stale. Without it, by position and identity. */
 static bool is_stale(const ASGST_Queue *q, const asgst__queue_point *p,
                      const ASGST_QueueElement *e, const asgst__elem_ident *id) {
   uintptr_t sp = (uintptr_t)e->sp;
-  if (returning(p, id)) return false;
+  if (p->nstable >= 0 && id->sender_sp != 0)
+    return !returning(p, id) && !sender_still_there(p, id);
   bool on_own_stack = sp >= q->stack_lo && sp < q->stack_hi;
   if (on_own_stack && sp < p->here.sp) return true;
   return p->nstable >= 0 && !still_there(p, sp, id->ident);
