@@ -61,7 +61,8 @@ static bool started;
  * busy machine: milliseconds) delays no other owner's suspension. */
 static int nworkers = 4;
 /* How long an owner's handler waits for its poll to be armed (ns; 0: it does not wait),
- * and whether the processing thread runs at real-time priority. */
+ * whether it yields meanwhile, and whether the processing threads run at real-time
+ * priority. */
 static uint64_t wait_bound_ns = 500 * 1000;
 static atomic_int realtime;
 static bool yield_in_wait;
@@ -229,15 +230,25 @@ static void process_waiting(jvmtiEnv *jvmti) {
   pthread_rwlock_unlock(&using_handles);
 }
 
-/* N. Settings from the environment, for measurements: ASGST_QUEUE_WAIT_US (the owner's
- * wait bound, 0: no wait), ASGST_QUEUE_REALTIME=0 (normal scheduling). */
+/* N. The defaults per JDK, then settings from the environment, for measurements:
+ * ASGST_QUEUE_WAIT_US (the owner's wait bound, 0: no wait), ASGST_QUEUE_YIELD=0|1,
+ * ASGST_QUEUE_REALTIME=0 (normal scheduling), ASGST_QUEUE_THREADS (processing threads).
+ * On 17+ SuspendThread is a handshake: a processing thread at real-time priority arms the
+ * owner's poll itself within microseconds, and a yield would only hand the owner's CPU to
+ * another busy thread for a whole time slice (measured: 5x the handler time). On 8 and 11
+ * it is a safepoint of the whole VM: the VM thread, at normal priority, has to run first
+ * (often on the owner's CPU), so the owner yields and waits longer. */
 static void read_settings(void) {
+  if (asgst__vm.jdk <= 11) {
+    wait_bound_ns = 1000 * 1000;
+    yield_in_wait = true;
+  }
   const char *w = getenv("ASGST_QUEUE_WAIT_US");
   if (w && *w) wait_bound_ns = strtoull(w, NULL, 10) * 1000u;
   const char *rt = getenv("ASGST_QUEUE_REALTIME");
   atomic_store(&realtime, !(rt && strcmp(rt, "0") == 0));
   const char *y = getenv("ASGST_QUEUE_YIELD");
-  yield_in_wait = y && strcmp(y, "1") == 0;
+  if (y && *y) yield_in_wait = strcmp(y, "1") == 0;
   const char *n = getenv("ASGST_QUEUE_THREADS");
   if (n && *n) nworkers = atoi(n);
   if (nworkers < 1) nworkers = 1;
