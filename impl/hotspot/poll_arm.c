@@ -120,6 +120,11 @@ void asgst__hs_poll_discover(void) {
     if (poll_offset < 0) usleep(1000);
   }
   if (poll_offset < 0) return off("the poll word was not found in the JavaThread");
+  /* 16 and later keep the stack watermark word (_polling_word) just before it, disarmed
+   * at ~1: a second proof that this is the poll data and not another pointer there. */
+  if (asgst__vm.jdk >= 16 && poll_offset >= 8 &&
+      *(const uintptr_t *)((uintptr_t)t.vm_thread + (uintptr_t)poll_offset - 8) != ~(uintptr_t)1)
+    return off("no disarmed _polling_word before the poll page word");
   atomic_store(&state, 1);
 }
 

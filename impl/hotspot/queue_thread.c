@@ -237,12 +237,15 @@ static void process_waiting(jvmtiEnv *jvmti) {
  * owner's poll itself within microseconds, and a yield would only hand the owner's CPU to
  * another busy thread for a whole time slice (measured: 5x the handler time). On 8 and 11
  * it is a safepoint of the whole VM: the VM thread, at normal priority, has to run first
- * (often on the owner's CPU), so the owner yields and waits longer. */
+ * (often on the owner's CPU), so the owner yields and waits longer. On 21 and later one
+ * processing thread: JVMTI serializes suspensions and resumptions there (for virtual
+ * threads), and four threads measured a 40x longer median suspend-to-resume (2 ms). */
 static void read_settings(void) {
   if (asgst__vm.jdk <= 11) {
     wait_bound_ns = 1000 * 1000;
     yield_in_wait = true;
   }
+  if (asgst__vm.jdk >= 21) nworkers = 1;
   const char *w = getenv("ASGST_QUEUE_WAIT_US");
   if (w && *w) wait_bound_ns = strtoull(w, NULL, 10) * 1000u;
   const char *rt = getenv("ASGST_QUEUE_REALTIME");
