@@ -47,6 +47,7 @@ typedef struct owner {
   int kind;             /* current_thread()'s answer on the owner */
   atomic_int unbound;   /* its queue was deregistered: free it */
   atomic_int claimed;   /* a processing thread is suspending/processing it */
+  atomic_int urgent;    /* it waits in its handler for its suspension (see wait_until_armed) */
   struct owner *next;   /* every handle, for the sweep */
 } owner;
 
@@ -83,23 +84,29 @@ static void note_wait(int armed, uint64_t ns);
  * while the sampled frame is still on its stack, or while it returns from it. Yields each
  * turn so that a processing thread queued on this CPU runs. Bounded, so neither a busy
  * processing thread nor one that never comes holds the owner (or a safepoint) for long. */
-static void wait_until_armed(const owner *o) {
-  if (o->tid != my_tid || wait_bound_ns == 0) return;
+static void wait_until_armed(owner *o) {
   uint64_t t0 = now_ns(), dt = 0;
   int armed;
   while ((armed = asgst__hs_poll_armed(&o->t)) == 0 && (dt = now_ns() - t0) < wait_bound_ns)
     if (yield_in_wait) syscall(SYS_sched_yield);
     else __builtin_ia32_pause();
+  /* Given up: withdraw the request. Suspending the owner later, wherever it is then
+   * (often descheduled: milliseconds), would only find the frame gone and keep a
+   * processing thread from owners that do wait; its elements go with its next sample's. */
+  if (armed == 0) atomic_store(&o->urgent, 0);
   if (armed >= 0) note_wait(armed, now_ns() - t0);
 }
 
 /* SS. asgst__queue_waker: one write to the eventfd, then (on the owner) the wait above. */
 static void wake(void *handle) {
+  owner *o = handle;
+  bool waits = o && o->tid == my_tid && wait_bound_ns != 0 && asgst__hs_poll_armed(&o->t) >= 0;
+  if (o) atomic_store(&o->urgent, 1);
   uint64_t one = 1;
   if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) < 0) {
     /* The counter is saturated: the thread is awake anyway. */
   }
-  if (handle) wait_until_armed(handle);
+  if (waits) wait_until_armed(o);
 }
 
 /* N. The stopped owner's last Java frame, under the guard. */
@@ -213,7 +220,8 @@ static void sweep(JNIEnv *env) {
   pthread_rwlock_unlock(&using_handles);
 }
 
-/* N. Processes the waiting owners no other processing thread has taken. */
+/* N. Processes the waiting owners that asked for it (urgent) and no other processing
+ * thread has taken. */
 static void process_waiting(jvmtiEnv *jvmti) {
   void *waiting[MAX_OWNERS];
   pthread_rwlock_rdlock(&using_handles);
@@ -221,9 +229,11 @@ static void process_waiting(jvmtiEnv *jvmti) {
   for (int i = 0; i < n; i++) {
     owner *o = waiting[i];
     int free_ = 0;
+    if (!atomic_load(&o->urgent)) continue;
     /* One suspension per owner at a time: a second SuspendThread would fail (already
      * suspended) and its elements would wrongly end as THREAD_EXIT. */
     if (!atomic_compare_exchange_strong(&o->claimed, &free_, 1)) continue;
+    atomic_store(&o->urgent, 0);
     process_owner(jvmti, o);
     atomic_store(&o->claimed, 0);
   }
