@@ -1,23 +1,26 @@
 /*
- * queue_thread.c - safepoint queues on a live HotSpot: the library's processing thread.
+ * queue_thread.c - safepoint queues on a live HotSpot: the library's processing threads.
  *
  * A queue registered by a Java thread is bound to it (queue_bind: a global reference to its
  * java.lang.Thread and the walker's view of it). ASGST_Enqueue, in the owner's signal
- * handler, only records the top Java frame and wakes this thread through an eventfd (one
- * write(2): async-signal-safe). The thread, "asgst-queues", a daemon attached to the VM,
- * then brings each owner with waiting elements to a safe point with JVMTI SuspendThread (a
- * handshake on JDK 17+: the owner stops at its next safepoint poll or VM transition, with
- * its last Java frame anchor set and its stack stable), has the API process the owner's
- * queues there (api/queue_process.c: stale checks against the stopped stack, hooks,
- * handlers, removal) and resumes it. Handlers therefore run on this thread while the owner
- * is stopped; they must not wait for anything the owner holds.
+ * handler, records the top Java frame and wakes a processing thread through an eventfd
+ * (one write(2): async-signal-safe), then keeps the owner in its handler, bounded, until
+ * that thread's suspend request has armed the owner's safepoint poll (wait_until_armed,
+ * poll_arm.c): the owner then stops at its very next poll, with the sampled frame still on
+ * its stack or being returned from. The threads, "asgst-queues", daemons attached to the
+ * VM (four; one on 21+), bring each owner with waiting elements to a safe point with JVMTI
+ * SuspendThread (a handshake on JDK 17+, a safepoint of the whole VM on 8 and 11), have
+ * the API process the owner's queues there (api/queue_process.c: stale checks against the
+ * stopped stack, hooks, handlers, removal) and resume it. Handlers therefore run on these
+ * threads while the owner is stopped; they must not wait for anything the owner holds.
  *
  * An owner that has ended cannot be suspended: its remaining elements are handled as
  * stale (ASGST_THREAD_EXIT in their iterators). The library's ThreadEnd callback processes
  * a thread's queues on the thread itself before it ends, so that case is rare.
  *
- * Owner handles are freed by this thread only (unbind marks them), so a handle it is
- * using never goes away under it.
+ * Owner handles are freed only by the first processing thread, with the handles lock
+ * taken for writing (processing threads hold it for reading), so a handle in use never
+ * goes away; an owner is processed by one thread at a time (claimed).
  */
 #include <pthread.h>
 #include <sched.h>
