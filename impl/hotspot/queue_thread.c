@@ -80,7 +80,29 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void note_wait(int armed, uint64_t ns);
+static void note_wait(const owner *o, int armed, uint64_t ns);
+
+/* With one processing thread (21+), the owner it is suspending and since when (ns, 0: none).
+ * An owner whose poll is not armed yet waits behind that round: its suspension cannot
+ * start before the round ends. */
+static const owner *_Atomic round_for;
+static _Atomic uint64_t round_began;
+/* How long such a round may have lasted before a waiting owner gives up at once (ns). */
+static uint64_t hopeless_ns = 150 * 1000;
+/* The one processing thread's kernel id (21+), whether owners keep it off their CPU
+ * (away_from_me), and the CPUs it may use. */
+static _Atomic pid_t worker_tid;
+static bool away = true;
+static cpu_set_t online;
+
+/* SS. How long the processing thread has been in another owner's round at time now (ns),
+ * 0 if it is not (or there are several processing threads). */
+static uint64_t behind_another(const owner *o, uint64_t now) {
+  if (nworkers != 1) return 0;
+  uint64_t b = atomic_load_explicit(&round_began, memory_order_relaxed);
+  if (b == 0 || atomic_load_explicit(&round_for, memory_order_relaxed) == o || now < b) return 0;
+  return now - b;
+}
 
 /* SS. Keeps the owner in its handler until its next safepoint poll will stop it (the
  * processing thread's SuspendThread has armed it), at most wait_bound_ns: it then stops
@@ -88,16 +110,38 @@ static void note_wait(int armed, uint64_t ns);
  * turn so that a processing thread queued on this CPU runs. Bounded, so neither a busy
  * processing thread nor one that never comes holds the owner (or a safepoint) for long. */
 static void wait_until_armed(owner *o) {
-  uint64_t t0 = now_ns(), dt = 0;
+  uint64_t t0 = now_ns(), t = t0;
   int armed;
-  while ((armed = asgst__hs_poll_armed(&o->t)) == 0 && (dt = now_ns() - t0) < wait_bound_ns)
+  while ((armed = asgst__hs_poll_armed(&o->t)) == 0 && (t = now_ns()) - t0 < wait_bound_ns) {
+    /* The processing thread has been stuck suspending another owner for long: that owner
+     * was descheduled before its poll (on a busy machine, milliseconds: a round's median
+     * is 40 us, its p99 10 ms); waiting on would only burn this owner's time. */
+    if (hopeless_ns && behind_another(o, t) > hopeless_ns) break;
     if (yield_in_wait) syscall(SYS_sched_yield);
     else __builtin_ia32_pause();
+  }
   /* Given up: withdraw the request. Suspending the owner later, wherever it is then
    * (often descheduled: milliseconds), would only find the frame gone and keep a
    * processing thread from owners that do wait; its elements go with its next sample's. */
   if (armed == 0) atomic_store(&o->urgent, 0);
-  if (armed >= 0) note_wait(armed, now_ns() - t0);
+  if (armed >= 0) note_wait(o, armed, now_ns() - t0);
+}
+
+/* SS. With one processing thread (21+), keeps it off the waiting owner's CPU: woken there
+ * (the kernel places a real-time thread on the waker's CPU when that runs only normal
+ * threads), it preempts the owner, and when it then sleeps in SuspendThread until the owner
+ * reaches its poll, the kernel may give the CPU to another busy thread for a whole time
+ * slice: the owner reaches its poll milliseconds later and every other owner waits behind
+ * that round. One sched_setaffinity when the owner's CPU differs from the last one's. */
+static void away_from_me(void) {
+  static atomic_int last_cpu = -1;
+  unsigned cpu = 0;
+  pid_t w = atomic_load_explicit(&worker_tid, memory_order_relaxed);
+  if (!away || w <= 0 || syscall(SYS_getcpu, &cpu, NULL, NULL) != 0) return;
+  if (atomic_exchange(&last_cpu, (int)cpu) == (int)cpu) return;
+  cpu_set_t set = online;
+  CPU_CLR(cpu, &set);
+  if (CPU_COUNT(&set) > 0) syscall(SYS_sched_setaffinity, w, sizeof set, &set);
 }
 
 /* SS. asgst__queue_waker: one write to the eventfd, then (on the owner) the wait above. */
@@ -105,6 +149,7 @@ static void wake(void *handle) {
   owner *o = handle;
   bool waits = o && o->tid == my_tid && wait_bound_ns != 0 && asgst__hs_poll_armed(&o->t) >= 0;
   if (o) atomic_store(&o->urgent, 1);
+  if (waits && nworkers == 1) away_from_me();
   uint64_t one = 1;
   if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) < 0) {
     /* The counter is saturated: the thread is awake anyway. */
@@ -132,9 +177,10 @@ static uint64_t times[TIMES]; /* the last suspend-to-resume times */
 static atomic_uint ntimes;
 
 /* SS. Counts an owner's wait for its poll: armed (1) or gave up (0) after ns. */
-static void note_wait(int armed, uint64_t ns) {
+static void note_wait(const owner *o, int armed, uint64_t ns) {
   atomic_fetch_add(&stats.waits, 1);
   atomic_fetch_add(armed ? &stats.armed : &stats.gave_up, 1);
+  if (!armed && behind_another(o, now_ns()) != 0) atomic_fetch_add(&stats.gave_up_behind, 1);
   atomic_fetch_add(&stats.wait_ns, ns);
 }
 
@@ -161,6 +207,7 @@ asgst__hs_queue_stats asgst__hs_queue_stats_get(void) {
   s.waits = atomic_load(&stats.waits);
   s.armed = atomic_load(&stats.armed);
   s.gave_up = atomic_load(&stats.gave_up);
+  s.gave_up_behind = atomic_load(&stats.gave_up_behind);
   s.wait_ns = atomic_load(&stats.wait_ns);
   return s;
 }
@@ -172,7 +219,10 @@ static int by_value(const void *a, const void *b) {
 }
 
 /* N. */
-uint64_t asgst__hs_queue_median_ns(void) {
+uint64_t asgst__hs_queue_median_ns(void) { return asgst__hs_queue_quantile_ns(0.5); }
+
+/* N. */
+uint64_t asgst__hs_queue_quantile_ns(double q) {
   unsigned n = atomic_load(&ntimes);
   if (n > TIMES) n = TIMES;
   if (n == 0) return 0;
@@ -180,13 +230,13 @@ uint64_t asgst__hs_queue_median_ns(void) {
   if (copy == NULL) return 0;
   memcpy(copy, times, n * sizeof *copy);
   qsort(copy, n, sizeof *copy, by_value);
-  uint64_t m = copy[n / 2];
+  uint64_t m = copy[(unsigned)(q * (n - 1))];
   free(copy);
   return m;
 }
 #else
 /* The product measures no round and no wait. */
-static void note_wait(int armed, uint64_t ns) { (void)armed, (void)ns; }
+static void note_wait(const owner *o, int armed, uint64_t ns) { (void)o, (void)armed, (void)ns; }
 static inline uint64_t round_start(void) { return 0; }
 static inline void round_end(uint64_t t0, int n, bool suspended) { (void)t0, (void)n, (void)suspended; }
 #endif
@@ -194,6 +244,8 @@ static inline void round_end(uint64_t t0, int n, bool suspended) { (void)t0, (vo
 /* N. Processes one owner's queues while it is suspended. */
 static void process_owner(jvmtiEnv *jvmti, owner *o) {
   uint64_t t0 = round_start();
+  atomic_store(&round_for, o);
+  atomic_store(&round_began, now_ns());
   jvmtiError err = (*jvmti)->SuspendThread(jvmti, o->thread);
   asgst__regs here = {0, 0, 0};
   int kind = o->kind;
@@ -201,6 +253,7 @@ static void process_owner(jvmtiEnv *jvmti, owner *o) {
   else if (!last_java_frame(o, &here)) kind = ASGST_NO_TOP_JAVA_FRAME;
   int n = asgst__queues_process_stopped(o, &o->t, kind, &here);
   if (err == JVMTI_ERROR_NONE) (*jvmti)->ResumeThread(jvmti, o->thread);
+  atomic_store(&round_began, 0);
   round_end(t0, n, err == JVMTI_ERROR_NONE);
 }
 
@@ -245,7 +298,9 @@ static void process_waiting(jvmtiEnv *jvmti) {
 
 /* N. The defaults per JDK, then settings from the environment, for measurements:
  * ASGST_QUEUE_WAIT_US (the owner's wait bound, 0: no wait), ASGST_QUEUE_YIELD=0|1,
- * ASGST_QUEUE_REALTIME=0 (normal scheduling), ASGST_QUEUE_THREADS (processing threads).
+ * ASGST_QUEUE_REALTIME=0 (normal scheduling), ASGST_QUEUE_THREADS (processing threads),
+ * ASGST_QUEUE_HOPELESS_US (an owner stops waiting behind a round older than this, 0: never),
+ * ASGST_QUEUE_AWAY=0 (owners do not move the processing thread off their CPU).
  * On 17+ SuspendThread is a handshake: a processing thread at real-time priority arms the
  * owner's poll itself within microseconds, and a yield would only hand the owner's CPU to
  * another busy thread for a whole time slice (measured: 5x the handler time). On 8 and 11
@@ -263,6 +318,11 @@ static void read_settings(void) {
   if (w && *w) wait_bound_ns = strtoull(w, NULL, 10) * 1000u;
   const char *rt = getenv("ASGST_QUEUE_REALTIME");
   atomic_store(&realtime, !(rt && strcmp(rt, "0") == 0));
+  const char *a = getenv("ASGST_QUEUE_AWAY");
+  away = !(a && strcmp(a, "0") == 0);
+  if (sched_getaffinity(0, sizeof online, &online) != 0 || CPU_COUNT(&online) < 2) away = false;
+  const char *h = getenv("ASGST_QUEUE_HOPELESS_US");
+  if (h && *h) hopeless_ns = strtoull(h, NULL, 10) * 1000u;
   const char *y = getenv("ASGST_QUEUE_YIELD");
   if (y && *y) yield_in_wait = strcmp(y, "1") == 0;
   const char *n = getenv("ASGST_QUEUE_THREADS");
@@ -291,6 +351,7 @@ static void *work(void *arg) {
   if ((*asgst__hs_vm)->AttachCurrentThreadAsDaemon(asgst__hs_vm, (void **)&env, &args) != JNI_OK)
     return NULL;
   if (arg) asgst__hs_poll_confirm();
+  if (nworkers == 1) atomic_store(&worker_tid, (pid_t)syscall(SYS_gettid));
   go_realtime();
   for (;;) {
     uint64_t count;

@@ -66,6 +66,7 @@ static atomic_ulong latency_sum, latency_n, latency_stale_sum, enqueue_ns;
 static atomic_long agree, disagree, not_compared;
 #define COSTS 65536
 static uint32_t costs[COSTS]; /* the owner's time in ASGST_Enqueue per sample, ns */
+static uint32_t cpu_costs[COSTS]; /* of which it ran (thread CPU time), ns: the rest is preemption */
 static atomic_uint ncosts;
 static uint32_t waits[COSTS];  /* sample to handler per element, ns */
 static atomic_uint nwaits;
@@ -78,6 +79,13 @@ static JavaVM *jvm;
 static uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* SS. The calling thread's CPU time in nanoseconds (a syscall). */
+static uint64_t cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -127,11 +135,13 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
     ASGST_RunWithIterator(uc, 0, sum_frames, &sum);
     s->hash = sum.hash;
     s->frames = sum.frames;
-    uint64_t t0 = now_ns();
+    uint64_t c0 = cpu_ns(), t0 = now_ns();
     int r = ASGST_Enqueue(q, uc, s);
-    uint64_t cost = now_ns() - t0;
+    uint64_t cost = now_ns() - t0, cpu = cpu_ns() - c0;
     atomic_fetch_add(&enqueue_ns, cost);
-    costs[atomic_fetch_add(&ncosts, 1) % COSTS] = (uint32_t)(cost > UINT32_MAX ? UINT32_MAX : cost);
+    unsigned k = atomic_fetch_add(&ncosts, 1) % COSTS;
+    costs[k] = (uint32_t)(cost > UINT32_MAX ? UINT32_MAX : cost);
+    cpu_costs[k] = (uint32_t)(cpu > UINT32_MAX ? UINT32_MAX : cpu);
     if (r > 0) atomic_fetch_add(&enqueued, 1);
     else if (r == ASGST_ENQUEUE_FULL_QUEUE) atomic_fetch_add(&full, 1);
     else if (r == ASGST_ENQUEUE_NO_QUEUE) atomic_fetch_add(&no_queue, 1);
@@ -320,21 +330,27 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   printf("QUEUE # figure: signals=%ld enqueued=%ld full=%ld no_java_frame=%ld handled=%ld (stale %ld, walk errors %ld) dropped=%ld still_queued=%ld\n",
          atomic_load(&sent), in, atomic_load(&full), atomic_load(&other_error), h, st,
          atomic_load(&walk_error), dr, left);
-  printf("QUEUE # figure: processing rounds=%lu elements=%lu not_suspended=%lu suspend_to_resume_median_us=%.1f mean_us=%.1f\n",
+  printf("QUEUE # figure: processing rounds=%lu elements=%lu not_suspended=%lu suspend_to_resume_median_us=%.1f p99_us=%.1f mean_us=%.1f\n",
          (unsigned long)qs.rounds, (unsigned long)qs.elements, (unsigned long)qs.not_suspended, median_us,
+         (double)asgst__hs_queue_quantile_ns(0.99) / 1000.0,
          qs.rounds ? (double)qs.stopped_ns / (double)qs.rounds / 1000.0 : 0.0);
   long sig = atomic_load(&sent);
   unsigned nc = atomic_load(&ncosts), nw = atomic_load(&nwaits);
-  double c50 = quantile_us(costs, nc, 0.5), c99 = quantile_us(costs, nc, 0.99);
+  double c50 = quantile_us(costs, nc, 0.5), c99 = quantile_us(costs, nc, 0.99),
+         cmax = quantile_us(costs, nc, 1.0);
+  double u50 = quantile_us(cpu_costs, nc, 0.5), u99 = quantile_us(cpu_costs, nc, 0.99),
+         umax = quantile_us(cpu_costs, nc, 1.0);
   double w50 = quantile_us(waits, nw, 0.5), w99 = quantile_us(waits, nw, 0.99);
   long ag = atomic_load(&agree), dis = atomic_load(&disagree), nco = atomic_load(&not_compared);
-  printf("QUEUE # figure: owner's time in ASGST_Enqueue per sample p50 %.1f us, p99 %.1f us; sample to handler p50 %.1f us, p99 %.1f us\n",
-         c50, c99, w50, w99);
+  printf("QUEUE # figure: owner's time in ASGST_Enqueue per sample p50 %.1f us, p99 %.1f us, max %.1f us; sample to handler p50 %.1f us, p99 %.1f us\n",
+         c50, c99, cmax, w50, w99);
+  printf("QUEUE # figure: owner's CPU time in ASGST_Enqueue per sample p50 %.1f us, p99 %.1f us, max %.1f us (the rest of the time above: preempted)\n",
+         u50, u99, umax);
   printf("QUEUE # figure: stacks agreeing with the in-handler walk of the same sample %ld of %ld (%ld not compared: a walk failed)\n",
          ag, ag + dis, nco);
-  printf("QUEUE # figure: owner's cost per sample (ASGST_Enqueue) %.1f us mean; waits for the poll %lu: armed %lu, gave up %lu, %.1f us mean; features off: %s\n",
+  printf("QUEUE # figure: owner's cost per sample (ASGST_Enqueue) %.1f us mean; waits for the poll %lu: armed %lu, gave up %lu (%lu while every processing thread was in another owner's round), %.1f us mean; features off: %s\n",
          sig ? (double)atomic_load(&enqueue_ns) / (double)sig / 1000.0 : 0.0, (unsigned long)qs.waits,
-         (unsigned long)qs.armed, (unsigned long)qs.gave_up,
+         (unsigned long)qs.armed, (unsigned long)qs.gave_up, (unsigned long)qs.gave_up_behind,
          qs.waits ? (double)qs.wait_ns / (double)qs.waits / 1000.0 : 0.0, ASGST_DisabledFeatures());
   printf("QUEUE # figure: stale rate %.3f%%, iterators at the element's method %ld of %ld, sample to handler %.1f us mean (stale ones %.1f us)\n",
          h ? 100.0 * (double)st / (double)h : 0.0, at, at + off,
