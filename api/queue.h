@@ -34,9 +34,16 @@ typedef struct {
   bool offer_iterator;
 } asgst__queue_hook;
 
+/* What the stale check of an element needs, noted at enqueue time: the backend's identity
+ * of its frame (bit 0: the frame was stopped at a call, see asgst__queue_capture) and its
+ * sender's position (sp and pc, the return address into it; 0/0 if unknown). */
+typedef struct {
+  uintptr_t ident, sender_sp, sender_pc;
+} asgst__elem_ident;
+
 typedef struct {
   int capacity;
-  uintptr_t *ident;             /* per slot: the backend's frame identity (stale checks) */
+  asgst__elem_ident *ident;     /* per slot (stale checks) */
   ASGST_QueueElement elems[];
 } asgst__ring;
 
@@ -70,7 +77,7 @@ struct _ASGST_Queue {
 
 /* A physical frame of the stopped stack, for stale checks. */
 typedef struct {
-  uintptr_t sp, ident;
+  uintptr_t sp, pc, ident;
 } asgst__stable_frame;
 
 /* Where processing happens: the backend, the processed thread and its position. */
@@ -98,9 +105,9 @@ typedef struct {
 
 
 /* SS. Fills *e (arg NULL) with the top Java frame of the current thread seen from *top,
- * and *ident (if not NULL) with the backend's identity of that frame. Returns the trace
- * kind or an error. (queue_ring.c) */
-int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, uintptr_t *ident);
+ * and *ident (if not NULL) with the backend's identity of that frame and its sender's
+ * position. Returns the trace kind or an error. (queue_ring.c) */
+int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__elem_ident *ident);
 /* N. A ring of `size` slots with their identity slots, NULL without memory. (queue_ring.c) */
 asgst__ring *asgst__ring_new(int size);
 

@@ -18,6 +18,7 @@
  * element's sp with the identity recorded at enqueue time (asgst__queue_scan).
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "queue.h"
@@ -46,7 +47,7 @@ static void scan_frames(ASGST_Iterator *it, void *arg) {
   while (p->nstable < ASGST__STABLE_MAX && ASGST_NextFrame(it, &f) == 1) {
     if (f.type == ASGST_FRAME_JAVA_INLINED) continue;
     asgst__regs r = {(uintptr_t)f.pc, (uintptr_t)f.sp, (uintptr_t)f.fp};
-    p->stable[p->nstable++] = (asgst__stable_frame){r.sp, p->be->frame_identity(&r)};
+    p->stable[p->nstable++] = (asgst__stable_frame){r.sp, r.pc, p->be->frame_identity(&r)};
   }
 }
 
@@ -70,20 +71,46 @@ static bool still_there(const asgst__queue_point *p, uintptr_t sp, uintptr_t ide
   return false;
 }
 
-/* SP. See the file comment. */
+/* SP. True if the scanned stack has a frame with the element's identity whose sender is the
+ * element's recorded sender (same sp, same return pc). A frame's own sp is not compared: it
+ * moves within one activation (an interpreted frame's expression stack, a compiled frame
+ * sampled in its prologue), its sender's position does not. */
+static bool sender_still_there(const asgst__queue_point *p, const asgst__elem_ident *id) {
+  uintptr_t ident = id->ident & ~(uintptr_t)1;
+  for (int i = 0; i + 1 < p->nstable; i++)
+    if (p->stable[i + 1].sp == id->sender_sp)
+      return ident != 0 && p->stable[i + 1].pc == id->sender_pc && p->stable[i].ident == ident;
+  return false;
+}
+
+/* SP. True if the owner stopped while returning from the element's frame: that frame is
+ * gone (a compiled method's return poll comes after its frame is popped) but the top frame
+ * of the stopped stack is exactly its sender, at the return address into it. The element's
+ * frame is then decoded from its recorded registers and its callers read live. */
+static bool returning(const asgst__queue_point *p, const asgst__elem_ident *id) {
+  return p->nstable > 0 && p->stable[0].sp == id->sender_sp && p->stable[0].pc == id->sender_pc;
+}
+
+/* SP. See the file comment. With the sender known (it is unless the element's frame is the
+ * thread's first), the element is current exactly when the owner stopped in its frame or
+ * while returning from it; a frame popped and replaced by another at the same place is
+ * thereby stale. Without it, by position and identity. */
 static bool is_stale(const ASGST_Queue *q, const asgst__queue_point *p,
-                     const ASGST_QueueElement *e, uintptr_t ident) {
+                     const ASGST_QueueElement *e, const asgst__elem_ident *id) {
   uintptr_t sp = (uintptr_t)e->sp;
+  if (p->nstable >= 0 && id->sender_sp != 0)
+    return !returning(p, id) && !sender_still_there(p, id);
   bool on_own_stack = sp >= q->stack_lo && sp < q->stack_hi;
   if (on_own_stack && sp < p->here.sp) return true;
-  return p->nstable >= 0 && !still_there(p, sp, ident);
+  return p->nstable >= 0 && !still_there(p, sp, id->ident);
 }
 
 /* SP. Calls the queue's handler for one element. */
 static void handle_element(ASGST_Queue *q, const asgst__queue_point *p,
-                           const ASGST_QueueElement *e, uintptr_t ident) {
+                           const ASGST_QueueElement *e, const asgst__elem_ident *id) {
+  uintptr_t ident = id->ident;
   ASGST_Iterator it;
-  if (is_stale(q, p, e, ident)) {
+  if (is_stale(q, p, e, id)) {
     error_iterator(&it, p, q->options, ASGST_STALE_FRAME);
   } else if (p->be == NULL || p->thread_kind <= 0) {
     error_iterator(&it, p, q->options, p->be ? p->thread_kind : ASGST_NOT_INITIALIZED);
@@ -136,7 +163,8 @@ int asgst__queue_process(ASGST_Queue *q, const asgst__queue_point *p) {
     run_hook(q, p, false);
     for (uint64_t i = head; i != tail && !atomic_load(&q->dead); i++) {
       ASGST_QueueElement e = r->elems[i % (uint64_t)r->capacity];
-      handle_element(q, p, &e, r->ident[i % (uint64_t)r->capacity]);
+      asgst__elem_ident id = r->ident[i % (uint64_t)r->capacity];
+      handle_element(q, p, &e, &id);
       handled++;
     }
     if (!atomic_load(&q->dead)) run_hook(q, p, true);
@@ -173,14 +201,17 @@ __attribute__((noinline)) int ASGST_ProcessQueues(void) {
   return process_owned(&p, NULL);
 }
 
-/* SP (the owner is stopped). */
+/* SP (the owner is stopped). Several processing threads may call this at once. */
 int asgst__api_queues_process_stopped(void *owner, const asgst__thread *t, int thread_kind,
                                       const asgst__regs *here) {
-  static asgst__queue_point p; /* 8 KB, off the stack; one processing thread calls this */
-  memset(&p, 0, offsetof(asgst__queue_point, stable));
-  p.be = asgst__active_backend();
-  p.thread = *t;
-  p.thread_kind = p.be ? thread_kind : ASGST_NOT_INITIALIZED;
-  p.here = *here;
-  return process_owned(&p, owner);
+  asgst__queue_point *p = malloc(sizeof *p); /* 12 KB: off the stack */
+  if (p == NULL) return 0;
+  memset(p, 0, offsetof(asgst__queue_point, stable));
+  p->be = asgst__active_backend();
+  p->thread = *t;
+  p->thread_kind = p->be ? thread_kind : ASGST_NOT_INITIALIZED;
+  p->here = *here;
+  int n = process_owned(p, owner);
+  free(p);
+  return n;
 }

@@ -53,18 +53,41 @@ static uintptr_t identity_of(const asgst__backend *be, const asgst__regs *r) {
   return id;
 }
 
+/* SS. The sender of the frame at *f (sp and return pc, the first physical Java frame
+ * below it), under the crash guard; 0/0 if there is none or the walk fails. */
+static void sender_of(const asgst__backend *be, const asgst__thread *t, const asgst__regs *f,
+                      bool at_call, asgst__elem_ident *id) {
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+    ASGST_Iterator it;
+    int32_t how = ASGST__OPT_RECORDED_TOP | (at_call ? ASGST__OPT_RECORDED_AT_CALL : 0);
+    ASGST_Frame fr;
+    if (asgst__iterator_begin(&it, be, t, f, how) > 0) {
+      while (ASGST_NextFrame(&it, &fr) == 1) {
+        if (fr.type == ASGST_FRAME_JAVA_INLINED || (uintptr_t)fr.sp == f->sp) continue;
+        id->sender_sp = (uintptr_t)fr.sp;
+        id->sender_pc = (uintptr_t)fr.pc;
+        break;
+      }
+    }
+  ASGST__GUARD_FAULTED(g)
+    id->sender_sp = id->sender_pc = 0;
+  ASGST__GUARD_END(g);
+}
+
 /* N. */
 asgst__ring *asgst__ring_new(int size) {
   size_t elems = sizeof(asgst__ring) + (size_t)size * sizeof(ASGST_QueueElement);
-  asgst__ring *r = malloc(elems + (size_t)size * sizeof(uintptr_t));
+  asgst__ring *r = malloc(elems + (size_t)size * sizeof(asgst__elem_ident));
   if (r == NULL) return NULL;
   r->capacity = size;
-  r->ident = (uintptr_t *)(void *)((char *)r + elems); /* elements are 8-byte multiples */
+  /* elements are 8-byte multiples */
+  r->ident = (asgst__elem_ident *)(void *)((char *)r + elems);
   return r;
 }
 
 /* SS. */
-int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, uintptr_t *ident) {
+int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__elem_ident *ident) {
   memset(e, 0, sizeof *e);
   const asgst__backend *be = asgst__active_backend();
   if (be == NULL) return ASGST_NOT_INITIALIZED;
@@ -80,7 +103,10 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, uintptr_
   e->fp = (void *)out.fp;
   /* Bit 0 (identities are aligned addresses): the frame was not the interrupted one but
    * stopped at a call (the anchor's), which its processing must know (queue_process.c). */
-  if (ident) *ident = (be->frame_identity ? identity_of(be, &out) : 0) | (out.pc != top->pc);
+  if (ident == NULL) return r;
+  bool at_call = out.pc != top->pc;
+  *ident = (asgst__elem_ident){(be->frame_identity ? identity_of(be, &out) : 0) | at_call, 0, 0};
+  sender_of(be, &t, &out, at_call, ident);
   return r;
 }
 
@@ -107,13 +133,13 @@ static bool enter_reader(ASGST_Queue *q) {
 }
 
 /* SS. Appends e; false if the ring is full. Called between enter/leave as the producer. */
-static bool push(ASGST_Queue *q, const ASGST_QueueElement *e, uintptr_t ident) {
+static bool push(ASGST_Queue *q, const ASGST_QueueElement *e, const asgst__elem_ident *ident) {
   asgst__ring *r = atomic_load_explicit(&q->ring, memory_order_relaxed);
   uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
   uint64_t head = atomic_load_explicit(&q->head, memory_order_acquire);
   if (tail - head >= (uint64_t)r->capacity) return false;
   r->elems[tail % (uint64_t)r->capacity] = *e;
-  r->ident[tail % (uint64_t)r->capacity] = ident;
+  r->ident[tail % (uint64_t)r->capacity] = *ident;
   /* Release: the consumer that sees the new tail sees the element's contents. */
   atomic_store_explicit(&q->tail, tail + 1, memory_order_release);
   return true;
@@ -133,18 +159,18 @@ int asgst__queue_enqueue(ASGST_Queue *q, const asgst__regs *top, void *arg) {
   /* A cheap early answer: no walk for a queue that is full anyway. */
   if (is_full(q)) return ASGST_ENQUEUE_FULL_QUEUE;
   ASGST_QueueElement e;
-  uintptr_t ident = 0;
+  asgst__elem_ident ident = {0, 0, 0};
   int kind = asgst__queue_capture(top, &e, &ident);
   if (kind <= 0) return ASGST_ENQUEUE_OTHER_ERROR;
   e.arg = arg;
   if (!enter_producer(q))
     return atomic_load(&q->dead) ? ASGST_ENQUEUE_NO_QUEUE : ASGST_ENQUEUE_OTHER_ERROR;
-  bool pushed = push(q, &e, ident);
+  bool pushed = push(q, &e, &ident);
   atomic_store(&q->producing, 0);
   if (!pushed) return ASGST_ENQUEUE_FULL_QUEUE;
   atomic_store_explicit(&q->requested, 1, memory_order_release);
   asgst__queue_waker wake = asgst__queues_waker();
-  if (wake && q->vm_owner) wake();
+  if (wake && q->vm_owner) wake(q->vm_owner);
   return kind;
 }
 

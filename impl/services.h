@@ -64,9 +64,11 @@ static inline int asgst__process_own_queues(void) {
   return s ? s->process_own_queues() : 0;
 }
 
-/* Called after an element was added to a queue, to wake what processes it (the backend's
- * processing thread); NULL: the owner processes its queues itself. SS. */
-typedef void (*asgst__queue_waker)(void);
+/* Called after an element was added to a queue bound to `owner` (queue_bind's handle), to
+ * wake what processes it (the backend's processing thread); NULL: the owner processes its
+ * queues itself. Called on the owner it may hold it until its next safepoint poll will
+ * stop it (bounded). SS. */
+typedef void (*asgst__queue_waker)(void *owner);
 /* N. Sets the waker (impl/services.c): the backend's, read by api/queue_ring.c. */
 void asgst__queues_set_waker(asgst__queue_waker fn);
 /* SS. The waker, NULL if none. */

@@ -66,14 +66,19 @@ asgst__hs_shadow_stats_t asgst__hs_shadow_stats(void);
 
 /* 5. What the queue processing thread did: rounds (one owner suspended and resumed),
  * elements handled, owners that could not be suspended, and the suspend-to-resume
- * times. */
+ * times; what owners did in their handlers: waits for their poll to be armed, how many
+ * saw it armed, how many gave up at the bound (of which while every processing thread
+ * was busy with another owner's round), and the time spent waiting. */
 typedef struct {
   _Atomic uint64_t rounds, elements, not_suspended, stopped_ns;
+  _Atomic uint64_t waits, armed, gave_up, gave_up_behind, wait_ns;
 } asgst__hs_queue_stats;
 /* N. */
 asgst__hs_queue_stats asgst__hs_queue_stats_get(void);
 /* N. The median of the last 4096 suspend-to-resume times, 0 if none. */
 uint64_t asgst__hs_queue_median_ns(void);
+/* N. Their quantile q (0..1), 0 if none. */
+uint64_t asgst__hs_queue_quantile_ns(double q);
 
 #else
 

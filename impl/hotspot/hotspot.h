@@ -57,6 +57,15 @@ uintptr_t asgst__hs_class_methods(uintptr_t k, int *n);
 extern bool asgst__hs_can_suspend;
 /* backend.h queue_bind() and queue_unbind(). */
 int asgst__hs_queue_bind(JNIEnv *env, void **owner);
+/* ---- Whether a thread's next poll stops it (poll_arm.c) ---- */
+/* N. Finds the poll word on the calling Java thread (at init). */
+void asgst__hs_poll_discover(void);
+/* N. Confirms it on a second Java thread; only then is asgst__hs_poll_armed usable. */
+void asgst__hs_poll_confirm(void);
+/* SS. 1 if t's (the calling thread's) next safepoint poll stops it, 0 if not, -1 unknown. */
+int asgst__hs_poll_armed(const asgst__thread *t);
+/* N. The poll word's offset in JavaThread (0 on JDK 8: the global page), -1 if unusable. */
+long asgst__hs_poll_offset(void);
 void asgst__hs_queue_unbind(void *owner);
 
 /* ---- Classes: the registry and its events; N. In layers, each calling only those

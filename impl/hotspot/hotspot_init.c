@@ -231,6 +231,8 @@ static int finish(JNIEnv *env) {
   asgst__hs_set_bool_flag("DebugNonSafepoints", true);
   asgst__hs_learn_mirror_modifiers(jvmti, env);
   if (asgst__hs_self_check(jvmti, env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
+  /* Where a queue owner's poll word is (queues work without it, only later). */
+  asgst__hs_poll_discover();
   start_cfi_build();
   /* For recordings (ASGST_RecordWalk); without it only recording is unavailable. */
   asgst__vm_model_export();

@@ -1,33 +1,39 @@
 /*
- * queue_thread.c - safepoint queues on a live HotSpot: the library's processing thread.
+ * queue_thread.c - safepoint queues on a live HotSpot: the library's processing threads.
  *
  * A queue registered by a Java thread is bound to it (queue_bind: a global reference to its
  * java.lang.Thread and the walker's view of it). ASGST_Enqueue, in the owner's signal
- * handler, only records the top Java frame and wakes this thread through an eventfd (one
- * write(2): async-signal-safe). The thread, "asgst-queues", a daemon attached to the VM,
- * then brings each owner with waiting elements to a safe point with JVMTI SuspendThread (a
- * handshake on JDK 17+: the owner stops at its next safepoint poll or VM transition, with
- * its last Java frame anchor set and its stack stable), has the API process the owner's
- * queues there (api/queue_process.c: stale checks against the stopped stack, hooks,
- * handlers, removal) and resumes it. Handlers therefore run on this thread while the owner
- * is stopped; they must not wait for anything the owner holds.
+ * handler, records the top Java frame and wakes a processing thread through an eventfd
+ * (one write(2): async-signal-safe), then keeps the owner in its handler, bounded, until
+ * that thread's suspend request has armed the owner's safepoint poll (wait_until_armed,
+ * poll_arm.c): the owner then stops at its very next poll, with the sampled frame still on
+ * its stack or being returned from. The threads, "asgst-queues", daemons attached to the
+ * VM (four; one on 21+), bring each owner with waiting elements to a safe point with JVMTI
+ * SuspendThread (a handshake on JDK 17+, a safepoint of the whole VM on 8 and 11), have
+ * the API process the owner's queues there (api/queue_process.c: stale checks against the
+ * stopped stack, hooks, handlers, removal) and resume it. Handlers therefore run on these
+ * threads while the owner is stopped; they must not wait for anything the owner holds.
  *
  * An owner that has ended cannot be suspended: its remaining elements are handled as
  * stale (ASGST_THREAD_EXIT in their iterators). The library's ThreadEnd callback processes
  * a thread's queues on the thread itself before it ends, so that case is rare.
  *
- * Owner handles are freed by this thread only (unbind marks them), so a handle it is
- * using never goes away under it.
+ * Owner handles are freed only by the first processing thread, with the handles lock
+ * taken for writing (processing threads hold it for reading), so a handle in use never
+ * goes away; an owner is processed by one thread at a time (claimed).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hotspot.h"
+#include "vm_model.h"
 #include "walker.h"
 
 #include "../guard.h"
@@ -35,27 +41,125 @@
 #include "../test_build.h"
 
 #define MAX_OWNERS 256
+#define MAX_WORKERS 16
 
 typedef struct owner {
   jthread thread;       /* global reference to the owner's java.lang.Thread */
+  pid_t tid;            /* its kernel thread id */
   asgst__thread t;      /* the owner as the walker sees it */
   int kind;             /* current_thread()'s answer on the owner */
   atomic_int unbound;   /* its queue was deregistered: free it */
+  atomic_int claimed;   /* a processing thread is suspending/processing it */
+  atomic_int urgent;    /* it waits in its handler for its suspension (see wait_until_armed) */
   struct owner *next;   /* every handle, for the sweep */
 } owner;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* handles list, thread start */
+/* Processing threads hold it for reading while they use handles; the sweep that frees
+ * handles takes it for writing (and only tries: it is never in a hurry). */
+static pthread_rwlock_t using_handles = PTHREAD_RWLOCK_INITIALIZER;
 static owner *owners;
 static int wake_fd = -1;
-static pthread_t worker;
 static bool started;
+/* Processing threads: several, so that an owner slow to reach its poll (descheduled on a
+ * busy machine: milliseconds) delays no other owner's suspension. */
+static int nworkers = 4;
+/* How long an owner's handler waits for its poll to be armed (ns; 0: it does not wait),
+ * whether it yields meanwhile, and whether the processing threads run at real-time
+ * priority. */
+static uint64_t wait_bound_ns = 500 * 1000;
+static atomic_int realtime;
+static bool yield_in_wait;
+/* The calling thread's kernel id once it has bound a queue, else 0. */
+static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
 
-/* SS. asgst__queue_waker: one write to the eventfd. */
-static void wake(void) {
+/* SS. Monotonic nanoseconds (vDSO). */
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void note_wait(const owner *o, int armed, uint64_t ns);
+
+/* With one processing thread (21+), the owner it is suspending and since when (ns, 0: none).
+ * An owner whose poll is not armed yet waits behind that round: its suspension cannot
+ * start before the round ends. */
+static const owner *_Atomic round_for;
+static _Atomic uint64_t round_began;
+/* How long such a round may have lasted before a waiting owner gives up at once (ns). */
+static uint64_t hopeless_ns = 150 * 1000;
+/* The processing threads' kernel ids, whether owners keep them off their CPU
+ * (away_from_me), and the CPUs they may use. */
+static _Atomic pid_t worker_tids[MAX_WORKERS];
+static atomic_int nstarted;
+static bool away = true;
+static cpu_set_t online;
+
+/* SS. How long the processing thread has been in another owner's round at time now (ns),
+ * 0 if it is not (or there are several processing threads). */
+static uint64_t behind_another(const owner *o, uint64_t now) {
+  if (nworkers != 1) return 0;
+  uint64_t b = atomic_load_explicit(&round_began, memory_order_relaxed);
+  if (b == 0 || atomic_load_explicit(&round_for, memory_order_relaxed) == o || now < b) return 0;
+  return now - b;
+}
+
+/* SS. Keeps the owner in its handler until its next safepoint poll will stop it (the
+ * processing thread's SuspendThread has armed it), at most wait_bound_ns: it then stops
+ * while the sampled frame is still on its stack, or while it returns from it. Yields each
+ * turn so that a processing thread queued on this CPU runs. Bounded, so neither a busy
+ * processing thread nor one that never comes holds the owner (or a safepoint) for long. */
+static void wait_until_armed(owner *o) {
+  uint64_t t0 = now_ns(), t = t0;
+  int armed;
+  while ((armed = asgst__hs_poll_armed(&o->t)) == 0 && (t = now_ns()) - t0 < wait_bound_ns) {
+    /* The processing thread has been stuck suspending another owner for long: that owner
+     * was descheduled before its poll (on a busy machine, milliseconds: a round's median
+     * is 40 us, its p99 10 ms); waiting on would only burn this owner's time. */
+    if (hopeless_ns && behind_another(o, t) > hopeless_ns) break;
+    if (yield_in_wait) syscall(SYS_sched_yield);
+    else __builtin_ia32_pause();
+  }
+  /* Given up: withdraw the request. Suspending the owner later, wherever it is then
+   * (often descheduled: milliseconds), would only find the frame gone and keep a
+   * processing thread from owners that do wait; its elements go with its next sample's. */
+  if (armed == 0) atomic_store(&o->urgent, 0);
+  if (armed >= 0) note_wait(o, armed, now_ns() - t0);
+}
+
+/* SS. Keeps the processing threads off the waiting owner's CPU: woken there (the kernel
+ * places a real-time thread on the waker's CPU when that runs only normal threads), one
+ * preempts the owner, and when it then sleeps in SuspendThread until the owner reaches its
+ * poll, the kernel may give the CPU to another busy thread for a whole time slice: the
+ * owner reaches its poll milliseconds later, and on 21+ every other owner waits behind that
+ * round. One sched_setaffinity per processing thread when the owner's CPU differs from the
+ * last one's. */
+static void away_from_me(void) {
+  static atomic_int last_cpu = -1;
+  unsigned cpu = 0;
+  if (!away || syscall(SYS_getcpu, &cpu, NULL, NULL) != 0) return;
+  if (atomic_exchange(&last_cpu, (int)cpu) == (int)cpu) return;
+  cpu_set_t set = online;
+  CPU_CLR(cpu, &set);
+  if (CPU_COUNT(&set) == 0) return;
+  for (int i = 0; i < nworkers; i++) {
+    pid_t w = atomic_load_explicit(&worker_tids[i], memory_order_relaxed);
+    if (w > 0) syscall(SYS_sched_setaffinity, w, sizeof set, &set);
+  }
+}
+
+/* SS. asgst__queue_waker: one write to the eventfd, then (on the owner) the wait above. */
+static void wake(void *handle) {
+  owner *o = handle;
+  bool waits = o && o->tid == my_tid && wait_bound_ns != 0 && asgst__hs_poll_armed(&o->t) >= 0;
+  if (o) atomic_store(&o->urgent, 1);
+  if (waits) away_from_me();
   uint64_t one = 1;
   if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) < 0) {
     /* The counter is saturated: the thread is awake anyway. */
   }
+  if (waits) wait_until_armed(o);
 }
 
 /* N. The stopped owner's last Java frame, under the guard. */
@@ -77,11 +181,12 @@ static asgst__hs_queue_stats stats;
 static uint64_t times[TIMES]; /* the last suspend-to-resume times */
 static atomic_uint ntimes;
 
-/* N. Monotonic nanoseconds. */
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+/* SS. Counts an owner's wait for its poll: armed (1) or gave up (0) after ns. */
+static void note_wait(const owner *o, int armed, uint64_t ns) {
+  atomic_fetch_add(&stats.waits, 1);
+  atomic_fetch_add(armed ? &stats.armed : &stats.gave_up, 1);
+  if (!armed && behind_another(o, now_ns()) != 0) atomic_fetch_add(&stats.gave_up_behind, 1);
+  atomic_fetch_add(&stats.wait_ns, ns);
 }
 
 /* N. The start of a round. */
@@ -104,6 +209,11 @@ asgst__hs_queue_stats asgst__hs_queue_stats_get(void) {
   s.elements = atomic_load(&stats.elements);
   s.not_suspended = atomic_load(&stats.not_suspended);
   s.stopped_ns = atomic_load(&stats.stopped_ns);
+  s.waits = atomic_load(&stats.waits);
+  s.armed = atomic_load(&stats.armed);
+  s.gave_up = atomic_load(&stats.gave_up);
+  s.gave_up_behind = atomic_load(&stats.gave_up_behind);
+  s.wait_ns = atomic_load(&stats.wait_ns);
   return s;
 }
 
@@ -114,7 +224,10 @@ static int by_value(const void *a, const void *b) {
 }
 
 /* N. */
-uint64_t asgst__hs_queue_median_ns(void) {
+uint64_t asgst__hs_queue_median_ns(void) { return asgst__hs_queue_quantile_ns(0.5); }
+
+/* N. */
+uint64_t asgst__hs_queue_quantile_ns(double q) {
   unsigned n = atomic_load(&ntimes);
   if (n > TIMES) n = TIMES;
   if (n == 0) return 0;
@@ -122,12 +235,13 @@ uint64_t asgst__hs_queue_median_ns(void) {
   if (copy == NULL) return 0;
   memcpy(copy, times, n * sizeof *copy);
   qsort(copy, n, sizeof *copy, by_value);
-  uint64_t m = copy[n / 2];
+  uint64_t m = copy[(unsigned)(q * (n - 1))];
   free(copy);
   return m;
 }
 #else
-/* The product measures no round. */
+/* The product measures no round and no wait. */
+static void note_wait(const owner *o, int armed, uint64_t ns) { (void)o, (void)armed, (void)ns; }
 static inline uint64_t round_start(void) { return 0; }
 static inline void round_end(uint64_t t0, int n, bool suspended) { (void)t0, (void)n, (void)suspended; }
 #endif
@@ -135,6 +249,8 @@ static inline void round_end(uint64_t t0, int n, bool suspended) { (void)t0, (vo
 /* N. Processes one owner's queues while it is suspended. */
 static void process_owner(jvmtiEnv *jvmti, owner *o) {
   uint64_t t0 = round_start();
+  atomic_store(&round_for, o);
+  atomic_store(&round_began, now_ns());
   jvmtiError err = (*jvmti)->SuspendThread(jvmti, o->thread);
   asgst__regs here = {0, 0, 0};
   int kind = o->kind;
@@ -142,11 +258,14 @@ static void process_owner(jvmtiEnv *jvmti, owner *o) {
   else if (!last_java_frame(o, &here)) kind = ASGST_NO_TOP_JAVA_FRAME;
   int n = asgst__queues_process_stopped(o, &o->t, kind, &here);
   if (err == JVMTI_ERROR_NONE) (*jvmti)->ResumeThread(jvmti, o->thread);
+  atomic_store(&round_began, 0);
   round_end(t0, n, err == JVMTI_ERROR_NONE);
 }
 
-/* N. Frees the handles whose queues are all deregistered. */
+/* N. Frees the handles whose queues are all deregistered, unless a processing thread is
+ * using handles (then a later round does it). */
 static void sweep(JNIEnv *env) {
+  if (pthread_rwlock_trywrlock(&using_handles) != 0) return;
   pthread_mutex_lock(&lock);
   for (owner **p = &owners; *p;) {
     owner *o = *p;
@@ -159,24 +278,96 @@ static void sweep(JNIEnv *env) {
     free(o);
   }
   pthread_mutex_unlock(&lock);
+  pthread_rwlock_unlock(&using_handles);
 }
 
-/* N. The processing thread. */
+/* N. Processes the waiting owners that asked for it (urgent) and no other processing
+ * thread has taken. */
+static void process_waiting(jvmtiEnv *jvmti) {
+  void *waiting[MAX_OWNERS];
+  pthread_rwlock_rdlock(&using_handles);
+  int n = asgst__queues_waiting(waiting, MAX_OWNERS);
+  for (int i = 0; i < n; i++) {
+    owner *o = waiting[i];
+    int free_ = 0;
+    if (!atomic_load(&o->urgent)) continue;
+    /* One suspension per owner at a time: a second SuspendThread would fail (already
+     * suspended) and its elements would wrongly end as THREAD_EXIT. */
+    if (!atomic_compare_exchange_strong(&o->claimed, &free_, 1)) continue;
+    atomic_store(&o->urgent, 0);
+    process_owner(jvmti, o);
+    atomic_store(&o->claimed, 0);
+  }
+  pthread_rwlock_unlock(&using_handles);
+}
+
+/* N. The defaults per JDK, then settings from the environment, for measurements:
+ * ASGST_QUEUE_WAIT_US (the owner's wait bound, 0: no wait), ASGST_QUEUE_YIELD=0|1,
+ * ASGST_QUEUE_REALTIME=0 (normal scheduling), ASGST_QUEUE_THREADS (processing threads),
+ * ASGST_QUEUE_HOPELESS_US (an owner stops waiting behind a round older than this, 0: never),
+ * ASGST_QUEUE_AWAY=0 (owners do not move the processing thread off their CPU).
+ * On 17+ SuspendThread is a handshake: a processing thread at real-time priority arms the
+ * owner's poll itself within microseconds, and a yield would only hand the owner's CPU to
+ * another busy thread for a whole time slice (measured: 5x the handler time). On 8 and 11
+ * it is a safepoint of the whole VM: the VM thread, at normal priority, has to run first
+ * (often on the owner's CPU), so the owner would have to yield and wait a millisecond a
+ * sample (measured: 0.8-1.4 ms mean wall time in the handler, for 6.7-7.6% stale instead
+ * of 9.4-11.9% without the wait): by default owners do not wait there. On 21 and later one
+ * processing thread: JVMTI serializes suspensions and resumptions there (for virtual
+ * threads), and four threads measured a 40x longer median suspend-to-resume (2 ms). */
+static void read_settings(void) {
+  if (asgst__vm.jdk <= 11) {
+    wait_bound_ns = 0; /* ASGST_QUEUE_WAIT_US=1000 for the wait: see below */
+    yield_in_wait = true;
+  }
+  if (asgst__vm.jdk >= 21) nworkers = 1;
+  const char *w = getenv("ASGST_QUEUE_WAIT_US");
+  if (w && *w) wait_bound_ns = strtoull(w, NULL, 10) * 1000u;
+  const char *rt = getenv("ASGST_QUEUE_REALTIME");
+  atomic_store(&realtime, !(rt && strcmp(rt, "0") == 0));
+  const char *a = getenv("ASGST_QUEUE_AWAY");
+  away = !(a && strcmp(a, "0") == 0);
+  if (sched_getaffinity(0, sizeof online, &online) != 0 || CPU_COUNT(&online) < 2) away = false;
+  const char *h = getenv("ASGST_QUEUE_HOPELESS_US");
+  if (h && *h) hopeless_ns = strtoull(h, NULL, 10) * 1000u;
+  const char *y = getenv("ASGST_QUEUE_YIELD");
+  if (y && *y) yield_in_wait = strcmp(y, "1") == 0;
+  const char *n = getenv("ASGST_QUEUE_THREADS");
+  if (n && *n) nworkers = atoi(n);
+  if (nworkers < 1) nworkers = 1;
+  if (nworkers > MAX_WORKERS) nworkers = MAX_WORKERS;
+}
+
+/* N. The processing thread at the lowest real-time priority: its wakeup then preempts a
+ * CPU-bound owner at once instead of waiting for the owner's time slice (on 2 cores with
+ * busy threads, 50-500 us). Where that is not permitted it stays at normal scheduling,
+ * reported among the features off. */
+static void go_realtime(void) {
+  struct sched_param sp = {.sched_priority = 1};
+  if (!atomic_load(&realtime)) return;
+  if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
+    atomic_store(&realtime, 0);
+    asgst__vm_feature_off("queue processing at real-time priority (SCHED_FIFO not permitted)");
+  }
+}
+
+/* N. A processing thread; the first one (arg non-NULL) also frees handles. */
 static void *work(void *arg) {
-  (void)arg;
   JNIEnv *env = NULL;
   JavaVMAttachArgs args = {JNI_VERSION_1_6, "asgst-queues", NULL};
   if ((*asgst__hs_vm)->AttachCurrentThreadAsDaemon(asgst__hs_vm, (void **)&env, &args) != JNI_OK)
     return NULL;
-  void *waiting[MAX_OWNERS];
+  if (arg) asgst__hs_poll_confirm();
+  int me = atomic_fetch_add(&nstarted, 1);
+  if (me < MAX_WORKERS) atomic_store(&worker_tids[me], (pid_t)syscall(SYS_gettid));
+  go_realtime();
   for (;;) {
     uint64_t count;
     if (read(wake_fd, &count, sizeof count) < 0) continue;
     jvmtiEnv *jvmti = asgst__hs_jvmti;
     if (jvmti == NULL) continue;
-    int n = asgst__queues_waiting(waiting, MAX_OWNERS);
-    for (int i = 0; i < n; i++) process_owner(jvmti, waiting[i]);
-    sweep(env);
+    process_waiting(jvmti);
+    if (arg) sweep(env);
   }
   return NULL;
 }
@@ -184,14 +375,22 @@ static void *work(void *arg) {
 /* N. Starts the processing thread once (with the lock held). */
 static int start_locked(void) {
   if (started) return 0;
+  read_settings();
   wake_fd = eventfd(0, EFD_CLOEXEC);
   if (wake_fd < 0) return ASGST_UNSUPPORTED;
-  if (pthread_create(&worker, NULL, work, NULL) != 0) {
+  int made = 0;
+  for (int i = 0; i < nworkers; i++) {
+    pthread_t w;
+    /* The first one frees handles and confirms the poll word: its arg is non-NULL. */
+    if (pthread_create(&w, NULL, work, made == 0 ? (void *)&nworkers : NULL) != 0) continue;
+    pthread_detach(w);
+    made++;
+  }
+  if (made == 0) {
     close(wake_fd);
     wake_fd = -1;
     return ASGST_UNSUPPORTED;
   }
-  pthread_detach(worker);
   asgst__queues_set_waker(wake);
   started = true;
   return 0;
@@ -212,6 +411,7 @@ int asgst__hs_queue_bind(JNIEnv *env, void **out) {
     return ASGST_NO_THREAD;
   }
   o->thread = (*mine)->NewGlobalRef(mine, self);
+  o->tid = my_tid = (pid_t)syscall(SYS_gettid);
   (*mine)->DeleteLocalRef(mine, self);
   o->kind = asgst__hs_current_thread(&o->t);
   pthread_mutex_lock(&lock);
@@ -233,5 +433,5 @@ int asgst__hs_queue_bind(JNIEnv *env, void **out) {
 /* N. backend.h queue_unbind(): the processing thread frees it at its next round. */
 void asgst__hs_queue_unbind(void *handle) {
   atomic_store(&((owner *)handle)->unbound, 1);
-  wake();
+  wake(NULL);
 }

@@ -452,6 +452,11 @@ const char *asgst__vm_layout_text(size_t *len) {
 }
 
 /* N. */
+void asgst__vm_feature_off(const char *item) {
+  if (strstr(features_off, item) == NULL) append(features_off, sizeof features_off, "; ", item);
+}
+
+/* N. */
 const char *asgst__vm_features_off(void) {
   return features_off;
 }

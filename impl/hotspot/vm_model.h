@@ -160,6 +160,8 @@ int asgst__vm_model_export(void);
 const char *asgst__vm_layout_text(size_t *len);
 /* N. "" or a list of features switched off for missing optional pieces, with the names. */
 const char *asgst__vm_features_off(void);
+/* N. Reports a feature off that no table row decides (found by other means at init). */
+void asgst__vm_feature_off(const char *item);
 
 /* ---- Accessors: the only code that adds an offset to a VM pointer (SS) ---- */
 

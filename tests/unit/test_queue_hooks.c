@@ -189,7 +189,7 @@ static void a_queue_is_processed_by_its_own_thread_only(void **state) {
 static int wakeups;
 
 /* SS. */
-static void count_wakeup(void) { wakeups++; }
+static void count_wakeup(void *owner) { (void)owner; wakeups++; }
 
 /* A queue bound to a backend's processing (vm_owner set; here a dummy handle) wakes it
  * once per element added; a full queue does not. */

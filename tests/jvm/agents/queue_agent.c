@@ -10,9 +10,12 @@
  *
  * At VMDeath it prints "QUEUE ok|not ok - ..." checks and "QUEUE # figure: ..." lines:
  * every enqueued element handled, stale or dropped (counts add up exactly), iterators at
- * the element's method, stale rate, hooks once per processing, suspend-to-resume time.
- * Options: interval_us=N (1000), size=N (queue capacity, 64), stale_max_pct=N (the stale
- * rate checked, 1).
+ * the element's method, stale rate, hooks once per processing, suspend-to-resume time, and
+ * each current element's whole stack (method and bci of every frame, as a hash) against
+ * the walk the signal handler did of the same sample; the owner's time in ASGST_Enqueue
+ * and the sample-to-handler latency (p50, p99).
+ * Options: interval_us=N (1000), size=N (queue capacity, 64), stale_max_pct=N (stale
+ * elements checked, % of enqueued, 1).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -37,7 +40,15 @@
 typedef struct {
   void *method;  /* top Java method at sample time */
   uint64_t t;    /* sample time (CLOCK_MONOTONIC ns) */
+  uint64_t hash; /* of the in-handler walk's frames (method + bci) */
+  int frames;    /* how many, -1 if that walk failed */
 } slot;
+
+/* What a full walk saw, frame by frame (method and bci), folded into one hash. */
+typedef struct {
+  uint64_t hash;
+  int frames;
+} trace_sum;
 
 typedef struct {
   atomic_int tid;
@@ -51,7 +62,14 @@ static __thread per_thread *mine __attribute__((tls_model("initial-exec")));
 static int interval_us = 1000, queue_size = 64, stale_max_pct = 1;
 static atomic_long sent, enqueued, full, other_error, no_queue, handled, stale, at_method,
     not_at_method, walk_error, hooks_start, hooks_end, dropped;
-static atomic_ulong latency_sum, latency_n, latency_stale_sum;
+static atomic_ulong latency_sum, latency_n, latency_stale_sum, enqueue_ns;
+static atomic_long agree, disagree, not_compared;
+#define COSTS 65536
+static uint32_t costs[COSTS]; /* the owner's time in ASGST_Enqueue per sample, ns */
+static uint32_t cpu_costs[COSTS]; /* of which it ran (thread CPU time), ns: the rest is preemption */
+static atomic_uint ncosts;
+static uint32_t waits[COSTS];  /* sample to handler per element, ns */
+static atomic_uint nwaits;
 static atomic_int walk_error_code; /* what the last failing walk said (its iterator's state) */
 static atomic_int running;
 static pthread_t sampler;
@@ -64,13 +82,45 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* SS. The calling thread's CPU time in nanoseconds (a syscall). */
+static uint64_t cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* SS. */
 static void first_java(ASGST_Iterator *it, void *arg) {
   ASGST_Frame f;
   *(void **)arg = ASGST_NextFrame(it, &f) == 1 ? f.method : NULL;
 }
 
-/* SS. Notes the top method and enqueues. */
+#define FNV_BASIS 1469598103934665603u
+#define FNV_PRIME 1099511628211u
+
+/* SS/SP. Folds one frame's method and bci into *t. */
+static void add_frame(trace_sum *t, const ASGST_Frame *f) {
+  t->hash = (t->hash ^ (uint64_t)(uintptr_t)f->method) * FNV_PRIME;
+  t->hash = (t->hash ^ (uint64_t)(uint32_t)f->bci) * FNV_PRIME;
+  t->frames++;
+}
+
+/* SS/SP. Folds the iterator's remaining frames into *t; 0 at a clean end, else the error. */
+static int add_rest(ASGST_Iterator *it, trace_sum *t) {
+  ASGST_Frame f;
+  int rc;
+  while ((rc = ASGST_NextFrame(it, &f)) == 1) add_frame(t, &f);
+  return rc;
+}
+
+/* SS. Iterator handler: the whole walk into *arg (a trace_sum); frames -1 if it failed. */
+static void sum_frames(ASGST_Iterator *it, void *arg) {
+  trace_sum *t = arg;
+  *t = (trace_sum){FNV_BASIS, 0};
+  if (add_rest(it, t) != 0 || t->frames == 0) t->frames = -1;
+}
+
+/* SS. Notes the top method and the whole in-handler walk, and enqueues. */
 static void on_sample(int sig, siginfo_t *si, void *uc) {
   (void)sig, (void)si;
   int saved = errno;
@@ -81,7 +131,17 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
     s->method = NULL;
     s->t = now_ns();
     ASGST_RunWithIterator(uc, ASGST_END_ON_FIRST_JAVA_FRAME, first_java, &s->method);
+    trace_sum sum = {0, -1};
+    ASGST_RunWithIterator(uc, 0, sum_frames, &sum);
+    s->hash = sum.hash;
+    s->frames = sum.frames;
+    uint64_t c0 = cpu_ns(), t0 = now_ns();
     int r = ASGST_Enqueue(q, uc, s);
+    uint64_t cost = now_ns() - t0, cpu = cpu_ns() - c0;
+    atomic_fetch_add(&enqueue_ns, cost);
+    unsigned k = atomic_fetch_add(&ncosts, 1) % COSTS;
+    costs[k] = (uint32_t)(cost > UINT32_MAX ? UINT32_MAX : cost);
+    cpu_costs[k] = (uint32_t)(cpu > UINT32_MAX ? UINT32_MAX : cpu);
     if (r > 0) atomic_fetch_add(&enqueued, 1);
     else if (r == ASGST_ENQUEUE_FULL_QUEUE) atomic_fetch_add(&full, 1);
     else if (r == ASGST_ENQUEUE_NO_QUEUE) atomic_fetch_add(&no_queue, 1);
@@ -96,6 +156,7 @@ static void on_element(ASGST_Iterator *it, void *queue_arg, void *element_arg) {
   atomic_fetch_add(&handled, 1);
   const slot *s = element_arg;
   uint64_t waited = now_ns() - s->t;
+  waits[atomic_fetch_add(&nwaits, 1) % COSTS] = (uint32_t)(waited > UINT32_MAX ? UINT32_MAX : waited);
   atomic_fetch_add(&latency_sum, waited);
   atomic_fetch_add(&latency_n, 1);
   int state = ASGST_State(it);
@@ -113,6 +174,14 @@ static void on_element(ASGST_Iterator *it, void *queue_arg, void *element_arg) {
   }
   void *want = s->method;
   atomic_fetch_add(want == NULL || f.method == want ? &at_method : &not_at_method, 1);
+  /* The whole walk, frame by frame, against the in-handler walk of the same sample. */
+  trace_sum sum = {FNV_BASIS, 0};
+  add_frame(&sum, &f);
+  if (s->frames < 0 || add_rest(it, &sum) != 0) {
+    atomic_fetch_add(&not_compared, 1);
+    return;
+  }
+  atomic_fetch_add(sum.hash == s->hash && sum.frames == s->frames ? &agree : &disagree, 1);
 }
 
 /* SP. */
@@ -215,6 +284,20 @@ static void check(bool ok, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* N. qsort order. */
+static int by_value(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* N. The q-quantile (0..1) of the first n (at most COSTS) values of v, in us; sorts v. */
+static double quantile_us(uint32_t *v, unsigned n, double q) {
+  if (n > COSTS) n = COSTS;
+  if (n == 0) return 0;
+  qsort(v, n, sizeof *v, by_value);
+  return v[(unsigned)(q * (n - 1))] / 1000.0;
+}
+
 /* N. Waits until the processing thread has emptied every queue (or 2 s passed). */
 static void settle(void) {
   for (int k = 0; k < 200; k++) {
@@ -247,9 +330,28 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   printf("QUEUE # figure: signals=%ld enqueued=%ld full=%ld no_java_frame=%ld handled=%ld (stale %ld, walk errors %ld) dropped=%ld still_queued=%ld\n",
          atomic_load(&sent), in, atomic_load(&full), atomic_load(&other_error), h, st,
          atomic_load(&walk_error), dr, left);
-  printf("QUEUE # figure: processing rounds=%lu elements=%lu not_suspended=%lu suspend_to_resume_median_us=%.1f mean_us=%.1f\n",
+  printf("QUEUE # figure: processing rounds=%lu elements=%lu not_suspended=%lu suspend_to_resume_median_us=%.1f p99_us=%.1f mean_us=%.1f\n",
          (unsigned long)qs.rounds, (unsigned long)qs.elements, (unsigned long)qs.not_suspended, median_us,
+         (double)asgst__hs_queue_quantile_ns(0.99) / 1000.0,
          qs.rounds ? (double)qs.stopped_ns / (double)qs.rounds / 1000.0 : 0.0);
+  long sig = atomic_load(&sent);
+  unsigned nc = atomic_load(&ncosts), nw = atomic_load(&nwaits);
+  double c50 = quantile_us(costs, nc, 0.5), c99 = quantile_us(costs, nc, 0.99),
+         cmax = quantile_us(costs, nc, 1.0);
+  double u50 = quantile_us(cpu_costs, nc, 0.5), u99 = quantile_us(cpu_costs, nc, 0.99),
+         umax = quantile_us(cpu_costs, nc, 1.0);
+  double w50 = quantile_us(waits, nw, 0.5), w99 = quantile_us(waits, nw, 0.99);
+  long ag = atomic_load(&agree), dis = atomic_load(&disagree), nco = atomic_load(&not_compared);
+  printf("QUEUE # figure: owner's time in ASGST_Enqueue per sample p50 %.1f us, p99 %.1f us, max %.1f us; sample to handler p50 %.1f us, p99 %.1f us\n",
+         c50, c99, cmax, w50, w99);
+  printf("QUEUE # figure: owner's CPU time in ASGST_Enqueue per sample p50 %.1f us, p99 %.1f us, max %.1f us (the rest of the time above: preempted)\n",
+         u50, u99, umax);
+  printf("QUEUE # figure: stacks agreeing with the in-handler walk of the same sample %ld of %ld (%ld not compared: a walk failed)\n",
+         ag, ag + dis, nco);
+  printf("QUEUE # figure: owner's cost per sample (ASGST_Enqueue) %.1f us mean; waits for the poll %lu: armed %lu, gave up %lu (%lu while every processing thread was in another owner's round), %.1f us mean; features off: %s\n",
+         sig ? (double)atomic_load(&enqueue_ns) / (double)sig / 1000.0 : 0.0, (unsigned long)qs.waits,
+         (unsigned long)qs.armed, (unsigned long)qs.gave_up, (unsigned long)qs.gave_up_behind,
+         qs.waits ? (double)qs.wait_ns / (double)qs.waits / 1000.0 : 0.0, ASGST_DisabledFeatures());
   printf("QUEUE # figure: stale rate %.3f%%, iterators at the element's method %ld of %ld, sample to handler %.1f us mean (stale ones %.1f us)\n",
          h ? 100.0 * (double)st / (double)h : 0.0, at, at + off,
          latency_n ? (double)latency_sum / (double)latency_n / 1000.0 : 0.0,
@@ -257,8 +359,11 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   check(in > 1000, "more than 1000 elements enqueued (%ld)", in);
   check(in == h + dr + left, "every enqueued element is handled, stale or dropped: %ld = %ld handled + %ld dropped + %ld left", in, h, dr, left);
   check(off == 0 && at > 0, "every current element's iterator starts at its method (%ld of %ld)", at, at + off);
-  check(h > 0 && (double)st / (double)h < stale_max_pct / 100.0, "stale rate below %d%% (%ld of %ld)",
-        stale_max_pct, st, h);
+  check(in > 0 && (double)st / (double)in < stale_max_pct / 100.0, "stale below %d%% of enqueued (%ld of %ld)",
+        stale_max_pct, st, in);
+  check(in > 0 && h * 10 >= in * 9, "handled (current + stale) at least 90%% of enqueued (%ld of %ld)", h, in);
+  check(ag + dis > 1000 && dis * 100 <= ag + dis, "stacks agree with the in-handler walk of the same sample in at least 99%% (%ld of %ld)",
+        ag, ag + dis);
   check(atomic_load(&hooks_start) == atomic_load(&hooks_end) && atomic_load(&hooks_start) > 0 &&
             atomic_load(&hooks_start) <= h,
         "start and end hooks run once per processing (%ld start, %ld end, %ld elements)",
