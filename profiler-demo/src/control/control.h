@@ -40,8 +40,9 @@ typedef struct {
 /* N. Ends the current period (loop=): the outputs get the period's records, named after it,
  * and a new period starts; sampling goes on. */
 int prof_period_end(char *err, size_t errlen);
-/* N. Starts the loop= thread (loop.c) if the run asks for one; 0 or -1. */
-int prof_loop_start(void);
+/* N. Starts the loop= thread (loop.c) if the run asks for one, which calls end (that is
+ * prof_period_end) at every period's end; 0 or -1. */
+int prof_loop_start(int (*end)(char *err, size_t errlen));
 /* N. Stops it; a period being written is finished first. */
 void prof_loop_stop(void);
 /* N. The file name of period p for file=pattern (period_names.c). */

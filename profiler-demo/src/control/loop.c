@@ -1,7 +1,8 @@
 /*
  * loop.c - loop=<duration>: a thread that ends a period every duration (the outputs are
- * written and a new profile starts, control/profiler.c's prof_period_end) while sampling
- * goes on. Periods keep a fixed cadence from the start: a slow write shortens the next
+ * written and a new profile starts: the function prof_loop_start was given, which is
+ * control/profiler.c's prof_period_end; passed in, so that the loop calls nothing of the
+ * file that starts it) while sampling goes on. Periods keep a fixed cadence from the start: a slow write shortens the next
  * wait, it does not shift every later period.
  */
 #include <errno.h>
@@ -18,6 +19,7 @@ static bool started;
 static bool stopping;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;
+static int (*end_period)(char *err, size_t errlen);
 
 /* N. t += ns. */
 static void advance(struct timespec *t, uint64_t ns) {
@@ -39,7 +41,7 @@ static void *looper(void *arg) {
     if (stopping) break;
     pthread_mutex_unlock(&lock);
     char err[600];
-    if (prof_period_end(err, sizeof err) != 0) prof_say("asgst-prof: loop: %s\n", err);
+    if (end_period(err, sizeof err) != 0) prof_say("asgst-prof: loop: %s\n", err);
     pthread_mutex_lock(&lock);
   }
   pthread_mutex_unlock(&lock);
@@ -47,8 +49,9 @@ static void *looper(void *arg) {
 }
 
 /* N. */
-int prof_loop_start(void) {
+int prof_loop_start(int (*end)(char *err, size_t errlen)) {
   if (!prof.opts.loop_ns || started) return 0;
+  end_period = end;
   static bool cond_made;
   if (!cond_made) {
     /* The waits are on the monotonic clock: a wall-clock step does not bunch periods. */

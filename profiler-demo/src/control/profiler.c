@@ -168,7 +168,7 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
       snprintf(err, errlen, "cannot start the wall-clock thread");
       return -1;
     }
-  if (prof_loop_start() != 0) {
+  if (prof_loop_start(prof_period_end) != 0) {
     snprintf(err, errlen, "loop=: cannot start the period thread");
     return -1;
   }
