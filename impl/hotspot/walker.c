@@ -93,6 +93,11 @@ ASGST__HOT static bool anchor_frame(uintptr_t anchor, asgst__regs *r) {
   return true;
 }
 
+/* SS. A frame kind of Java code: interpreted, compiled or a native method's wrapper. */
+static inline bool is_java_kind(int kind) {
+  return kind == ASGST__HK_INTERP || kind == ASGST__HK_NMETHOD || kind == ASGST__HK_NATIVE;
+}
+
 /* SS. */
 ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   const asgst__vm_model *model = &asgst__vm;
@@ -132,7 +137,7 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
    * into the VM, or just back from it) is the anchor's own frame. */
   uintptr_t blob;
   int kind = asgst__hs_classify(top->pc, &blob);
-  bool java_top = kind == ASGST__HK_INTERP || kind == ASGST__HK_NMETHOD || kind == ASGST__HK_NATIVE;
+  bool java_top = is_java_kind(kind);
   /* A Java frame older than the anchor's: a caller's frame, from an earlier walk, given to
    * ASGST_RunWithIteratorFromFrame (an interrupted sp is never above the anchor). It is
    * stopped at a call, so the walk starts there as at any return address. */
@@ -407,6 +412,8 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
   hs_state *s = state_of(it);
   /* Every kind of frame gives at least one logical frame. */
   if (asgst__room(it) < 1) return ASGST__NO_ROOM;
+  /* The kind of the frame this one is the sender of (C for the first frame). */
+  uint8_t callee = LD(s->kind);
   /* The frame cache knows compiled frames at a return address (exact) and complete top
    * frames (near); see cacheable(). */
   int top = LD(s->top);
@@ -456,7 +463,13 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
       s->pcmode = ASGST__PC_EXACT;
       r = decode_compiled(it, s);
       break;
-    default: non_java(it); return 0;
+    default:
+      /* Java code is called only from code in the code cache (Java frames, the call
+       * stub, adapters): a Java frame's sender in C code is a pc read from the wrong
+       * slot (a top frame stopped in its prologue, a torn stack), not a caller. */
+      if (is_java_kind(callee) && LD(s->pcmode) != ASGST__PC_ANCHOR) return ASGST_BAD_FRAME;
+      non_java(it);
+      return 0;
   }
   if (r == 0) s->java_seen = 1;
   return r;
@@ -518,9 +531,15 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
                                             : asgst__cfi_find(n.pc, true, &s->c_obj);
     /* Heading for an anchor, code-cache code is the anchor's own frame (a Java frame
      * that called the VM, or a stub that set the anchor): continue at the anchor. */
-    bool to_anchor = s->has_target && (n.sp >= s->target.sp ||
-                                       (!next && asgst__hs_classify(n.pc, &blob) != ASGST__HK_C));
-    if (!to_anchor) {
+    int kind = next ? ASGST__HK_C : asgst__hs_classify(n.pc, &blob);
+    bool to_anchor = s->has_target && (n.sp >= s->target.sp || kind != ASGST__HK_C);
+    /* A return address in neither the code cache nor any loaded object's code is no
+     * caller: the chain read a stale word (code without frame pointers below a frame
+     * the tables do not cover). 0 is where some chains end. Checked only off the tables'
+     * rows (a row proves the pc code) and where tables are on (a replay has none). */
+    bool lost = tables && !next && kind == ASGST__HK_C && !asgst__cfi_in_code(n.pc);
+    if (lost && !s->has_target) return n.pc == 0 ? 0 : ASGST_BAD_FRAME;
+    if (!to_anchor && !lost) {
       /* Read before the byte stores below: a wide load of the flags just after one of
        * them was written stalls (store forwarding fails; most of step_c's time). */
       uint8_t mode = LD(s->java_seen) || LD(s->has_target) ? ASGST__PC_EXACT : ASGST__PC_NEAR;

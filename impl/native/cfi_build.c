@@ -25,6 +25,8 @@ struct build {
   const struct asgst_cfi_snapshot *prev; /* the published one, whose tables may be kept */
   struct asgst_cfi_table **v;
   size_t n, cap;
+  struct asgst_cfi_code *code; /* executable segments of every object */
+  size_t ncode, code_cap;
   bool oom;
 };
 
@@ -53,6 +55,24 @@ static bool reserve(struct build *b) {
   if (!v) return false;
   b->v = v;
   b->cap = cap;
+  return true;
+}
+
+/* N. Adds the object's executable segments to b->code; false if out of memory. */
+static bool add_code(struct build *b, const struct dl_phdr_info *info) {
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || ph->p_memsz == 0) continue;
+    if (b->ncode == b->code_cap) {
+      size_t cap = b->code_cap ? 2 * b->code_cap : 128;
+      struct asgst_cfi_code *v = realloc(b->code, cap * sizeof *v);
+      if (!v) return false;
+      b->code = v;
+      b->code_cap = cap;
+    }
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    b->code[b->ncode++] = (struct asgst_cfi_code){lo, lo + ph->p_memsz};
+  }
   return true;
 }
 
@@ -108,7 +128,7 @@ static int on_object(struct dl_phdr_info *info, size_t size, void *data) {
   struct asgst_cfi_identity id = identity_of(info);
   struct asgst_cfi_table *t = published_table(b, &id);
   if (!t) t = parse(info, &id);
-  if (!t || !reserve(b)) {
+  if (!t || !reserve(b) || !add_code(b, info)) {
     if (t && t->generation == 0) free(t);
     b->oom = true;
     return 1;
@@ -124,13 +144,20 @@ static int by_address(const void *a, const void *b) {
   return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* N. One allocation: header, objects with rows, every table. An object overlapping the
- * one before it (which loaded objects never do) is not searched, so the search stays
- * sound. NULL if out of memory. */
+/* N. */
+static int code_by_address(const void *a, const void *b) {
+  const struct asgst_cfi_code *x = a, *y = b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* N. One allocation: header, objects with rows, every table, the code segments. An
+ * object overlapping the one before it (which loaded objects never do) is not searched,
+ * so the search stays sound. NULL if out of memory. */
 static struct asgst_cfi_snapshot *assemble(struct build *b) {
   qsort(b->v, b->n, sizeof *b->v, by_address);
+  if (b->ncode) qsort(b->code, b->ncode, sizeof *b->code, code_by_address);
   size_t bytes = sizeof(struct asgst_cfi_snapshot) + b->n * sizeof(struct asgst_cfi_object) +
-                 b->n * sizeof(struct asgst_cfi_table *);
+                 b->n * sizeof(struct asgst_cfi_table *) + b->ncode * sizeof(struct asgst_cfi_code);
   struct asgst_cfi_snapshot *s = calloc(1, bytes);
   if (!s) return NULL;
   s->bytes = bytes;
@@ -138,6 +165,9 @@ static struct asgst_cfi_snapshot *assemble(struct build *b) {
   s->tables = (struct asgst_cfi_table **)(s->objects + b->n);
   memcpy(s->tables, b->v, b->n * sizeof *b->v);
   s->ntables = b->n;
+  s->code = (struct asgst_cfi_code *)(s->tables + b->n);
+  if (b->ncode) memcpy(s->code, b->code, b->ncode * sizeof *b->code);
+  s->ncode = b->ncode;
   for (size_t i = 0; i < b->n; i++) {
     struct asgst_cfi_table *t = b->v[i];
     if (t->nrows == 0 || (s->nobjects > 0 && t->lo < s->objects[s->nobjects - 1].hi)) continue;
@@ -160,6 +190,7 @@ int asgst__cfi_build(void) {
       if (b.v[i]->generation == 0) free(b.v[i]);
   }
   free(b.v);
+  free(b.code);
   pthread_mutex_unlock(&build_lock);
   return s ? 0 : -1;
 }

@@ -31,11 +31,19 @@ struct asgst_cfi_object {
   uint32_t hit_shift;
 };
 
+/* One executable segment of a loaded object (rows or not). */
+struct asgst_cfi_code {
+  uintptr_t lo, hi;
+};
+
 struct asgst_cfi_snapshot {
-  size_t bytes, nobjects, ntables; /* bytes: this allocation, not its tables */
+  size_t bytes, nobjects, ntables, ncode; /* bytes: this allocation, not its tables */
   struct asgst_cfi_snapshot *next_retired;
   struct asgst_cfi_object *objects;
   struct asgst_cfi_table **tables;
+  /* Every loaded object's executable segments, sorted: whether a pc is in code at all
+   * (a return address in none is a walk that lost its way; see asgst__cfi_in_code). */
+  struct asgst_cfi_code *code;
 };
 
 /* The published snapshot (NULL before the first build). Read with __atomic_load_n

@@ -34,3 +34,16 @@ int asgst__cfi_step_with(const struct asgst_cfi_rule *rule, struct asgst_cfi_fra
                          asgst_cfi_read_fn read, void *ctx) {
   return asgst__cfi_apply(rule, frame, read, ctx);
 }
+
+/* SS. A binary search of the published snapshot's executable segments. */
+bool asgst__cfi_in_code(uintptr_t pc) {
+  const struct asgst_cfi_snapshot *s = __atomic_load_n(&asgst__cfi_current, __ATOMIC_ACQUIRE);
+  if (!s) return false;
+  size_t lo = 0, hi = s->ncode;
+  while (lo < hi) { /* the first segment ending above pc */
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->code[mid].hi <= pc) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < s->ncode && s->code[lo].lo <= pc;
+}

@@ -178,6 +178,25 @@ static void a_pc_in_no_object_has_no_rule(void **state) {
   free(heap);
 }
 
+/* Code is what loaded objects map executable: functions of the test and of libc are,
+ * the heap, the stack and address 0 are not; nothing is before the first build. */
+static void code_is_what_objects_map_executable(void **state) {
+  (void)state;
+  asgst__cfi_shutdown();
+  assert_false(asgst__cfi_in_code((uintptr_t)code_is_what_objects_map_executable));
+  assert_int_equal(asgst__cfi_build(), 0);
+  assert_true(asgst__cfi_in_code((uintptr_t)code_is_what_objects_map_executable));
+  assert_true(asgst__cfi_in_code((uintptr_t)malloc));
+  void *heap = malloc(64);
+  int local = 0;
+  assert_false(asgst__cfi_in_code((uintptr_t)heap));
+  assert_false(asgst__cfi_in_code((uintptr_t)&local));
+  assert_false(asgst__cfi_in_code(0));
+  assert_false(asgst__cfi_in_code(UINTPTR_MAX));
+  free(heap);
+  asgst__cfi_shutdown();
+}
+
 /* At a function's first instruction the CFA is the stack pointer + one word and the
  * return address is at the CFA - 8 (x86_64's call pushed it). */
 static void a_function_entry_has_the_call_rule(void **state) {
@@ -288,6 +307,7 @@ int main(void) {
       cmocka_unit_test(truncated_eh_frames_give_errors),
       cmocka_unit_test(garbage_eh_frames_never_crash),
       cmocka_unit_test(a_pc_in_no_object_has_no_rule),
+      cmocka_unit_test(code_is_what_objects_map_executable),
       cmocka_unit_test(a_function_entry_has_the_call_rule),
       cmocka_unit_test(the_report_counts_published_and_retired_tables),
       cmocka_unit_test(lookups_run_while_tables_are_rebuilt),
