@@ -11,15 +11,22 @@
 #include "queue.h"
 #include "../impl/guard.h"
 
-/* SS. The backend's own top-Java-frame finder, under the crash guard. */
+/* SS. The backend's own top-Java-frame finder, under the crash guard; with the sender
+ * too if sender is not NULL. A fault while the sender is sought keeps the top frame (the
+ * backend wrote it first) and leaves the sender 0/0: only a Java thread has one. */
 static int top_from_backend(const asgst__backend *be, const asgst__thread *t,
-                            const asgst__regs *top, asgst__regs *out) {
+                            const asgst__regs *top, asgst__regs *out, asgst__regs *sender) {
   asgst__guard g;
   volatile int r = ASGST_WALK_FAULTED;
+  out->sp = 0;
   ASGST__GUARD_BEGIN(g)
-    r = be->top_java_frame(t, top, out);
+    r = be->top_java_frame(t, top, out, sender);
   ASGST__GUARD_FAULTED(g)
     r = ASGST_WALK_FAULTED;
+    if (sender && *(volatile uintptr_t *)&out->sp != 0) {
+      sender->pc = sender->sp = 0;
+      r = ASGST_JAVA_TRACE;
+    }
   ASGST__GUARD_END(g);
   return r;
 }
@@ -54,7 +61,8 @@ static uintptr_t identity_of(const asgst__backend *be, const asgst__regs *r) {
 }
 
 /* SS. The sender of the frame at *f (sp and return pc, the first physical Java frame
- * below it), under the crash guard; 0/0 if there is none or the walk fails. */
+ * below it), under the crash guard; 0/0 if there is none or the walk fails. For a
+ * backend without its own top-frame finder (which finds the sender on its way). */
 static void sender_of(const asgst__backend *be, const asgst__thread *t, const asgst__regs *f,
                       bool at_call, asgst__elem_ident *id) {
   asgst__guard g;
@@ -94,8 +102,8 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__e
   asgst__thread t = {0};
   int kind = be->current_thread(&t);
   if (kind <= 0) return kind;
-  asgst__regs out = {0};
-  int r = be->top_java_frame ? top_from_backend(be, &t, top, &out)
+  asgst__regs out = {0}, sender = {0};
+  int r = be->top_java_frame ? top_from_backend(be, &t, top, &out, ident ? &sender : NULL)
                              : top_from_walk(be, &t, top, &out);
   if (r <= 0) return r;
   e->pc = (void *)out.pc;
@@ -105,8 +113,9 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__e
    * stopped at a call (the anchor's), which its processing must know (queue_process.c). */
   if (ident == NULL) return r;
   bool at_call = out.pc != top->pc;
-  *ident = (asgst__elem_ident){(be->frame_identity ? identity_of(be, &out) : 0) | at_call, 0, 0};
-  sender_of(be, &t, &out, at_call, ident);
+  *ident = (asgst__elem_ident){(be->frame_identity ? identity_of(be, &out) : 0) | at_call,
+                                sender.sp, sender.pc};
+  if (!be->top_java_frame) sender_of(be, &t, &out, at_call, ident);
   return r;
 }
 

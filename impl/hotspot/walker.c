@@ -535,10 +535,14 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
     bool to_anchor = s->has_target && (n.sp >= s->target.sp || kind != ASGST__HK_C);
     /* A return address in neither the code cache nor any loaded object's code is no
      * caller: the chain read a stale word (code without frame pointers below a frame
-     * the tables do not cover). 0 is where some chains end. Checked only off the tables'
-     * rows (a row proves the pc code) and where tables are on (a replay has none). */
-    bool lost = tables && !next && kind == ASGST__HK_C && !asgst__cfi_in_code(n.pc);
-    if (lost && !s->has_target) return n.pc == 0 ? 0 : ASGST_BAD_FRAME;
+     * the tables do not cover). Checked only off the tables' rows (a row proves the pc
+     * code) and where tables are on (a replay has none). Heading for an anchor, the walk
+     * goes on there; on a Java thread that has shown no Java frame yet, the Java frames
+     * below were lost: an error. Below the last Java segment (or on a thread without
+     * any) the C chain just ends, as where it runs out of frame pointers. */
+    bool lost = tables && !next && kind == ASGST__HK_C && asgst__cfi_outside_code(n.pc);
+    if (lost && !s->has_target)
+      return it->thread.vm_thread && !LD(s->java_seen) ? ASGST_BAD_FRAME : 0;
     if (!to_anchor && !lost) {
       /* Read before the byte stores below: a wide load of the flags just after one of
        * them was written stalls (store forwarding fails; most of step_c's time). */
@@ -676,28 +680,46 @@ uintptr_t asgst__hs_frame_identity(const asgst__regs *r) {
   return kind == ASGST__HK_NMETHOD || kind == ASGST__HK_NATIVE ? blob : 0;
 }
 
-/* SS. */
-int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asgst__regs *out) {
+/* Physical frames a search for a queue element's Java frames steps over at most. */
+#define TOP_SEARCH_DEPTH 4096
+
+/* SS. Decodes physical frames of `it` from its current one on, stepping between them,
+ * until one reports a Java frame (an inlined one counts: its physical frame is the
+ * answer) whose sp is not `skip_sp`: 1 with it->cur there, 0 if the stack ends first,
+ * or an error. */
+static int next_java_frame(ASGST_Iterator *it, uintptr_t skip_sp) {
+  for (int depth = 0; depth < TOP_SEARCH_DEPTH; depth++) {
+    it->npending = 0;
+    int r = asgst__hs_decode(it);
+    if (r < 0) return r == ASGST__NO_ROOM ? ASGST_BAD_FRAME : r;
+    if (it->cur.sp != skip_sp)
+      for (int i = 0; i < it->npending; i++)
+        if (it->pending[i].type != ASGST_FRAME_NON_JAVA) return 1;
+    uintptr_t old = it->cur.sp;
+    r = asgst__hs_step(it);
+    if (r <= 0) return r;
+    if (it->cur.sp <= old) return ASGST_STACK_LOOP;
+  }
+  return ASGST_STACK_LOOP;
+}
+
+/* SS. The sender is sought by the walk that found the top frame: a second walk begun
+ * at the top frame would decode it again. */
+int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asgst__regs *out,
+                             asgst__regs *sender) {
   ASGST_Iterator it;
   memset(&it, 0, offsetof(ASGST_Iterator, pending));
   it.batch_limit = 1;
   it.thread = *t;
   int kind = asgst__hs_begin(&it, top);
   if (kind <= 0) return kind;
-  for (int depth = 0; depth < 4096; depth++) {
-    it.npending = 0;
-    int r = asgst__hs_decode(&it);
-    if (r < 0) return r == ASGST__NO_ROOM ? ASGST_BAD_FRAME : r;
-    for (int i = 0; i < it.npending; i++)
-      if (it.pending[i].type != ASGST_FRAME_NON_JAVA) {
-        set_regs(out, &it.cur);
-        return kind;
-      }
-    uintptr_t old = it.cur.sp;
-    r = asgst__hs_step(&it);
-    if (r < 0) return r;
-    if (r == 0) return ASGST_NO_TOP_JAVA_FRAME;
-    if (it.cur.sp <= old) return ASGST_STACK_LOOP;
-  }
-  return ASGST_STACK_LOOP;
+  int r = next_java_frame(&it, 0);
+  if (r <= 0) return r == 0 ? ASGST_NO_TOP_JAVA_FRAME : r;
+  set_regs(out, &it.cur);
+  if (sender == NULL) return kind;
+  sender->pc = sender->sp = sender->fp = 0;
+  uintptr_t old = it.cur.sp;
+  if (asgst__hs_step(&it) > 0 && it.cur.sp > old && next_java_frame(&it, out->sp) > 0)
+    set_regs(sender, &it.cur);
+  return kind;
 }

@@ -84,10 +84,12 @@ struct asgst_cfi_object;
 const struct asgst_cfi_rule *asgst__cfi_lookup_near(uintptr_t pc, bool pc_is_return_address,
                                                     const struct asgst_cfi_object **near);
 
-/* SS. True if pc lies in an executable segment of a loaded object (with a table row
- * or not), false if in none or before the first build. The JIT's code cache is not a
- * loaded object: the caller asks the VM about it first. */
-bool asgst__cfi_in_code(uintptr_t pc);
+/* SS. True if tables are published and pc lies in no executable segment of the objects
+ * loaded at their build (with table rows or not); false before the first build, where
+ * nothing is known. An object loaded since the last build is not known either: its pcs
+ * are outside until the next refresh. The JIT's code cache is no loaded object: the
+ * caller asks the VM about it first. */
+bool asgst__cfi_outside_code(uintptr_t pc);
 
 /* SS. Steps *frame to its caller with the tables. *frame changes only when the result is
  * ASGST_CFI_STEPPED. */

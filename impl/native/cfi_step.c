@@ -36,7 +36,7 @@ int asgst__cfi_step_with(const struct asgst_cfi_rule *rule, struct asgst_cfi_fra
 }
 
 /* SS. A binary search of the published snapshot's executable segments. */
-bool asgst__cfi_in_code(uintptr_t pc) {
+bool asgst__cfi_outside_code(uintptr_t pc) {
   const struct asgst_cfi_snapshot *s = __atomic_load_n(&asgst__cfi_current, __ATOMIC_ACQUIRE);
   if (!s) return false;
   size_t lo = 0, hi = s->ncode;
@@ -45,5 +45,5 @@ bool asgst__cfi_in_code(uintptr_t pc) {
     if (s->code[mid].hi <= pc) lo = mid + 1;
     else hi = mid;
   }
-  return lo < s->ncode && s->code[lo].lo <= pc;
+  return !(lo < s->ncode && s->code[lo].lo <= pc);
 }

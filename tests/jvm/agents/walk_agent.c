@@ -81,7 +81,8 @@ static inline uint64_t now_ns(void) {
 typedef struct {
   wframe *f;
   int n, max, rc, include_non_java;
-  uintptr_t first_java_pc;
+  uintptr_t first_java_pc, first_java_sp;
+  uintptr_t second_java_sp; /* sp of the next physical frame with a Java frame */
   uintptr_t fail[3]; /* the physical frame where the walk failed */
 } walk_ctx;
 
@@ -92,7 +93,14 @@ static void collect(ASGST_Iterator *it, void *arg) {
   int r;
   while ((r = ASGST_NextFrame(it, &fr)) == 1) {
     if (c->n >= c->max) { r = 0; break; }
-    if (c->n == 0 && fr.type != ASGST_FRAME_NON_JAVA) c->first_java_pc = (uintptr_t)fr.pc;
+    if (fr.type != ASGST_FRAME_NON_JAVA) {
+      if (c->first_java_sp == 0) {
+        c->first_java_pc = c->n == 0 ? (uintptr_t)fr.pc : 0;
+        c->first_java_sp = (uintptr_t)fr.sp;
+      } else if (c->second_java_sp == 0 && (uintptr_t)fr.sp != c->first_java_sp) {
+        c->second_java_sp = (uintptr_t)fr.sp;
+      }
+    }
     wframe *w = &c->f[c->n++];
     w->type = fr.type;
     w->level = (int8_t)fr.comp_level;
@@ -116,11 +124,13 @@ static sample *grab_slot(void) {
 
 /* SS. One ASGST walk into s. */
 static __thread uintptr_t tl_first_java_pc __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t tl_second_java_sp __attribute__((tls_model("initial-exec")));
 static void walk_asgst(void *uc, int options, wframe *f, int *n, int *rc, uintptr_t *fail) {
-  walk_ctx c = {f, 0, MAXF, ASGST_NO_FRAME, options, 0, {0, 0, 0}};
+  walk_ctx c = {f, 0, MAXF, ASGST_NO_FRAME, options, 0, 0, 0, {0, 0, 0}};
   int kind = ASGST_RunWithIterator(uc, options, collect, &c);
   if (fail) memcpy(fail, c.fail, sizeof c.fail);
   tl_first_java_pc = c.first_java_pc;
+  tl_second_java_sp = c.second_java_sp;
   *n = c.n;
   *rc = kind <= 0 ? kind : c.rc;
 }
@@ -289,10 +299,12 @@ static void check_top_java_frame(sample *s, const ucontext_t *u) {
   ASGST__GUARD_BEGIN(g)
     asgst__thread t = {0};
     asgst__regs top = {(uintptr_t)u->uc_mcontext.gregs[REG_RIP], (uintptr_t)u->uc_mcontext.gregs[REG_RSP],
-                       (uintptr_t)u->uc_mcontext.gregs[REG_RBP]}, out = {0, 0, 0};
+                       (uintptr_t)u->uc_mcontext.gregs[REG_RBP]}, out = {0, 0, 0},
+                sender = {0, 0, 0};
     if (asgst__hs_current_thread(&t) > 0) {
-      s->tjf_rc = asgst__hs_top_java_frame(&t, &top, &out);
+      s->tjf_rc = asgst__hs_top_java_frame(&t, &top, &out, &sender);
       s->tjf_pc = out.pc;
+      s->tjf_sender_sp = sender.sp;
     }
   ASGST__GUARD_FAULTED(g)
     s->tjf_rc = ASGST_WALK_FAULTED;
@@ -410,7 +422,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
     s->t_info = t3 - t2;
     /* The fixed part of a walk: thread lookup, begin, the first frame. */
     wframe one[2];
-    walk_ctx c = {one, 0, 2, ASGST_NO_FRAME, 0, 0, {0, 0, 0}};
+    walk_ctx c = {one, 0, 2, ASGST_NO_FRAME, 0, 0, 0, 0, {0, 0, 0}};
     t2 = now_ns();
     ASGST_RunWithIterator(uc, ASGST_END_ON_FIRST_JAVA_FRAME, collect, &c);
     t3 = now_ns();
@@ -418,6 +430,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   }
   if (walk_opts.diag && s->a_rc < 0) trace_failure(s, uc);
   s->first_java_pc = tl_first_java_pc;
+  s->second_java_sp = tl_second_java_sp;
   check_top_java_frame(s, uc);
   s->anchor = anchor_kind();
   s->c_n = -1;

@@ -416,6 +416,9 @@ static void process(const sample *s) {
   if (a_ok && s->tjf_rc > 0) {
     ws.tjf_checked++;
     ws.tjf_same += s->tjf_pc == s->first_java_pc;
+    /* Only where the walk saw the whole stack (MAXF frames may end it early). */
+    if (s->a_n < MAXF) ws.tjf_sender_same += s->tjf_sender_sp == s->second_java_sp;
+    ws.tjf_sender_checked += s->a_n < MAXF;
   }
   for (int i = 0; i < s->a_n; i++) ws.nonjava_in_java_walk += s->a[i].type == ASGST_FRAME_NON_JAVA;
   if (a_ok && g_ok) {

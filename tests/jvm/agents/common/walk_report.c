@@ -202,6 +202,9 @@ void walk_report(long signals, long dropped) {
   snprintf(m2, sizeof m2, "top_java_frame finds the physical frame of the walk's first Java frame (%ld of %ld)",
            st->tjf_same, st->tjf_checked);
   check(st->tjf_checked > 0 && st->tjf_same == st->tjf_checked, m2);
+  snprintf(m2, sizeof m2, "top_java_frame finds the sender the walk shows (%ld of %ld)",
+           st->tjf_sender_same, st->tjf_sender_checked);
+  check(st->tjf_sender_checked > 0 && st->tjf_sender_same == st->tjf_sender_checked, m2);
   if (walk_opts.nonjava) {
     char msg[160];
     snprintf(msg, sizeof msg, "non-Java walk keeps the Java frames in order (%ld of %ld)", st->nj_consistent, st->nj_checked);

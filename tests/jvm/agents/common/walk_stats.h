@@ -30,6 +30,7 @@ typedef struct {
   long explained_truncated; /* ASGCT stopped early where ASGST reached the root, set apart */
   kind_stats kinds[TK_N];
   long nonjava_in_java_walk, self_walks, self_bad, tjf_checked, tjf_same;
+  long tjf_sender_checked, tjf_sender_same;
   long asgst_err[64], asgct_err[16];
   dclass classes[MAXCLASS];
   int nclasses;
