@@ -110,6 +110,10 @@ int ASGST_GetCodeBlobName(const void *pc, char *buf, int32_t len, const void **b
   const asgst__backend *be = asgst__active_backend();
   if (be == NULL) return ASGST_NOT_INITIALIZED;
   if (be->code_blob_name == NULL) return ASGST_UNSUPPORTED;
+  if (be->may_be_blob && !be->may_be_blob((uintptr_t)pc)) {
+    if (len > 0) buf[0] = '\0';
+    return 0;
+  }
   volatile int r = ASGST_WALK_FAULTED;
   uintptr_t b = 0;
   asgst__guard g;

@@ -140,6 +140,10 @@ typedef struct asgst__backend {
    * code blob holding pc into buf (asgst__copy_string semantics on capacity len), its full
    * length, and the blob's start in *blob; 0 if pc is in no blob. Called under the guard. */
   int (*code_blob_name)(uintptr_t pc, char *buf, int32_t len, uintptr_t *blob);
+  /* SS, optional. False if pc is surely in no code blob, answered from the backend's own
+   * memory (no VM read, so no guard needed): lets ASGST_GetCodeBlobName answer C code of
+   * libraries, most frames a caller asks about, without setting up the guard. */
+  bool (*may_be_blob)(uintptr_t pc);
 
   /* SS. JVMTI thread state bits of the current thread (0 for non-VM threads). */
   int (*thread_state)(void);

@@ -142,6 +142,14 @@ ASGST__HOT uintptr_t asgst__hs_find_blob(uintptr_t pc) {
   return 0;
 }
 
+/* SS. */
+bool asgst__hs_may_be_blob(uintptr_t pc) {
+  if (!atomic_load_explicit(&heaps_ready, memory_order_acquire) || asgst__relearn()) return true;
+  for (int i = 0; i < nheaps; i++)
+    if (pc >= heaps[i].low && pc < heaps[i].high) return true;
+  return false;
+}
+
 /* SS. Compares a NUL-terminated string in VM memory with s. */
 static bool vm_string_equals(uintptr_t p, const char *s) {
   for (size_t i = 0;; i++) {

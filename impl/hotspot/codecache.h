@@ -50,6 +50,9 @@ int asgst__hs_classify(uintptr_t pc, uintptr_t *blob);
 /* SS. backend.h code_blob_name(): the name of the blob holding pc (its full length, at
  * most 256 bytes read), *blob its start; 0 if pc is in no live blob. Caller holds the guard. */
 int asgst__hs_code_blob_name(uintptr_t pc, char *buf, int32_t len, uintptr_t *blob);
+/* SS. backend.h may_be_blob(): false if pc lies outside every code heap as learned (true
+ * before they are, and in recording walks, which must read what a lookup reads). */
+bool asgst__hs_may_be_blob(uintptr_t pc);
 /* SS. True if blob's name equals s (blob names are static strings of libjvm). */
 bool asgst__hs_blob_named(uintptr_t blob, const char *s);
 

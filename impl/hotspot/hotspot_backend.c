@@ -69,6 +69,7 @@ const asgst__backend asgst__hotspot_backend = {
     .class_idnum = asgst__hs_class_idnum,
     .line_table = line_table,
     .code_blob_name = asgst__hs_code_blob_name,
+    .may_be_blob = asgst__hs_may_be_blob,
     .thread_state = asgst__hs_thread_state,
     .capabilities = capabilities,
     .queue_bind = asgst__hs_queue_bind,
