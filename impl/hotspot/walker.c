@@ -407,6 +407,19 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
   return 0;
 }
 
+/* SS. True if C code at it->cur.pc cannot be the sender of a frame of kind callee, so
+ * the step to it read a pc from the wrong slot (a top frame stopped in its prologue or
+ * epilogue, a torn stack). Java code is called only from code in the code cache (Java
+ * frames, the call stub, adapters). The call stub is called by the VM's C++ code only
+ * (libjvm, loaded before the tables' first build): a sender in no object the tables know
+ * is no caller (not in replays, which have no tables). Other stubs are not checked: an
+ * upcall stub's caller may be a library loaded since the tables' last build. */
+static bool lost_sender(const ASGST_Iterator *it, int callee) {
+  if (is_java_kind(callee)) return true;
+  return callee == ASGST__HK_ENTRY && !(it->options & ASGST__OPT_REPLAYABLE) &&
+         asgst__cfi_outside_code(it->cur.pc);
+}
+
 /* SS. backend.h decode(), inlined into the batch loop. */
 static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it) {
   hs_state *s = state_of(it);
@@ -464,10 +477,7 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
       r = decode_compiled(it, s);
       break;
     default:
-      /* Java code is called only from code in the code cache (Java frames, the call
-       * stub, adapters): a Java frame's sender in C code is a pc read from the wrong
-       * slot (a top frame stopped in its prologue, a torn stack), not a caller. */
-      if (is_java_kind(callee) && LD(s->pcmode) != ASGST__PC_ANCHOR) return ASGST_BAD_FRAME;
+      if (LD(s->pcmode) != ASGST__PC_ANCHOR && lost_sender(it, callee)) return ASGST_BAD_FRAME;
       non_java(it);
       return 0;
   }
@@ -531,19 +541,9 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
                                             : asgst__cfi_find(n.pc, true, &s->c_obj);
     /* Heading for an anchor, code-cache code is the anchor's own frame (a Java frame
      * that called the VM, or a stub that set the anchor): continue at the anchor. */
-    int kind = next ? ASGST__HK_C : asgst__hs_classify(n.pc, &blob);
-    bool to_anchor = s->has_target && (n.sp >= s->target.sp || kind != ASGST__HK_C);
-    /* A return address in neither the code cache nor any loaded object's code is no
-     * caller: the chain read a stale word (code without frame pointers below a frame
-     * the tables do not cover). Checked only off the tables' rows (a row proves the pc
-     * code) and where tables are on (a replay has none). Heading for an anchor, the walk
-     * goes on there; on a Java thread that has shown no Java frame yet, the Java frames
-     * below were lost: an error. Below the last Java segment (or on a thread without
-     * any) the C chain just ends, as where it runs out of frame pointers. */
-    bool lost = tables && !next && kind == ASGST__HK_C && asgst__cfi_outside_code(n.pc);
-    if (lost && !s->has_target)
-      return it->thread.vm_thread && !LD(s->java_seen) ? ASGST_BAD_FRAME : 0;
-    if (!to_anchor && !lost) {
+    bool to_anchor = s->has_target && (n.sp >= s->target.sp ||
+                                       (!next && asgst__hs_classify(n.pc, &blob) != ASGST__HK_C));
+    if (!to_anchor) {
       /* Read before the byte stores below: a wide load of the flags just after one of
        * them was written stalls (store forwarding fails; most of step_c's time). */
       uint8_t mode = LD(s->java_seen) || LD(s->has_target) ? ASGST__PC_EXACT : ASGST__PC_NEAR;
