@@ -412,12 +412,14 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
  * epilogue, a torn stack). Java code is called only from code in the code cache (Java
  * frames, the call stub, adapters). The call stub is called by the VM's C++ code only
  * (libjvm, loaded before the tables' first build): a sender in no object the tables know
- * is no caller (not in replays, which have no tables). Other stubs are not checked: an
- * upcall stub's caller may be a library loaded since the tables' last build. */
+ * is no caller. Other stubs are not checked: an upcall stub's caller may be a library
+ * loaded since the tables' last build. Recordable walks are not checked: a replay has
+ * no tables, and recordings of earlier versions lack code-cache pages that classify
+ * reads now (their walks relied on C frames ending quietly). */
 static bool lost_sender(const ASGST_Iterator *it, int callee) {
-  if (is_java_kind(callee)) return true;
-  return callee == ASGST__HK_ENTRY && !(it->options & ASGST__OPT_REPLAYABLE) &&
-         asgst__cfi_outside_code(it->cur.pc);
+  if (it->options & ASGST__OPT_REPLAYABLE) return false;
+  return is_java_kind(callee) ||
+         (callee == ASGST__HK_ENTRY && asgst__cfi_outside_code(it->cur.pc));
 }
 
 /* SS. backend.h decode(), inlined into the batch loop. */
