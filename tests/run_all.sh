@@ -35,13 +35,14 @@ run() {
   fi
   pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
   printf '%-34s %4d passed %3d failed %3d skipped %4d s  (%s)\n' "$name" "$p" "$f" "$s" \
-    $((SECONDS - t0)) "${out#$BUILD/}"
+    $((SECONDS - t0)) "${out#"$PWD"/}"
   if [ "$f" != 0 ]; then
     grep -E '^not ok|^# |ERROR|error:' "$out" | head -20 | sed 's/^/    /'
   fi
   grep -E '^# (figure|skip):' "$out" | sed 's/^/    /' || true
 }
 
+echo "# JDK: ${JAVA_HOME:-the default} runs every test"
 for t in "$BUILD"/tests/unit/test_*; do
   [ -x "$t" ] || continue
   run "$(basename "$t")" 300 "$t"
@@ -85,7 +86,6 @@ run_untested() {
   echo "# JDK: $label (untested): $((pass - p0)) passed, $((fail - f0)) failed, $((skip - s0)) skipped (not counted)"
   pass=$p0 fail=$f0 skip=$s0
 }
-echo "# JDK: ${JAVA_HOME:-the default} runs every test"
 # The default JDK's feature version counts as tested: another build of it (the newest JDK 17
 # update beside an older installed one) runs the walk and info suites.
 versions=" $("$ROOT/tests/jdks/feature.sh" "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}") "
