@@ -16,6 +16,7 @@
 #include "control/control.h"
 #include "core/say.h"
 #include "core/state.h"
+#include "core/thread_names.h"
 #include "fd/fd.h"
 #include "sampling/sampling.h"
 #include "walk/walk.h"
@@ -29,18 +30,24 @@ static pid_t my_tid(void) {
   return (pid_t)syscall(SYS_gettid);
 }
 
-/* N. JVMTI ThreadStart: open the new thread's events on the thread itself. */
-static void JNICALL on_thread_start(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
+/* N. The Java name of thread into name ("?" if it cannot be had). */
+static void java_name(jvmtiEnv *env, JNIEnv *jni, jthread thread, char *name, size_t len) {
   jvmtiThreadInfo info;
   memset(&info, 0, sizeof info);
-  char name[64] = "?";
+  snprintf(name, len, "?");
   if ((*env)->GetThreadInfo(env, thread, &info) == JVMTI_ERROR_NONE && info.name) {
-    snprintf(name, sizeof name, "%s", info.name);
+    snprintf(name, len, "%s", info.name);
     (*env)->Deallocate(env, (unsigned char *)info.name);
     if (info.thread_group) (*jni)->DeleteLocalRef(jni, info.thread_group);
     if (info.context_class_loader) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
   }
-  prof_threads_add(my_tid(), name);
+}
+
+/* N. JVMTI ThreadStart: open the new thread's events on the thread itself. */
+static void JNICALL on_thread_start(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
+  char name[64];
+  java_name(env, jni, thread, name, sizeof name);
+  prof_threads_add(my_tid(), name, true);
   prof_queue_thread_start(jni);
 }
 
@@ -54,8 +61,10 @@ static void JNICALL on_thread_end(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
 /* N. JVMTI VMInit: the VM is fully up; bind the library and start if asked to. A library
  * that refuses the VM (its self-check runs now) leaves the JVM running unprofiled. */
 static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
-  (void)env, (void)jni, (void)thread;
-  char err[512];
+  char err[512], name[64];
+  /* VMInit runs on the main thread, which has no ThreadStart: its Java name ("main"). */
+  java_name(env, jni, thread, name, sizeof name);
+  prof_thread_name_remember(my_tid(), name, true);
   if (prof_bind_asgst(jvm) != 0) {
     if (start_at_init)
       prof_say("asgst-prof: not profiling: the ASGST library refuses this JVM: %s\n",

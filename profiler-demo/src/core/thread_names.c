@@ -4,23 +4,27 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/options.h"
 #include "core/thread_names.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct { pid_t tid; char name[64]; } names[PROF_MAX_THREADS];
+static struct { pid_t tid; bool java; char name[64]; } names[PROF_MAX_THREADS];
 static int nnames;
 
 /* N. */
-void prof_thread_name_remember(pid_t tid, const char *name) {
+void prof_thread_name_remember(pid_t tid, const char *name, bool java) {
   pthread_mutex_lock(&lock);
   int i = 0;
   while (i < nnames && names[i].tid != tid) i++;
-  if (i < PROF_MAX_THREADS) {
+  bool known = i < nnames;
+  bool keep = known && names[i].java && (!java || strcmp(name, "DestroyJavaVM") == 0);
+  if (i < PROF_MAX_THREADS && !keep) {
     names[i].tid = tid;
+    names[i].java = java;
     snprintf(names[i].name, sizeof names[i].name, "%s", name);
-    if (i == nnames) nnames++;
+    if (!known) nnames++;
   }
   pthread_mutex_unlock(&lock);
 }

@@ -61,7 +61,7 @@ void prof_signal_set_wall_event(int index);
 
 /* ---- Profiled threads (threads.c) ---- */
 /* N. Registers the calling thread (JVMTI ThreadStart) or any tid (attach enumeration). */
-void prof_threads_add(pid_t tid, const char *name);
+void prof_threads_add(pid_t tid, const char *name, bool java_name);
 /* N. Unregisters tid (JVMTI ThreadEnd). */
 void prof_threads_remove(pid_t tid);
 /* N. Registers every existing thread of the process that is not a JVM-internal thread

@@ -18,8 +18,8 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static prof_thread threads[PROF_MAX_THREADS];
 /* N. */
-void prof_threads_add(pid_t tid, const char *name) {
-  prof_thread_name_remember(tid, name);
+void prof_threads_add(pid_t tid, const char *name, bool java_name) {
+  prof_thread_name_remember(tid, name, java_name);
   pthread_mutex_lock(&lock);
   int freeslot = -1;
   for (int i = 0; i < PROF_MAX_THREADS; i++) {
@@ -112,7 +112,7 @@ void prof_threads_add_existing(bool skip_self) {
     if ((skip_self && tid == self) || vm_internal(comm)) continue;
     /* The java launcher's first thread only waits for the main thread it started. */
     if (tid == getpid() && strcmp(comm, "java") == 0) continue;
-    prof_threads_add(tid, comm);
+    prof_threads_add(tid, comm, false);
   }
   closedir(d);
 }
