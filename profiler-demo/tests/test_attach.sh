@@ -3,7 +3,7 @@
 # pid, a JVM that never opens its attach socket, and a user mismatch; root attaching to
 # another user's JVM.
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..14"
+echo "1..15"
 compile || { echo "Bail out! javac failed"; exit 1; }
 chmod 755 "$WORK"
 PIDS=()
@@ -43,9 +43,12 @@ check "the output holds samples (>= 200 and >= half the JVM's CPU ms, $cpu)" \
 check "the HTML output exists" [ -s "$WORK/attach.html" ]
 check "most samples are attributed to LongRunner.busyWork" [ "$(samples_with "$OUTF" 'LongRunner\.busyWork')" -gt $((n / 2)) ]
 check "the JVM keeps running after stop" kill -0 $JVM
-"$ATTACH" $JVM stop >"$WORK/a4" 2>&1; rc=$?
+"$ATTACH" $JVM stop >"$WORK/a4" 2>"$WORK/a4.err"; rc=$?
+diag <"$WORK/a4.err"
 check "a second stop reports 'not profiling' with a non-zero status" \
-  bash -c "[ $rc != 0 ] && grep -q 'not profiling' '$WORK/a4'"
+  bash -c "[ $rc != 0 ] && grep -q 'not profiling' '$WORK/a4.err'"
+check "an attach error is one line on stderr and nothing on stdout" \
+  bash -c "[ \$(wc -l <'$WORK/a4.err') = 1 ] && [ ! -s '$WORK/a4' ]"
 
 # Errors.
 true & DEAD=$!; wait $DEAD

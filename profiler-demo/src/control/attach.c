@@ -171,14 +171,23 @@ static char *send_load(const char *sock, const char *agent, const char *options)
   return buf;
 }
 
-/* N. Prints and removes the agent's reply file. */
-static void show_reply(const char *path) {
+/* N. Reads and removes the agent's reply file into buf ("" if there is none). */
+static void take_reply(const char *path, char *buf, size_t len) {
+  buf[0] = '\0';
   FILE *f = fopen(path, "r");
   if (!f) return;
-  char line[1024];
-  while (fgets(line, sizeof line, f)) fputs(line, stdout);
+  size_t n = fread(buf, 1, len - 1, f);
+  buf[n] = '\0';
   fclose(f);
   unlink(path);
+}
+
+/* N. s on one line: line breaks become "; ", trailing ones go. */
+static void one_line(char *s) {
+  size_t n = strlen(s);
+  while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r')) s[--n] = '\0';
+  for (char *p = s; *p; p++)
+    if (*p == '\n' || *p == '\r') *p = ';';
 }
 
 /* N. The agent next to this program: <bin>/../lib/libasgstprof.so. */
@@ -232,12 +241,18 @@ int main(int argc, char **argv) {
   char *answer = send_load(sock, agent, opts);
   int code = atoi(answer);
   int agent_rc = agent_result(answer);
-  show_reply(reply);
-  if (code != 0 || agent_rc != 0) {
-    fprintf(stderr, "asgst-attach: the agent reported an error (JVM answer: %s)\n", answer);
+  static char said[16384];
+  take_reply(reply, said, sizeof said);
+  if (code == 0 && agent_rc == 0) {
+    fputs(said, stdout);
     free(answer);
-    return 1;
+    return 0;
   }
+  /* A failure is one line on stderr: the agent's own message if it gave one (it names
+   * the option or the state at fault), else the JVM's answer. */
+  one_line(said[0] ? said : answer);
+  if (said[0]) fprintf(stderr, "asgst-attach: %s\n", said);
+  else fprintf(stderr, "asgst-attach: the JVM refused to load the agent: %s\n", answer);
   free(answer);
-  return 0;
+  return 1;
 }
