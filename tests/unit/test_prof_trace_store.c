@@ -2,7 +2,8 @@
  * (frames, event, walk result, thread when asked) is kept once and counted; a full store
  * loses new keys (the caller counts them) and overwrites nothing; threads counting the
  * same and different keys at once lose no count; a period's store is read through
- * prof_samples_each with its counts and emptied after the period's dump. */
+ * prof_samples_each with its counts and emptied after the period's dump, and counts that
+ * race with period ends land in exactly one period. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -239,6 +240,61 @@ static void periods_read_and_empty_the_store(void **state) {
   assert_int_equal(t.samples, 0);
 }
 
+static _Atomic int stop_counting;
+static uint64_t counted[THREADS];
+
+/* Counts samples of 20 keys in the current period until told to stop. */
+static void *period_counter(void *arg) {
+  int w = (int)(intptr_t)arg;
+  prof_frame f[4];
+  while (!atomic_load(&go)) {
+  }
+  uint64_t i = 0;
+  for (; !atomic_load(&stop_counting); i++) {
+    stack_of(f, 4, (uintptr_t)(i % 20));
+    prof_record h = key(0, 4, 0, 1);
+    if (!prof_buffer_count(&h, f, false)) lost[w]++;
+    if (i % 1000 == 999) { /* a pause now and then, so periods end while counting */
+      struct timespec ts = {0, 20000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  counted[w] = i;
+  return NULL;
+}
+
+static void counts_racing_rotations_land_in_one_period(void **state) {
+  (void)state;
+  assert_int_equal(prof_buffer_init((size_t)16 << 20), 0);
+  prof_buffer_reset();
+  atomic_store(&go, 0);
+  memset(lost, 0, sizeof lost);
+  pthread_t t[THREADS];
+  for (int i = 0; i < THREADS; i++)
+    pthread_create(&t[i], NULL, period_counter, (void *)(intptr_t)i);
+  atomic_store(&go, 1);
+  totals all = {0};
+  for (int p = 0; p < 50; p++) {
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL);
+    assert_int_equal(prof_buffer_rotate(), 0);
+    prof_samples_each(sum, &all);
+    prof_buffer_rotated();
+  }
+  atomic_store(&stop_counting, 1);
+  uint64_t want = 0;
+  for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL), want += counted[i] - lost[i];
+  assert_int_equal(prof_buffer_rotate(), 0); /* the last period */
+  prof_samples_each(sum, &all);
+  prof_buffer_rotated();
+  printf("# 50 periods ended while %d threads counted %llu samples: %llu read\n", THREADS,
+         (unsigned long long)want, (unsigned long long)all.samples);
+  for (int i = 0; i < THREADS; i++) assert_int_equal(lost[i], 0);
+  assert_int_equal(all.samples, want);
+  /* Both periods' stores are empty again. */
+  assert_int_equal(atomic_load(&bufs[0].store.ntraces) + atomic_load(&bufs[1].store.ntraces), 0);
+}
+
 static void histogram_quantiles_are_close(void **state) {
   (void)state;
   prof_hist *h = calloc(1, sizeof *h);
@@ -263,6 +319,7 @@ int main(void) {
       cmocka_unit_test(a_full_store_loses_new_keys_only),
       cmocka_unit_test(concurrent_counts_add_up),
       cmocka_unit_test(periods_read_and_empty_the_store),
+      cmocka_unit_test(counts_racing_rotations_land_in_one_period),
       cmocka_unit_test(histogram_quantiles_are_close),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
