@@ -1,9 +1,10 @@
 /*
  * sample_store.c - what every walk mode shares: collecting a walk's frames, counting its
  * result, comparing it with the in-handler walk of the same sample (compare), and
- * appending its record to the sample buffer. Runs in signal handlers (walk=signal, the
- * reference walks), on the walker thread (walk=thread) and in queue handlers at a safe
- * point (walk=queue): everything here is async-signal-safe, which covers all three.
+ * counting it in the call-trace store or appending its record to the sample buffer. Runs
+ * in signal handlers (walk=signal, the reference walks), on the walker thread
+ * (walk=thread) and in queue handlers at a safe point (walk=queue): everything here is
+ * async-signal-safe, which covers all three.
  */
 #include <string.h>
 #include <time.h>
