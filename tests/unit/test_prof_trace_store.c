@@ -170,12 +170,25 @@ static prof_trace_store *shared_store;
 static _Atomic int go;
 static uint64_t lost[THREADS];
 
+/* Starts THREADS threads of fn (argument: their number), all let go at once. */
+static void start_all(pthread_t *t, void *(*fn)(void *)) {
+  atomic_store(&go, 0);
+  memset(lost, 0, sizeof lost);
+  for (int i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, fn, (void *)(intptr_t)i);
+  atomic_store(&go, 1);
+}
+
+/* Spins until start_all lets the threads go. */
+static void wait_for_go(void) {
+  while (!atomic_load(&go)) {
+  }
+}
+
 /* Counts PER_THREAD samples: shared and own keys in turn, from the same first slots. */
 static void *counter(void *arg) {
   int w = (int)(intptr_t)arg;
   prof_frame f[8];
-  while (!atomic_load(&go)) {
-  }
+  wait_for_go();
   for (int i = 0; i < PER_THREAD; i++) {
     bool own = i % 2;
     uintptr_t seed = own ? 1000 + (uintptr_t)w * OWN + (uintptr_t)(i / 2 % OWN)
@@ -191,8 +204,7 @@ static void concurrent_counts_add_up(void **state) {
   (void)state;
   shared_store = new_store(1024, 1 << 20);
   pthread_t t[THREADS];
-  for (int i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, counter, (void *)(intptr_t)i);
-  atomic_store(&go, 1);
+  start_all(t, counter);
   for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
   totals tt = totals_of(shared_store);
   printf("# %d threads counted %d samples each: %llu keys, %llu samples\n", THREADS,
@@ -240,6 +252,13 @@ static void periods_read_and_empty_the_store(void **state) {
   assert_int_equal(t.samples, 0);
 }
 
+/* Ends a period: its samples are read into all, then dropped. */
+static void end_period(totals *all) {
+  assert_int_equal(prof_buffer_rotate(), 0);
+  prof_samples_each(sum, all);
+  prof_buffer_rotated();
+}
+
 static _Atomic int stop_counting;
 static uint64_t counted[THREADS];
 
@@ -247,8 +266,7 @@ static uint64_t counted[THREADS];
 static void *period_counter(void *arg) {
   int w = (int)(intptr_t)arg;
   prof_frame f[4];
-  while (!atomic_load(&go)) {
-  }
+  wait_for_go();
   uint64_t i = 0;
   for (; !atomic_load(&stop_counting); i++) {
     stack_of(f, 4, (uintptr_t)(i % 20));
@@ -267,26 +285,18 @@ static void counts_racing_rotations_land_in_one_period(void **state) {
   (void)state;
   assert_int_equal(prof_buffer_init((size_t)16 << 20), 0);
   prof_buffer_reset();
-  atomic_store(&go, 0);
-  memset(lost, 0, sizeof lost);
   pthread_t t[THREADS];
-  for (int i = 0; i < THREADS; i++)
-    pthread_create(&t[i], NULL, period_counter, (void *)(intptr_t)i);
-  atomic_store(&go, 1);
+  start_all(t, period_counter);
   totals all = {0};
   for (int p = 0; p < 50; p++) {
     struct timespec ts = {0, 200000};
     nanosleep(&ts, NULL);
-    assert_int_equal(prof_buffer_rotate(), 0);
-    prof_samples_each(sum, &all);
-    prof_buffer_rotated();
+    end_period(&all);
   }
   atomic_store(&stop_counting, 1);
   uint64_t want = 0;
   for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL), want += counted[i] - lost[i];
-  assert_int_equal(prof_buffer_rotate(), 0); /* the last period */
-  prof_samples_each(sum, &all);
-  prof_buffer_rotated();
+  end_period(&all); /* the last one */
   printf("# 50 periods ended while %d threads counted %llu samples: %llu read\n", THREADS,
          (unsigned long long)want, (unsigned long long)all.samples);
   for (int i = 0; i < THREADS; i++) assert_int_equal(lost[i], 0);
