@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "profiler-demo/src/core/sample_buffer.c"
+#include "profiler-demo/src/core/time_hist.c"
+#include "profiler-demo/src/core/trace_store.c"
 #include "profiler-demo/src/output/proto_encode.c"
 
 #define WRITERS 4

@@ -1,7 +1,8 @@
 /*
  * records.h - the samples of a run: what a walk leaves in the lock-free sample buffer
- * (sample_buffer.c), appended by signal handlers and walkers, read at dump time by the
- * outputs and the fd report.
+ * (sample_buffer.c) as a record of its own, or counts in the period's call-trace store
+ * (trace_store.c) under its key, from signal handlers and walkers; read at dump time by
+ * the outputs and the fd report, both kinds through one callback (prof_samples_each).
  *
  * Signal-safety classes as in asgst.h: SS async-signal-safe, N ordinary code.
  */
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "core/options.h"
+#include "core/time_hist.h"
 
 typedef struct {
   void *method; /* ASGST_Method, or the pc for a C frame */
@@ -52,16 +54,27 @@ typedef struct {
   uint32_t pad2;
   uint64_t time_ns;     /* CLOCK_MONOTONIC at the event (the handler's entry), for outputs
                            that keep each sample's time (JFR) */
+  uint64_t count;       /* samples it stands for: 1 for a record of the buffer, the key's
+                           count for one made from the call-trace store (whose seq, times
+                           are 0 and which has no fd info) */
   /* prof_frame frames[nframes]; then prof_fdinfo if has_fdinfo */
 } prof_record;
 
+/* What readers are called with for every sample record (fdi NULL if none). */
+typedef void (*prof_sample_fn)(const prof_record *r, const prof_frame *frames,
+                               const prof_fdinfo *fdi, void *arg);
+
 /* N. Maps the buffer (bytes of address space, touched lazily). 0 or -1. */
 int prof_buffer_init(size_t bytes);
-/* N. Forgets every record (profiling restart). */
+/* N. Forgets every record and stored trace (profiling restart). */
 void prof_buffer_reset(void);
 /* SS. Appends a record; false if the buffer is full (counted as lost by the caller). */
 bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
                         const prof_fdinfo *fdi);
+/* SS. Counts a sample in the current period's call-trace store under its key (tid part of
+ * it if by_thread); false if its key is new and the store is full (counted as lost by the
+ * caller). */
+bool prof_buffer_count(const prof_record *hdr, const prof_frame *frames, bool by_thread);
 /* N. Starts a new period (loop=): appends go to the other buffer from now on, and
  * prof_buffer_each reads the ended period's records alone (none is still being written)
  * until prof_buffer_rotated. 0, or -1 if the other buffer cannot be mapped. */
@@ -70,8 +83,22 @@ int prof_buffer_rotate(void);
  * current period again. */
 void prof_buffer_rotated(void);
 /* N. Calls fn for every committed record, oldest first. */
-void prof_buffer_each(void (*fn)(const prof_record *r, const prof_frame *frames,
-                                 const prof_fdinfo *fdi, void *arg),
-                      void *arg);
+void prof_buffer_each(prof_sample_fn fn, void *arg);
+/* N. Calls fn for every sample of the period read (as prof_buffer_each): the buffer's
+ * records (count 1), then one made for each key of the call-trace store (count: its
+ * samples). Readers add r->count, never 1. */
+void prof_samples_each(prof_sample_fn fn, void *arg);
+
+/* What the period read holds besides its records: its call-trace store, and the walk and
+ * lag times of all its samples (records and counted alike). */
+typedef struct {
+  size_t traces, max_traces;          /* distinct keys in the store, and room for */
+  size_t arena_bytes, max_arena_bytes; /* their frames' bytes, and room for */
+  const prof_hist *walk_ns;
+  const prof_hist *lag_ns;
+} prof_period_figures;
+
+/* N. */
+void prof_buffer_figures(prof_period_figures *f);
 
 #endif /* ASGSTPROF_CORE_RECORDS_H */

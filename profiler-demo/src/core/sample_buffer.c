@@ -9,18 +9,30 @@
  * and lets the dump read the old one alone; after the dump its pages are given back. So
  * each period's records are in one buffer, no record is in two periods, and resident
  * memory is at most two periods' records however long the run.
+ *
+ * Each buffer has its period's call-trace store (trace_store.c) and walk and lag time
+ * histograms beside it, entered through the same in-flight counter: a rotation switches
+ * and waits for all three at once, and the dump empties them together.
  */
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
 #include "core/records.h"
+#include "core/trace_store.h"
+
+/* Room of each period's call-trace store: keys and their frames' bytes (address space,
+ * touched as used: a run of a few thousand keys touches a few MB). */
+#define STORE_TRACES ((size_t)256 << 10)
+#define STORE_ARENA_BYTES ((size_t)64 << 20)
 
 typedef struct {
   uint8_t *base;
   size_t capacity;
   _Atomic size_t tail;
-  _Atomic int appending; /* appends in flight */
+  _Atomic int appending; /* appends and counts in flight */
+  prof_trace_store store;
+  prof_hist walk_ns, lag_ns; /* of the period's samples, records and counted alike */
 } buffer;
 
 static buffer bufs[2];
@@ -40,17 +52,27 @@ static int map_buffer(buffer *b, size_t bytes) {
   return 0;
 }
 
-/* N. */
-int prof_buffer_init(size_t bytes) {
-  return bufs[0].base ? 0 : map_buffer(&bufs[0], bytes);
+/* N. Maps b's record space and its store. */
+static int map_period(buffer *b, size_t bytes) {
+  if (!b->base && map_buffer(b, bytes) != 0) return -1;
+  return prof_trace_store_map(&b->store, STORE_TRACES, STORE_ARENA_BYTES);
 }
 
-/* N. Drops b's records: the pages come back zero-filled, every size field reads 0 again. */
+/* N. */
+int prof_buffer_init(size_t bytes) {
+  return map_period(&bufs[0], bytes);
+}
+
+/* N. Drops b's records, traces and times: the pages come back zero-filled, every size
+ * field reads 0 again. */
 static void empty(buffer *b) {
   size_t used = atomic_load(&b->tail);
   if (used > b->capacity) used = b->capacity;
   if (used) madvise(b->base, (used + 4095) & ~(size_t)4095, MADV_DONTNEED);
   atomic_store(&b->tail, 0);
+  prof_trace_store_empty(&b->store);
+  prof_hist_reset(&b->walk_ns);
+  prof_hist_reset(&b->lag_ns);
 }
 
 /* N. Only called while no handler is sampling. */
@@ -74,6 +96,12 @@ static buffer *enter(void) {
   }
 }
 
+/* SS. Adds a kept sample's walk and lag times to its period's. */
+static void add_times(buffer *b, const prof_record *hdr) {
+  prof_hist_add(&b->walk_ns, hdr->walk_ns);
+  prof_hist_add(&b->lag_ns, hdr->lag_ns);
+}
+
 /* SS. */
 bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
                         const prof_fdinfo *fdi) {
@@ -95,18 +123,30 @@ bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
     r->seq = hdr->seq;
     r->lag_ns = hdr->lag_ns;
     r->time_ns = hdr->time_ns;
+    r->count = 1;
     memcpy(r + 1, frames, fsize);
     if (fdi) memcpy((uint8_t *)(r + 1) + fsize, fdi, sizeof *fdi);
     atomic_store_explicit(&r->size, (uint32_t)size, memory_order_release);
+    add_times(b, hdr);
   }
   atomic_fetch_sub(&b->appending, 1);
   return fits;
 }
 
+/* SS. */
+bool prof_buffer_count(const prof_record *hdr, const prof_frame *frames, bool by_thread) {
+  if (!bufs[0].base) return false;
+  buffer *b = enter();
+  bool kept = prof_trace_store_add(&b->store, hdr, frames, by_thread);
+  if (kept) add_times(b, hdr);
+  atomic_fetch_sub(&b->appending, 1);
+  return kept;
+}
+
 /* N. */
 int prof_buffer_rotate(void) {
   int old = atomic_load(&current), next = 1 - old;
-  if (!bufs[next].base && map_buffer(&bufs[next], bufs[0].capacity) != 0) return -1;
+  if (map_period(&bufs[next], bufs[0].capacity) != 0) return -1;
   atomic_store(&reading, old);
   atomic_store(&current, next);
   struct timespec ms = {0, 1000000};
@@ -122,9 +162,7 @@ void prof_buffer_rotated(void) {
 }
 
 /* N. */
-void prof_buffer_each(void (*fn)(const prof_record *r, const prof_frame *frames,
-                                 const prof_fdinfo *fdi, void *arg),
-                      void *arg) {
+void prof_buffer_each(prof_sample_fn fn, void *arg) {
   const buffer *b = &bufs[atomic_load(&reading)];
   if (!b->base) return;
   size_t end = atomic_load(&((buffer *)b)->tail);
@@ -140,4 +178,21 @@ void prof_buffer_each(void (*fn)(const prof_record *r, const prof_frame *frames,
     fn(r, frames, fdi, arg);
     pos += size;
   }
+}
+
+/* N. */
+void prof_samples_each(prof_sample_fn fn, void *arg) {
+  prof_buffer_each(fn, arg);
+  prof_trace_store_each(&bufs[atomic_load(&reading)].store, fn, arg);
+}
+
+/* N. */
+void prof_buffer_figures(prof_period_figures *f) {
+  const buffer *b = &bufs[atomic_load(&reading)];
+  prof_trace_figures t = {0};
+  prof_trace_store_figures(&b->store, &t);
+  f->traces = t.traces, f->max_traces = t.max_traces;
+  f->arena_bytes = t.arena_bytes, f->max_arena_bytes = t.max_arena_bytes;
+  f->walk_ns = &b->walk_ns;
+  f->lag_ns = &b->lag_ns;
 }

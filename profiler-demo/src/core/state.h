@@ -19,8 +19,10 @@
 
 typedef struct {
   _Atomic uint64_t signals[PROF_MAX_EVENTS];   /* signals received per event */
-  _Atomic uint64_t stored[PROF_MAX_EVENTS];    /* records written */
+  _Atomic uint64_t stored[PROF_MAX_EVENTS];    /* samples kept: records written or counted
+                                                  in the call-trace store */
   _Atomic uint64_t lost_buffer[PROF_MAX_EVENTS]; /* buffer full */
+  _Atomic uint64_t lost_store[PROF_MAX_EVENTS];  /* call-trace store full, the key new */
   _Atomic uint64_t no_java[PROF_MAX_EVENTS];   /* walked, but no Java frame */
   _Atomic uint64_t kernel_count[PROF_MAX_EVENTS]; /* events counted by the kernel (wall:
                                                      signals the timer thread sent) */

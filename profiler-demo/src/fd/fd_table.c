@@ -178,7 +178,7 @@ void fd_table_build(fd_table *t) {
   clock_gettime(CLOCK_REALTIME, &ts);
   t->now_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   calls cs = {0};
-  prof_buffer_each(collect, &cs);
+  prof_samples_each(collect, &cs); /* only records carry fd info: counted samples pass */
   qsort(cs.c, cs.n, sizeof *cs.c, by_seq);
   fdmap m = {0};
   for (size_t i = 0; i < cs.n; i++) {

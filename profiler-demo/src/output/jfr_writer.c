@@ -9,6 +9,9 @@
  *    asgst.FileDescriptor (the tracepoint's name, call, fds, result, path or address).
  * Each with its thread and stack trace (jfr_pools.c). Times are CLOCK_MONOTONIC
  * nanoseconds as ticks (1e9 a second); the chunk header ties them to the wall clock.
+ * While a .jfr output is asked every sample is a record (walk/sample_store.c); samples
+ * counted in the call-trace store before one was asked (asgst-attach dump,file=x.jfr)
+ * have no time: each is one event at the chunk's start.
  */
 #include <stdio.h>
 #include <time.h>
@@ -90,6 +93,7 @@ typedef struct {
   jfr_buf out;
   jfr_pools pools;
   uint64_t first_ticks; /* the earliest record's time, UINT64_MAX before any */
+  bool counted;         /* samples without a time (from the call-trace store) were met */
 } jfr_ctx;
 
 /* N. The event type of a record (see the top of the file). */
@@ -122,18 +126,16 @@ static void fd_fields_of(jfr_buf *b, const prof_event *ev, const prof_fdinfo *fd
   jfr_put_string(b, target);
 }
 
-/* N. One record, one event. */
-static void add_event(const prof_record *r, const prof_frame *frames, const prof_fdinfo *fdi,
-                      void *arg) {
-  jfr_ctx *c = arg;
+/* N. The event of a sample at time ticks. */
+static void put_event(jfr_ctx *c, const prof_record *r, const prof_frame *frames,
+                      const prof_fdinfo *fdi, uint64_t ticks) {
   const prof_event *ev = &prof.opts.events[r->event];
   enum jfr_type_id t = event_type(r, frames, fdi);
   bool truncated = r->walk_result <= 0 || r->nframes >= PROF_MAX_FRAMES;
   uint32_t thread = jfr_pool_thread(&c->pools, r->tid);
   uint32_t stack = jfr_pool_stack(&c->pools, frames, r->nframes, truncated);
-  if (r->time_ns < c->first_ticks) c->first_ticks = r->time_ns;
 
-  size_t start = jfr_event_begin(&c->out, t, r->time_ns);
+  size_t start = jfr_event_begin(&c->out, t, ticks);
   jfr_put_varint(&c->out, thread);
   if (t == T_EXECUTION_SAMPLE || t == T_NATIVE_METHOD_SAMPLE)
     jfr_put_varint(&c->out, JFR_STATE_RUNNABLE);
@@ -141,6 +143,26 @@ static void add_event(const prof_record *r, const prof_frame *frames, const prof
   if (t == T_TRACEPOINT || t == T_FILE_DESCRIPTOR) jfr_put_string(&c->out, ev->name);
   if (t == T_FILE_DESCRIPTOR) fd_fields_of(&c->out, ev, fdi);
   jfr_event_end(&c->out, start);
+}
+
+/* N. One record, one event at its time; samples without one are left for add_counted. */
+static void add_event(const prof_record *r, const prof_frame *frames, const prof_fdinfo *fdi,
+                      void *arg) {
+  jfr_ctx *c = arg;
+  if (!r->time_ns) {
+    c->counted = true;
+    return;
+  }
+  if (r->time_ns < c->first_ticks) c->first_ticks = r->time_ns;
+  put_event(c, r, frames, fdi, r->time_ns);
+}
+
+/* N. A key of the call-trace store: one event per sample, at the chunk's start. */
+static void add_counted(const prof_record *r, const prof_frame *frames,
+                        const prof_fdinfo *fdi, void *arg) {
+  jfr_ctx *c = arg;
+  if (r->time_ns) return;
+  for (uint64_t i = 0; i < r->count; i++) put_event(c, r, frames, fdi, c->first_ticks);
 }
 
 /* N. */
@@ -156,9 +178,10 @@ static int write_jfr(const prof_dump_view *d, FILE *out) {
   (void)d;
   jfr_ctx c = {.first_ticks = UINT64_MAX};
   jfr_header_reserve(&c.out);
-  prof_buffer_each(add_event, &c);
+  prof_samples_each(add_event, &c);
   uint64_t mono = clock_ns(CLOCK_MONOTONIC), real = clock_ns(CLOCK_REALTIME);
   if (c.first_ticks > mono) c.first_ticks = mono;
+  if (c.counted) prof_samples_each(add_counted, &c);
   jfr_times t = {.start_ticks = c.first_ticks, .ticks_per_second = 1000000000u,
                  .duration_nanos = mono - c.first_ticks,
                  .start_nanos = real - (mono - c.first_ticks)};

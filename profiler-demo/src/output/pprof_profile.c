@@ -172,7 +172,8 @@ static pp_sample *new_sample(pp_profile *p, const uint64_t *locs, uint32_t n,
 }
 
 /* N. Stacks of one hash (rare) are told apart the way strings are (pp_str). */
-void pp_add_sample(pp_profile *p, const uint64_t *locs, uint32_t n, int event, int tid) {
+void pp_add_sample(pp_profile *p, const uint64_t *locs, uint32_t n, int event, int tid,
+                   uint64_t count) {
   uint64_t h = stack_hash(locs, n, event, tid);
   for (uint64_t k = 0;; k++) {
     uint32_t id = pp_map_get(&p->samplemap, h + k, 0);
@@ -183,7 +184,7 @@ void pp_add_sample(pp_profile *p, const uint64_t *locs, uint32_t n, int event, i
     }
     if (!id) pp_map_put(&p->samplemap, h + k, 0, p->nsamples);
     if (!id || same(p, s, locs, n, event, tid)) {
-      s->count++;
+      s->count += count;
       return;
     }
   }

@@ -115,7 +115,7 @@ static uint64_t marker_location(pprof_ctx *c, const char *label) {
   return pp_location(&c->p, (uint64_t)sym, MARKER_KEY, pp_function(&c->p, label, label, ""), 0);
 }
 
-/* N. One record: its stack leaf first, the marker of a failed walk above it. */
+/* N. One record (r->count samples): its stack leaf first, the marker of a failed walk above it. */
 static void add_record(const prof_record *r, const prof_frame *frames, const prof_fdinfo *fdi,
                        void *arg) {
   (void)fdi;
@@ -133,7 +133,7 @@ static void add_record(const prof_record *r, const prof_frame *frames, const pro
   } else if (n == 0) {
     locs[n++] = marker_location(c, "[no frames]");
   }
-  pp_add_sample(&c->p, locs, n, r->event, prof.opts.threads ? r->tid : 0);
+  pp_add_sample(&c->p, locs, n, r->event, prof.opts.threads ? r->tid : 0, r->count);
 }
 
 /* N. Sample: location_id 1 (packed), value 2 (packed), label 3 (Label: key 1, str 2). */
@@ -196,7 +196,7 @@ static int write_pprof(const prof_dump_view *d, FILE *out) {
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   exe[n > 0 ? n : 0] = 0;
   pp_mapping(&c->p, exe[0] ? exe : "java");
-  prof_buffer_each(add_record, c);
+  prof_samples_each(add_record, c);
   write_samples(c);
   pb_varint(&c->p.out, PP_TIME_NANOS, d->start_ns);
   pb_varint(&c->p.out, PP_DURATION_NANOS, d->end_ns > d->start_ns ? d->end_ns - d->start_ns : 0);

@@ -117,7 +117,7 @@ static int thread_frame(build_ctx *c, pid_t tid) {
   return id;
 }
 
-/* N. Adds one record to the tree: root first, with a marker frame for failed walks. */
+/* N. Adds one record (r->count samples) to the tree: root first, with a marker frame for failed walks. */
 static void add_record(const prof_record *r, const prof_frame *frames, const prof_fdinfo *fdi,
                        void *arg) {
   (void)fdi;
@@ -146,7 +146,7 @@ static void add_record(const prof_record *r, const prof_frame *frames, const pro
     ids[n++] = *cached - 1;
   }
   for (int i = r->nframes - 1; i >= 0; i--) ids[n++] = prof_sym_frame(&frames[i]);
-  prof_tree_add(c->t, ids, n, 1);
+  prof_tree_add(c->t, ids, n, r->count);
 }
 
 /* N. */
@@ -156,6 +156,6 @@ void prof_tree_build(prof_tree *t, uint32_t event_mask, bool threads, bool event
   c->mask = event_mask;
   c->threads = threads;
   c->event_roots = event_roots;
-  prof_buffer_each(add_record, c);
+  prof_samples_each(add_record, c);
   free(c);
 }

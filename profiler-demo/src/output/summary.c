@@ -1,6 +1,8 @@
 /*
  * summary.c - the run summary: samples by event, walk results by error code, walk times,
- * lost and unattributed events.
+ * the call-trace store's size, lost and unattributed events. Walk times come from the
+ * period's histogram (core/time_hist.h), which every kept sample adds to: samples counted
+ * in the call-trace store keep no time of their own.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,29 +13,6 @@
 #include "core/records.h"
 #include "core/state.h"
 #include "output/output.h"
-
-typedef struct {
-  uint32_t *ns;
-  size_t n, cap;
-} times;
-
-/* N. Collects every record's walk time. */
-static void collect_time(const prof_record *r, const prof_frame *f, const prof_fdinfo *fdi,
-                         void *arg) {
-  (void)f, (void)fdi;
-  times *t = arg;
-  if (t->n == t->cap) {
-    t->cap = t->cap ? t->cap * 2 : 4096;
-    t->ns = realloc(t->ns, t->cap * sizeof *t->ns);
-  }
-  t->ns[t->n++] = r->walk_ns;
-}
-
-/* N. */
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return x < y ? -1 : x > y;
-}
 
 /* N. A walk result's name: trace kinds for > 0, error names otherwise. */
 static const char *result_name(int r) {
@@ -85,13 +64,23 @@ static void write_expected(FILE *out, int i) {
 static void write_events(FILE *out) {
   fprintf(out, "events:\n");
   for (int i = 0; i < prof.opts.nevents; i++) {
-    fprintf(out, "  %-32s samples %llu (signals %llu, lost to full buffer %llu, "
-            "without Java frames %llu)\n", prof.opts.events[i].name,
+    fprintf(out, "  %-32s samples %llu (signals %llu, lost to full buffer %llu, lost to full "
+            "call-trace store %llu, without Java frames %llu)\n", prof.opts.events[i].name,
             (unsigned long long)prof.stats.stored[i], (unsigned long long)prof.stats.signals[i],
-            (unsigned long long)prof.stats.lost_buffer[i], (unsigned long long)prof.stats.no_java[i]);
+            (unsigned long long)prof.stats.lost_buffer[i],
+            (unsigned long long)prof.stats.lost_store[i], (unsigned long long)prof.stats.no_java[i]);
     write_expected(out, i);
     write_throttle(out, i);
   }
+}
+
+/* N. The period's walk times (per walk, whether its sample is a record or counted). */
+static void write_walk_time(FILE *out, const prof_hist *h) {
+  uint64_t n = prof_hist_total(h);
+  if (!n) return;
+  fprintf(out, "walk time: median %.2f us, p90 %.2f us, max %.2f us over %llu walks\n",
+          prof_hist_rank(h, 1, 2) / 1e3, prof_hist_rank(h, 9, 10) / 1e3,
+          prof_hist_max(h) / 1e3, (unsigned long long)n);
 }
 
 /* N. */
@@ -106,14 +95,11 @@ void prof_write_summary(FILE *out) {
     if (prof.stats.walk_results[s])
       fprintf(out, "  %-28s %llu\n", result_name(s - PROF_WALK_CODES / 2),
               (unsigned long long)prof.stats.walk_results[s]);
-  times t = {0};
-  prof_buffer_each(collect_time, &t);
-  if (t.n) {
-    qsort(t.ns, t.n, sizeof *t.ns, cmp_u32);
-    fprintf(out, "walk time: median %.2f us, p90 %.2f us, max %.2f us over %zu walks\n",
-            t.ns[t.n / 2] / 1e3, t.ns[t.n * 9 / 10] / 1e3, t.ns[t.n - 1] / 1e3, t.n);
-  }
-  free(t.ns);
+  prof_period_figures pf;
+  prof_buffer_figures(&pf);
+  write_walk_time(out, pf.walk_ns);
+  fprintf(out, "call-trace store: %zu distinct traces (room for %zu), frames %zu bytes (room "
+          "for %zu MB)\n", pf.traces, pf.max_traces, pf.arena_bytes, pf.max_arena_bytes >> 20);
   prof_write_walk_mode(out);
   fprintf(out, "real-time signals the kernel could not queue (the user's queued-signal quota "
           "was full): %llu, of which sampled through SIGIO %llu\n",

@@ -3,7 +3,8 @@
  * (thread: requests, targets that did not answer; queue: enqueued, handled, stale, full),
  * the agreement with the in-handler walk (compare), the time from event to walk, the cost
  * per sample on each side, and one "stats:" line of key=value pairs for tools
- * (profiler-demo/eval/eval.sh reads it).
+ * (profiler-demo/eval/eval.sh reads it). Event-to-walk times come from the period's
+ * histogram (core/time_hist.h): samples counted in the call-trace store keep none.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,29 +14,16 @@
 #include "output/output.h"
 
 typedef struct {
-  uint32_t *lag;
-  size_t n, cap;
-  uint64_t records, ok;
+  uint64_t records, ok; /* samples kept, and of those walked with frames */
 } mode_data;
 
-/* N. Collects event-to-walk times and counts successful walks. */
+/* N. Counts samples and successful walks. */
 static void collect(const prof_record *r, const prof_frame *f, const prof_fdinfo *fdi,
                     void *arg) {
   (void)f, (void)fdi;
   mode_data *d = arg;
-  d->records++;
-  if (r->walk_result > 0 && r->nframes > 0) d->ok++;
-  if (d->n == d->cap) {
-    d->cap = d->cap ? d->cap * 2 : 4096;
-    d->lag = realloc(d->lag, d->cap * sizeof *d->lag);
-  }
-  d->lag[d->n++] = r->lag_ns;
-}
-
-/* N. */
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return x < y ? -1 : x > y;
+  d->records += r->count;
+  if (r->walk_result > 0 && r->nframes > 0) d->ok += r->count;
 }
 
 /* N. a / b, 0 when b is 0. */
@@ -92,15 +80,15 @@ void prof_write_walk_mode(FILE *out) {
   fprintf(out, "walk mode: %s\n", what[prof.opts.walk]);
   write_counters(out);
   mode_data d = {0};
-  prof_buffer_each(collect, &d);
+  prof_samples_each(collect, &d);
+  prof_period_figures pf;
+  prof_buffer_figures(&pf);
   double med = 0, p90 = 0;
-  if (d.n) {
-    qsort(d.lag, d.n, sizeof *d.lag, cmp_u32);
-    med = d.lag[d.n / 2] / 1e3, p90 = d.lag[d.n * 9 / 10] / 1e3;
+  if (prof_hist_total(pf.lag_ns)) {
+    med = prof_hist_rank(pf.lag_ns, 1, 2) / 1e3, p90 = prof_hist_rank(pf.lag_ns, 9, 10) / 1e3;
     fprintf(out, "  event to walk: median %.2f us, p90 %.2f us, max %.2f us\n", med, p90,
-            d.lag[d.n - 1] / 1e3);
+            prof_hist_max(pf.lag_ns) / 1e3);
   }
-  free(d.lag);
   fprintf(out, "  cost per sample: sampled thread %.2f us in our handler (%llu calls)%s",
           ratio(ST(handler_ns), ST(handler_calls)) / 1e3, ST(handler_calls),
           prof.opts.walk == WALK_THREAD ? "" : "\n");

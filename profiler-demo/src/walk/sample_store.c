@@ -1,9 +1,10 @@
 /*
  * sample_store.c - what every walk mode shares: collecting a walk's frames, counting its
  * result, comparing it with the in-handler walk of the same sample (compare), and
- * appending its record to the sample buffer. Runs in signal handlers (walk=signal, the
- * reference walks), on the walker thread (walk=thread) and in queue handlers at a safe
- * point (walk=queue): everything here is async-signal-safe, which covers all three.
+ * counting it in the call-trace store or appending its record to the sample buffer. Runs
+ * in signal handlers (walk=signal, the reference walks), on the walker thread
+ * (walk=thread) and in queue handlers at a safe point (walk=queue): everything here is
+ * async-signal-safe, which covers all three.
  */
 #include <string.h>
 #include <time.h>
@@ -97,6 +98,29 @@ static uint64_t event_time(uint64_t walk_ns, uint64_t lag_ns) {
   return now > walk_ns + lag_ns ? now - walk_ns - lag_ns : now;
 }
 
+/* SS. True if path (of at most cap bytes) ends in ".jfr" (no libc: strlen is not
+ * async-signal-safe everywhere). */
+static bool is_jfr(const char *path, size_t cap) {
+  size_t n = 0;
+  while (n < cap && path[n]) n++;
+  return n > 4 && path[n - 4] == '.' && path[n - 3] == 'j' && path[n - 2] == 'f' &&
+         path[n - 1] == 'r';
+}
+
+/* SS. Whether a sample needs a record of its own in the sample buffer, or is counted in
+ * the call-trace store under its key (frames, event, walk result, thread if `threads`):
+ * a store keeps each distinct key once, so memory grows with distinct stacks, not with
+ * samples. Kept whole: a sample with fd info (the fd report reads each call, its fds and
+ * time), and every sample while a .jfr output is asked (a JFR event carries its sample's
+ * time). The files are read at each sample because a dump may name new ones (asgst-attach
+ * dump,file=...); a file named later meets the samples counted so far (jfr_writer.c). */
+static bool needs_own_record(const prof_fdinfo *fdi) {
+  if (fdi) return true;
+  for (int i = 0; i < prof.opts.nfiles && i < PROF_MAX_FILES; i++)
+    if (is_jfr(prof.opts.files[i], sizeof prof.opts.files[i])) return true;
+  return false;
+}
+
 /* SS. */
 void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk_ns,
                      uint64_t lag_ns, const prof_fdinfo *fdi, const prof_ref_walk *ref) {
@@ -120,8 +144,13 @@ void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk
   h.lag_ns = u32(lag_ns);
   h.time_ns = event_time(walk_ns, lag_ns);
   h.seq = atomic_fetch_add_explicit(&prof.stats.seq, 1, memory_order_relaxed);
-  if (prof_buffer_append(&h, w->frames, fdi))
+  bool own = needs_own_record(fdi);
+  bool kept = own ? prof_buffer_append(&h, w->frames, fdi)
+                  : prof_buffer_count(&h, w->frames, prof.opts.threads);
+  if (kept)
     atomic_fetch_add_explicit(&prof.stats.stored[ev], 1, memory_order_relaxed);
-  else
+  else if (own)
     atomic_fetch_add_explicit(&prof.stats.lost_buffer[ev], 1, memory_order_relaxed);
+  else
+    atomic_fetch_add_explicit(&prof.stats.lost_store[ev], 1, memory_order_relaxed);
 }
