@@ -3,7 +3,7 @@
 # pid, a JVM that never opens its attach socket, and a user mismatch; root attaching to
 # another user's JVM.
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..15"
+echo "1..16"
 compile || { echo "Bail out! javac failed"; exit 1; }
 chmod 755 "$WORK"
 PIDS=()
@@ -21,13 +21,18 @@ wait_jvm $JVM
 cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{print int(($14 + $15) * 1000 / hz)}' "/proc/$1/stat"; }
 OUTF=$WORK/attach.collapsed
 cpu0=$(cpu_ms $JVM)
-"$ATTACH" $JVM "start,event=cpu,interval=1ms,file=$OUTF,file=$WORK/attach.html" >"$WORK/a1" 2>&1
+"$ATTACH" $JVM "start,event=cpu,interval=1ms,file=$OUTF,file=$WORK/attach.html,file=$WORK/attach.txt" >"$WORK/a1" 2>&1
 check "asgst-attach start succeeds" [ $? = 0 ]
 diag <"$WORK/a1"
 check "start reports the agent's answer" grep -q 'profiling started' "$WORK/a1"
 sleep 2
 "$ATTACH" $JVM dump >"$WORK/a2" 2>&1; rc=$?
 check "dump succeeds and writes the output while profiling" bash -c "[ $rc = 0 ] && [ -s '$OUTF' ]"
+# The dump's summary counts the kernel's events of the threads still running.
+kline=$(grep -m1 'kernel counted' "$WORK/attach.txt")
+figure "dump summary: ${kline# *}"
+check "the dump's summary has the kernel's count of the running threads (> 0 s of CPU)" \
+  bash -c "echo '$kline' | grep -qE 'kernel counted [0-9.]*[1-9][0-9.]* s of CPU'"
 sleep 0.5
 "$ATTACH" $JVM stop >"$WORK/a3" 2>&1
 check "stop succeeds" [ $? = 0 ]

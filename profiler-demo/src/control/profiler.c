@@ -69,6 +69,7 @@ static int write_outputs(const prof_period *p, bool with_report, char *err, size
   int rc = 0;
   prof_tree t;
   prof_tree_init(&t);
+  prof_threads_count_events(); /* a dump's summary counts the running threads' events */
   prof_tree_build(&t, ~0u, prof.opts.threads, prof.opts.nevents > 1);
   for (int i = 0; i < prof.opts.nfiles; i++)
     if (write_file(prof.opts.files[i], &t, p, err, errlen)) rc = -1;

@@ -25,7 +25,10 @@ typedef struct {
   _Atomic uint64_t lost_store[PROF_MAX_EVENTS];  /* call-trace store full, the key new */
   _Atomic uint64_t no_java[PROF_MAX_EVENTS];   /* walked, but no Java frame */
   _Atomic uint64_t kernel_count[PROF_MAX_EVENTS]; /* events counted by the kernel (wall:
-                                                     signals the timer thread sent) */
+                                                     signals the timer thread sent), of
+                                                     threads whose events are closed */
+  _Atomic uint64_t kernel_live[PROF_MAX_EVENTS]; /* the same of threads whose events are
+                                                    open, as read before the last output */
   _Atomic uint64_t walk_results[PROF_WALK_CODES];
   _Atomic uint64_t throttled[PROF_MAX_EVENTS]; /* samples left out by the overload throttle */
   _Atomic uint64_t throttle_steps[PROF_MAX_EVENTS]; /* times a period was raised */

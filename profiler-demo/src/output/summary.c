@@ -40,7 +40,8 @@ static void write_throttle(FILE *out, int i) {
 /* N. Expected against taken, from the kernel's own count of the event. */
 static void write_expected(FILE *out, int i) {
   const prof_event *ev = &prof.opts.events[i];
-  unsigned long long k = prof.stats.kernel_count[i], got = prof.stats.signals[i];
+  unsigned long long k = prof.stats.kernel_count[i] + prof.stats.kernel_live[i];
+  unsigned long long got = prof.stats.signals[i];
   unsigned long long expect = k / ev->interval, thr = prof.stats.throttled[i];
   if (ev->kind == EV_TRACEPOINT) {
     fprintf(out, "  %-32s kernel counted %llu events (filter: %s), every %llu sampled: "

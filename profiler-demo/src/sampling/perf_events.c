@@ -128,6 +128,14 @@ void prof_events_open_thread(prof_thread *t) {
 }
 
 /* N. */
+void prof_events_count_thread(const prof_thread *t, uint64_t *live) {
+  for (int i = 0; i < prof.opts.nevents; i++) {
+    uint64_t count = 0;
+    if (t->fds[i] >= 0 && read(t->fds[i], &count, sizeof count) == sizeof count) live[i] += count;
+  }
+}
+
+/* N. */
 void prof_events_close_thread(prof_thread *t) {
   for (int i = 0; i < prof.opts.nevents; i++) {
     if (t->fds[i] >= 0) {

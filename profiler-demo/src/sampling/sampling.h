@@ -50,6 +50,8 @@ uint64_t prof_cpu_clock_floor(const prof_event *ev, uint64_t requested, int budg
 void prof_events_open_thread(prof_thread *t);
 /* N. Closes them, adding their kernel event counts to the totals. */
 void prof_events_close_thread(prof_thread *t);
+/* N. Adds the kernel's counts so far of t's open events to live[] (per event). */
+void prof_events_count_thread(const prof_thread *t, uint64_t *live);
 /* SS. Which event a perf fd belongs to, -1 if none. */
 int prof_event_of_fd(int fd);
 
@@ -69,6 +71,9 @@ void prof_threads_remove(pid_t tid);
 void prof_threads_add_existing(bool skip_self);
 /* N. Closes every thread's events (stop). */
 void prof_threads_remove_all(void);
+/* N. Reads the kernel's counts of every open event into prof.stats.kernel_live, so an
+ * output written while profiling (a dump) counts the running threads too. */
+void prof_threads_count_events(void);
 /* N. Sends sig to every registered thread (the wall clock's tick); returns how many. */
 int prof_threads_signal_all(int sig);
 /* N. Copies up to max registered tids into out; returns how many. */

@@ -49,6 +49,16 @@ void prof_threads_remove(pid_t tid) {
 }
 
 /* N. */
+void prof_threads_count_events(void) {
+  uint64_t live[PROF_MAX_EVENTS] = {0};
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < PROF_MAX_THREADS; i++)
+    if (threads[i].used) prof_events_count_thread(&threads[i], live);
+  pthread_mutex_unlock(&lock);
+  for (int i = 0; i < PROF_MAX_EVENTS; i++) atomic_store(&prof.stats.kernel_live[i], live[i]);
+}
+
+/* N. */
 void prof_threads_remove_all(void) {
   pthread_mutex_lock(&lock);
   for (int i = 0; i < PROF_MAX_THREADS; i++)
