@@ -14,7 +14,7 @@ function el(id) {
 }
 global.document = { getElementById: el, body: { clientWidth: 1200 } };
 global.window = { innerWidth: 800, innerHeight: 600, scrollTo() {} };
-(0, eval)(script + '\nglobal.__fg = { root: root, draw: draw };');
+(0, eval)(script + '\nglobal.__fg = { root: root, draw: draw, name: name, share: share, EV: EV };');
 const fg = global.__fg;
 if (!(fg.root.t > 0)) throw new Error('empty tree');
 rects = 0;
@@ -30,3 +30,10 @@ canvas.onclick({ clientX: 600, clientY: 16 + 4 });
 if (!el("mode").textContent) throw new Error("no view switch");
 el("mode").onclick(); fg.draw();
 console.log('frames drawn ' + drawn + ', total ' + fg.root.t + ', ' + matched);
+// With event roots, each event's frame is 100% of itself, and a frame's share is of its
+// event's samples.
+if (fg.EV) {
+  const parts = fg.root.k.map(n => fg.name(n) + ' ' + fg.share(n) +
+    (n.k.length ? ' (first frame ' + fg.share(n.k[0]) + ')' : ''));
+  console.log('event shares: ' + parts.join('; '));
+}

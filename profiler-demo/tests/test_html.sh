@@ -1,7 +1,7 @@
 # test_html.sh BUILD_DIR - the HTML flame graph is one self-contained file: no http(s)
 # reference anywhere, and it holds the expected frame names.
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..8"
+echo "1..10"
 compile || { echo "Bail out! javac failed"; exit 1; }
 HTML=$WORK/profile.html
 run_agent "event=cpu,interval=1ms,file=$HTML" DemoApp 1 >/dev/null
@@ -38,4 +38,18 @@ if command -v node >/dev/null; then
   echo "$res" | diag
 else
   ok "the large page's script runs # SKIP node not installed"
+fi
+
+# Two events: each is a root of its own and its own 100% (cpu time and wall ticks are not
+# parts of one whole), in the page's shares.
+TWO=$WORK/two.html
+run_agent "event=cpu,interval=1ms,event=wall,interval=10ms,file=$TWO" DemoApp 1 >/dev/null
+check "JVM with two events and file=.html exits 0" [ $? = 0 ]
+if command -v node >/dev/null; then
+  res=$(node "$TESTS/flamegraph_check.js" "$TWO" 'DemoApp' 2>&1)
+  echo "$res" | diag
+  check "each event's frame is 100% of itself in the page" \
+    bash -c "echo '$res' | grep -q '\[cpu\] 100.00% of \[cpu\]' && echo '$res' | grep -q '\[wall\] 100.00% of \[wall\]'"
+else
+  ok "each event's frame is 100% of itself # SKIP node not installed"
 fi

@@ -5,7 +5,7 @@
 # its own exact count.
 source "$(dirname "$0")/lib.sh" "$1"
 source "$TESTS/pprof_lib.sh"
-echo "1..9"
+echo "1..10"
 if ! have_pprof; then
   for i in $(seq 9); do skip "pprof check $i" "$NO_PPROF"; done
   exit 0
@@ -59,3 +59,15 @@ wtotal=$(pprof_total "$WORK/t.pb.gz" wall_samples)
 figure "$tpname samples: profiler $own, pprof $total; wall: profiler $wown, pprof $wtotal"
 check "the tracepoint's and wall's pprof counts are the profiler's ($own > 0, $wown), exactly" \
   bash -c "[ '${own:-0}' -gt 0 ] && [ '$total' = '$own' ] && [ -n '$wown' ] && [ '$wtotal' = '$wown' ]"
+
+# The .txt of the three events: a hot list per event, each its own 100%: the shares of
+# one list add up to at most 100%, and the tracepoint's top frame has a large share of
+# the tracepoint's few samples (in one list with cpu it would be a fraction of a percent).
+lists=$(grep -c '^hottest frames of \[' "$WORK/t.txt")
+sed -n "/^hottest frames of \[$tpname\]/,/^\$/p" "$WORK/t.txt" | head -4 | diag
+tptop=$(sed -n "/^hottest frames of \[$tpname\]/{n;p}" "$WORK/t.txt" | awk '{sub(/%/, "", $2); print $2}')
+sums=$(awk '/^hottest frames of/ {if (s != "") print s; s = 0; next} /^ +[0-9]+ +[0-9.]+%/ {sub(/%/, "", $2); s += $2} END {print s}' "$WORK/t.txt" | tr '\n' ' ')
+figure "hot lists: $lists; the tracepoint's top frame ${tptop}% of its samples; list sums: $sums"
+check "a hot list per event, each its own 100% ($lists lists, sums $sums, tracepoint top ${tptop}%)" \
+  bash -c "[ $lists = 3 ] && awk -v t='${tptop:-0}' 'BEGIN {exit !(t >= 10)}' && \
+    ! echo '$sums' | tr ' ' '\n' | awk 'NF && \$1 > 100.01 {bad = 1} END {exit !bad}'"

@@ -49,7 +49,8 @@ static int write_file(const char *pattern, const prof_tree *t, const prof_period
   char title[256];
   snprintf(title, sizeof title, "asgst-prof: %s%s", prof.opts.events[0].name,
            prof.opts.nevents > 1 ? " and more" : "");
-  prof_dump_view dump = {.tree = t, .title = title, .start_ns = p->start_ns, .end_ns = p->end_ns};
+  prof_dump_view dump = {.tree = t, .title = title, .start_ns = p->start_ns, .end_ns = p->end_ns,
+                         .event_roots = prof.opts.nevents > 1};
   /* The option parser took only names that a writer claims. */
   const prof_writer *w = prof_writer_for(path);
   int wrc = w ? w->write(&dump, f) : -1;

@@ -65,7 +65,7 @@ static int write_page(const prof_dump_view *d, FILE *out) {
   fputs("];\nvar D=[", out);
   int col = 0;
   write_nodes(t, 0, out, &col);
-  fputs("];\n", out);
+  fprintf(out, "];\nvar EV=%d;\n", d->event_roots ? 1 : 0);
   fputs(prof_page_tail, out);
   return ferror(out) ? -1 : 0;
 }

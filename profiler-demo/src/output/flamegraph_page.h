@@ -48,6 +48,10 @@ static const char prof_page_tail[] =
 "var lg='';for(var k=0;k<KIND.length;k++)lg+='<span class=\"lg\" style=\"background:'+COL[k]+'\"></span>'+KIND[k];\n"
 "document.getElementById('legend').innerHTML=lg;\n"
 "function name(n){return n.f<0?'all':N[n.f];}\n"
+/* With event roots (EV), a frame's share is of its event's samples: cpu samples and
+ * tracepoint hits are not parts of one whole. */
+"function base(n){if(!EV||n.d<1)return root;while(n.d>1)n=n.p;return n;}\n"
+"function share(n){var b=base(n);return (100*n.t/b.t).toFixed(2)+'%'+(b===root?'':' of '+name(b));}\n"
 /* A label that does not fit loses package (or C++ namespace) parts from the left first,
  * so the class and method stay readable; only then is the method itself cut. */
 "function fit(s,w){var mx=Math.floor((w-6)/6.2);if(s.length<=mx)return s;if(mx<3)return '';"
@@ -70,7 +74,7 @@ static const char prof_page_tail[] =
 "for(var i=boxes.length-1;i>=0;i--){var b=boxes[i];if(x>=b[0]&&x<b[0]+b[2]&&y>=b[1]&&y<b[1]+H)return b[3];}return null;}\n"
 "c.onclick=function(e){var n=at(e);if(n){zoom=n;draw();}};\n"
 "c.onmousemove=function(e){var n=at(e);if(!n){tip.style.display='none';return;}"
-"tip.textContent=name(n)+'\\n'+(n.f<0?'':types(n)+'\\n')+n.t+' samples ('+(100*n.t/root.t).toFixed(2)+'%), self '+n.s;"
+"tip.textContent=name(n)+'\\n'+(n.f<0?'':types(n)+'\\n')+n.t+' samples ('+share(n)+'), self '+n.s;"
 "tip.style.display='block';var tw=tip.offsetWidth||0,th=tip.offsetHeight||0,iw=window.innerWidth||9999,ih=window.innerHeight||9999;"
 "tip.style.left=Math.max(0,Math.min(e.clientX+12,iw-tw-4))+'px';"
 "tip.style.top=Math.max(0,e.clientY+12+th>ih?e.clientY-th-8:e.clientY+12)+'px';};\n"

@@ -53,16 +53,23 @@ static void write_line(FILE *out, const hot *h, uint64_t all) {
           100.0 * (double)h->total / (double)(all ? all : 1), h->name, parts);
 }
 
-/* N. */
-void prof_write_hot_frames(FILE *out, const prof_tree *t) {
-  int n = prof_sym_count();
-  hot *h = calloc((size_t)n + 1, sizeof *h);
-  for (int i = 0; i < n; i++) h[i].name = prof_sym_name(i);
-  for (int i = 1; i < t->n; i++) {
-    const prof_node *nd = &t->nodes[i];
+/* N. Adds the self samples of node i and every node below it to h. */
+static void add_subtree(const prof_tree *t, int i, hot *h) {
+  const prof_node *nd = &t->nodes[i];
+  if (nd->frame >= 0) {
     h[nd->frame].by_type[prof_sym_type(nd->frame)] += nd->self;
     h[nd->frame].total += nd->self;
   }
+  for (int c = nd->first_child; c >= 0; c = t->nodes[c].next_sibling) add_subtree(t, c, h);
+}
+
+/* N. The list of the samples below node `top`; `of` names its event ("" for the tree's
+ * only one), and the shares are of its samples alone. */
+static void write_list(FILE *out, const prof_tree *t, int top, const char *of) {
+  int n = prof_sym_count();
+  hot *h = calloc((size_t)n + 1, sizeof *h);
+  for (int i = 0; i < n; i++) h[i].name = prof_sym_name(i);
+  add_subtree(t, top, h);
   /* Same name, different type: fold into the first of the run. */
   qsort(h, (size_t)n, sizeof *h, by_name);
   int m = 0;
@@ -75,9 +82,25 @@ void prof_write_hot_frames(FILE *out, const prof_tree *t) {
     }
   }
   qsort(h, (size_t)m, sizeof *h, by_total);
-  uint64_t all = t->n ? t->nodes[0].total : 0;
-  fprintf(out, "hottest frames (self samples of %llu; frame types of one method merged):\n",
-          (unsigned long long)all);
+  uint64_t all = t->nodes[top].total;
+  fprintf(out, "hottest frames%s%s (self samples of %llu; frame types of one method merged):\n",
+          of[0] ? " of " : "", of, (unsigned long long)all);
   for (int i = 0; i < m && i < HOT_LINES && h[i].total; i++) write_line(out, &h[i], all);
   free(h);
+}
+
+/* N. With event roots, one list per event, each its own 100%: a tracepoint's samples and
+ * cpu samples count different things, and one share of both would mean neither. */
+void prof_write_hot_frames(FILE *out, const prof_tree *t, bool event_roots) {
+  if (t->n == 0) return;
+  if (!event_roots) {
+    write_list(out, t, 0, "");
+    return;
+  }
+  for (int c = t->nodes[0].first_child; c >= 0; c = t->nodes[c].next_sibling) {
+    char name[160];
+    snprintf(name, sizeof name, "%s", prof_sym_name(t->nodes[c].frame));
+    write_list(out, t, c, name);
+    if (t->nodes[c].next_sibling >= 0) fputc('\n', out);
+  }
 }

@@ -38,7 +38,8 @@ void prof_write_summary(FILE *out);
 /* N. Its walk-mode part (summary_walk_mode.c). */
 void prof_write_walk_mode(FILE *out);
 /* N. The hottest methods by self samples, one line each, frame types merged with a
- * breakdown (hot_frames.c). */
-void prof_write_hot_frames(FILE *out, const prof_tree *t);
+ * breakdown (hot_frames.c); with event_roots (the tree's top frames are its events) one
+ * list per event. */
+void prof_write_hot_frames(FILE *out, const prof_tree *t, bool event_roots);
 
 #endif /* ASGSTPROF_OUTPUT_OUTPUT_H */

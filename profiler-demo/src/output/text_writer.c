@@ -8,7 +8,7 @@
 /* N. */
 static int write_text(const prof_dump_view *d, FILE *out) {
   prof_write_summary(out);
-  prof_write_hot_frames(out, d->tree);
+  prof_write_hot_frames(out, d->tree, d->event_roots);
   return ferror(out) ? -1 : 0;
 }
 

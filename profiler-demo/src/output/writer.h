@@ -21,6 +21,7 @@ typedef struct {
   const prof_tree *tree; /* every sample, aggregated (frame ids from symbols/symbols.h) */
   const char *title;     /* "asgst-prof: cpu" */
   uint64_t start_ns, end_ns; /* the profile's span, CLOCK_REALTIME (a loop= period's) */
+  bool event_roots;      /* the tree's top frames are its events ("[cpu]"), each its own 100% */
 } prof_dump_view;
 
 typedef struct {
