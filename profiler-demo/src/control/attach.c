@@ -171,13 +171,19 @@ static char *send_load(const char *sock, const char *agent, const char *options)
   return buf;
 }
 
-/* N. Reads and removes the agent's reply file into buf ("" if there is none). */
-static void take_reply(const char *path, char *buf, size_t len) {
+/* N. Copies the agent's reply file to out (a report may be any length), or its start
+ * into buf (len bytes) if out is NULL, and removes it; buf gets "" if there is none. */
+static void take_reply(const char *path, FILE *out, char *buf, size_t len) {
   buf[0] = '\0';
   FILE *f = fopen(path, "r");
   if (!f) return;
-  size_t n = fread(buf, 1, len - 1, f);
-  buf[n] = '\0';
+  if (out) {
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) fwrite(chunk, 1, n, out);
+  } else {
+    buf[fread(buf, 1, len - 1, f)] = '\0';
+  }
   fclose(f);
   unlink(path);
 }
@@ -241,10 +247,10 @@ int main(int argc, char **argv) {
   char *answer = send_load(sock, agent, opts);
   int code = atoi(answer);
   int agent_rc = agent_result(answer);
-  static char said[16384];
-  take_reply(reply, said, sizeof said);
-  if (code == 0 && agent_rc == 0) {
-    fputs(said, stdout);
+  static char said[4096];
+  bool ok = code == 0 && agent_rc == 0;
+  take_reply(reply, ok ? stdout : NULL, said, sizeof said);
+  if (ok) {
     free(answer);
     return 0;
   }
