@@ -79,7 +79,8 @@ case "${1:-build}" in
   eval) do_build; shift; exec "$ROOT/profiler-demo/eval/eval.sh" --build "$BUILD" "$@" ;;
   fuzz) do_build; exec "$ROOT/tests/fuzz/fuzz.sh" "$BUILD" "${2:-60}" ;;
   soak) do_build; exec "$ROOT/tests/soak/soak.sh" "$BUILD" "${2:-60}" ;;
+  memsoak) do_build; exec "$ROOT/tests/soak/memory.sh" "$BUILD" "${2:-60}" ;;
   install) do_build; cmake --install "$BUILD" --prefix "${2:-/usr/local}" | grep -v '^-- Up-to-date' ;;
   clean) rm -rf "$BUILD" "$ROOT/out" ;;
-  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench|eval|fuzz [SECONDS]|soak [MINUTES]|clean" >&2; exit 2 ;;
+  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench|eval|fuzz [SECONDS]|soak [MINUTES]|memsoak [MINUTES]|clean" >&2; exit 2 ;;
 esac

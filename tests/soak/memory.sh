@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# memory.sh BUILD_DIR [MINUTES] - the demo profiler left on for a long time (default 60
+# minutes): eight busy threads with varied but finite stacks (BusyThreads), cpu at 1 ms,
+# the .collapsed, .txt and .pb.gz outputs. Its resident memory, read every 30 s, must stay
+# under 100 MB above the same workload's without the agent (run first, 90 s, its highest
+# reading), and the counts must be exact: the profiler's total is the .txt's, the
+# .pb.gz's, and the .collapsed's sum plus the samples without frames. Not part of
+# `./build.sh test`; run as `./build.sh memsoak [MINUTES]`. TAP lines; logs stay in
+# BUILD_DIR/memsoak/.
+set -u
+BUILD=$(cd "${1:?build dir}" && pwd)
+MINUTES=${2:-60}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$ROOT/profiler-demo/tests/lib.sh" "$BUILD"
+source "$TESTS/pprof_lib.sh"
+LOGS=$BUILD/memsoak
+rm -rf "$LOGS" && mkdir -p "$LOGS"
+echo "1..4"
+compile || { echo "Bail out! javac failed"; exit 1; }
+SECS=$((MINUTES * 60))
+# rss_track PID LOG: VmRSS (kB) every 30 s (every 5 s in the first minute) while PID runs.
+rss_track() {
+  local t=0
+  while kill -0 "$1" 2>/dev/null; do
+    awk -v t=$t '/^VmRSS:/ {print t, $2}' "/proc/$1/status" 2>/dev/null >>"$2"
+    local step=$((t < 60 ? 5 : 30))
+    sleep $step
+    t=$((t + step))
+  done
+}
+"$JAVA" -cp "$CLASSES" BusyThreads 90 8 >/dev/null 2>&1 &
+rss_track $! "$LOGS/rss-without.log"
+base=$(awk '{if ($2 > m) m = $2} END {print m + 0}' "$LOGS/rss-without.log")
+D=$LOGS/out
+mkdir -p "$D"
+"$JAVA" -agentpath:"$AGENT=event=cpu,interval=1ms,file=$D/p.collapsed,file=$D/p.txt,file=$D/p.pb.gz" \
+  -cp "$CLASSES" BusyThreads "$SECS" 8 >/dev/null 2>"$LOGS/stderr" &
+JVM=$!
+rss_track $JVM "$LOGS/rss-with.log"
+wait $JVM
+check "JVM with the agent, 8 busy threads, cpu 1 ms, $MINUTES min, exits 0" [ $? = 0 ]
+top=$(awk '{if ($2 > m) m = $2} END {print m + 0}' "$LOGS/rss-with.log")
+at10=$(awk '$1 >= 600 {print $2; exit}' "$LOGS/rss-with.log")
+last=$(tail -1 "$LOGS/rss-with.log" | awk '{print $2}')
+figure "VmRSS without the agent at most ${base} kB; with it ${at10:-?} kB at 10 min, ${last} kB at the end, at most ${top} kB"
+check "resident memory stays under 100 MB above the JVM without the agent ($(( (top - base) / 1024 )) MB)" \
+  [ "$base" -gt 0 -a $((top - base)) -lt $((100 * 1024)) ]
+own=$(sed -n 's/^  cpu  *samples \([0-9]*\).*/\1/p' "$LOGS/stderr" | tail -1)
+t=$(sed -n 's/^hottest frames (self samples of \([0-9]*\).*/\1/p' "$D/p.txt")
+c=$(samples_total "$D/p.collapsed")
+figure "samples: profiler ${own:-none}, .txt ${t:-none}, .collapsed $c; $(grep -E '^call-trace store:|lost' "$LOGS/stderr" | tr -s ' ' | tr '\n' ';')"
+check "the .txt counts the profiler's total (${own:-none}), exactly" bash -c "[ -n '$own' ] && [ '$t' = '$own' ]"
+n=$(pprof_total "$D/p.pb.gz" samples)
+nf=$(pprof -top -nodecount=1000 -nodefraction=0 -sample_index=samples "$D/p.pb.gz" | awk '/ \[no frames\]$/ {print $1}')
+check "the .pb.gz (${n:-none}) and the .collapsed ($c + ${nf:-0} without frames) count the same" \
+  bash -c "[ '$n' = '$own' ] && [ '$((c + ${nf:-0}))' = '$own' ]"
