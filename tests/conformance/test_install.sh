@@ -4,7 +4,8 @@
 # recipe through pkg-config, and one built through find_package(asgst), both load into
 # a JVM and initialize without LD_LIBRARY_PATH; the prefix moved elsewhere still works
 # (the pkg-config file finds its prefix from its own place); the conformance suite passes
-# on a renamed copy of the installed library; the synthetic VM's library runs the example.
+# on a renamed copy of the installed library and on the synthetic VM's library, which
+# also runs the example.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -18,7 +19,7 @@ check() { # check NAME CMD...: one TAP line for CMD's status
   n=$((n + 1))
   if "$@" >>"$WORK/log" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; tail -5 "$WORK/log" | sed 's/^/# /'; fi
 }
-echo "1..10"
+echo "1..11"
 P=$WORK/prefix
 check "cmake --install to a private prefix" cmake --install "$BUILD" --prefix "$P"
 check "the installed library has its SONAME" bash -c "readelf -d '$P/lib/libasgst.so.0' | grep -q 'soname: \[libasgst.so.0\]'"
@@ -59,5 +60,12 @@ conf() {
 }
 check "the conformance suite passes on a renamed copy of the installed library" conf
 echo "# $(tail -1 "$WORK/conf.out")"
+# The synthetic VM's library is the whole library too: the suite passes on it.
+conf_synthetic() {
+  "$BUILD/bin/asgst-conformance" --impl "$WORK/moved/lib/libasgst-synthetic.so.0" --java-home "$JAVA_HOME" \
+    --work "$WORK/conf2" >"$WORK/conf2.out" 2>&1
+  tail -1 "$WORK/conf2.out" | grep -qE ' [0-9]+ passed, 0 failed'
+}
+check "the conformance suite passes on the installed libasgst-synthetic" conf_synthetic
 check "the synthetic VM's library (libasgst-synthetic) runs the example" \
   bash -c "'$BUILD/bin/asgst-synthetic-walk' | grep -q 'demo.Codec.read' && ldd '$BUILD/bin/asgst-synthetic-walk' | grep -q 'libasgst-synthetic.so.0'"
