@@ -63,6 +63,7 @@ check "the tracepoint's and wall's pprof counts are the profiler's ($own > 0, $w
 # The .txt of the three events: a hot list per event, each its own 100%: the shares of
 # one list add up to at most 100%, and the tracepoint's top frame has a large share of
 # the tracepoint's few samples (in one list with cpu it would be a fraction of a percent).
+# Each line's share is rounded to 0.01: 25 lines may add up to 100.2.
 lists=$(grep -c '^hottest frames of \[' "$WORK/t.txt")
 sed -n "/^hottest frames of \[$tpname\]/,/^\$/p" "$WORK/t.txt" | head -4 | diag
 tptop=$(sed -n "/^hottest frames of \[$tpname\]/{n;p}" "$WORK/t.txt" | awk '{sub(/%/, "", $2); print $2}')
@@ -70,4 +71,4 @@ sums=$(awk '/^hottest frames of/ {if (s != "") print s; s = 0; next} /^ +[0-9]+ 
 figure "hot lists: $lists; the tracepoint's top frame ${tptop}% of its samples; list sums: $sums"
 check "a hot list per event, each its own 100% ($lists lists, sums $sums, tracepoint top ${tptop}%)" \
   bash -c "[ $lists = 3 ] && awk -v t='${tptop:-0}' 'BEGIN {exit !(t >= 10)}' && \
-    ! echo '$sums' | tr ' ' '\n' | awk 'NF && \$1 > 100.01 {bad = 1} END {exit !bad}'"
+    ! echo '$sums' | tr ' ' '\n' | awk 'NF && \$1 > 100.2 {bad = 1} END {exit !bad}'"
