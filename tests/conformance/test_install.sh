@@ -19,7 +19,7 @@ check() { # check NAME CMD...: one TAP line for CMD's status
   n=$((n + 1))
   if "$@" >>"$WORK/log" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; tail -5 "$WORK/log" | sed 's/^/# /'; fi
 }
-echo "1..11"
+echo "1..13"
 P=$WORK/prefix
 check "cmake --install to a private prefix" cmake --install "$BUILD" --prefix "$P"
 check "the installed library has its SONAME" bash -c "readelf -d '$P/lib/libasgst.so.0' | grep -q 'soname: \[libasgst.so.0\]'"
@@ -46,6 +46,9 @@ check "the pkg-config agent loads and initializes without LD_LIBRARY_PATH" loads
 check "an agent builds through find_package(asgst)" bash -c "cmake -S '$HERE/install' -B '$WORK/cm' \
   -DCMAKE_PREFIX_PATH='$P' -DJAVA_HOME='$JAVA_HOME' && cmake --build '$WORK/cm'"
 check "the find_package agent loads and initializes without LD_LIBRARY_PATH" loads "$WORK/cm/libagent.so" "$P"
+# From the build tree, without installing: its pkg-config file, the same line.
+check "an agent builds through the build tree's pkg-config file" pc_agent "$BUILD" "$WORK/agent_tree.so"
+check "the build tree's agent loads and initializes without LD_LIBRARY_PATH" loads "$WORK/agent_tree.so" "$BUILD"
 mv "$P" "$WORK/moved"
 check "the prefix moved: pkg-config points at the new place" \
   bash -c "PKG_CONFIG_PATH='$WORK/moved/lib/pkgconfig' pkg-config --cflags asgst | grep -q '$WORK/moved/'"
