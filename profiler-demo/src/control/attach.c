@@ -188,7 +188,7 @@ static void take_reply(const char *path, FILE *out, char *buf, size_t len) {
   unlink(path);
 }
 
-/* N. s on one line: line breaks become "; ", trailing ones go. */
+/* N. s on one line: line breaks become ';', trailing ones go. */
 static void one_line(char *s) {
   size_t n = strlen(s);
   while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r')) s[--n] = '\0';
