@@ -42,7 +42,7 @@ struct asgst_cfi_snapshot {
   struct asgst_cfi_object *objects;
   struct asgst_cfi_table **tables;
   /* Every loaded object's executable segments, sorted: whether a pc is in code at all
-   * (a return address in none is a walk that lost its way; see asgst__cfi_in_code). */
+   * (a return address in none is a walk that lost its way; see asgst__cfi_outside_code). */
   struct asgst_cfi_code *code;
 };
 
