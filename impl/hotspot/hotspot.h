@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../backend.h"
 #include "vm_model.h"
@@ -57,6 +58,14 @@ uintptr_t asgst__hs_class_methods(uintptr_t k, int *n);
 extern bool asgst__hs_can_suspend;
 /* backend.h queue_bind() and queue_unbind(). */
 int asgst__hs_queue_bind(JNIEnv *env, void **owner);
+/* ---- A waiting queue owner's real-time priority (queue_boost.c) ---- */
+/* N. Tries once whether real-time priority is permitted; off if not. */
+void asgst__hs_boost_setup(void);
+/* SS. Raises the caller to SCHED_FIFO 1; returns what asgst__hs_boost_end takes, 0: not. */
+int asgst__hs_boost_self(void);
+/* SS. Puts thread tid (0: the caller) back to its policy saved by asgst__hs_boost_self. */
+void asgst__hs_boost_end(pid_t tid, int saved);
+
 /* ---- Whether a thread's next poll stops it (poll_arm.c) ---- */
 /* N. Finds the poll word on the calling Java thread (at init). */
 void asgst__hs_poll_discover(void);

@@ -51,6 +51,8 @@ typedef struct owner {
   atomic_int unbound;   /* its queue was deregistered: free it */
   atomic_int claimed;   /* a processing thread is suspending/processing it */
   atomic_int urgent;    /* it waits in its handler for its suspension (see wait_until_armed) */
+  atomic_int boosted;   /* raised to real-time priority while it waits (queue_boost.c) */
+  atomic_int suspending; /* a processing thread is in SuspendThread for it */
   struct owner *next;   /* every handle, for the sweep */
 } owner;
 
@@ -105,6 +107,13 @@ static uint64_t behind_another(const owner *o, uint64_t now) {
   return now - b;
 }
 
+/* SS. Whether the owner's poll is armed for its suspension: armed by another handshake or
+ * a safepoint, it would stop at its poll and run on before its suspension comes. */
+static int ours(owner *o) {
+  int armed = asgst__hs_poll_armed(&o->t);
+  return armed > 0 && !atomic_load_explicit(&o->suspending, memory_order_acquire) ? 0 : armed;
+}
+
 /* SS. Keeps the owner in its handler until its next safepoint poll will stop it (the
  * processing thread's SuspendThread has armed it), at most wait_bound_ns: it then stops
  * while the sampled frame is still on its stack, or while it returns from it. Yields each
@@ -113,7 +122,7 @@ static uint64_t behind_another(const owner *o, uint64_t now) {
 static void wait_until_armed(owner *o) {
   uint64_t t0 = now_ns(), t = t0;
   int armed;
-  while ((armed = asgst__hs_poll_armed(&o->t)) == 0 && (t = now_ns()) - t0 < wait_bound_ns) {
+  while ((armed = ours(o)) == 0 && (t = now_ns()) - t0 < wait_bound_ns) {
     /* The processing thread has been stuck suspending another owner for long: that owner
      * was descheduled before its poll (on a busy machine, milliseconds: a round's median
      * is 40 us, its p99 10 ms); waiting on would only burn this owner's time. */
@@ -123,9 +132,13 @@ static void wait_until_armed(owner *o) {
   }
   /* Given up: withdraw the request. Suspending the owner later, wherever it is then
    * (often descheduled: milliseconds), would only find the frame gone and keep a
-   * processing thread from owners that do wait; its elements go with its next sample's. */
-  if (armed == 0) atomic_store(&o->urgent, 0);
+   * processing thread from owners that do wait; its elements go with its next sample's.
+   * Armed, it keeps its priority until it is stopped (the processing thread lowers it). */
   if (armed >= 0) note_wait(o, armed, now_ns() - t0);
+  if (armed == 0) {
+    atomic_store(&o->urgent, 0);
+    asgst__hs_boost_end(0, atomic_exchange(&o->boosted, 0));
+  }
 }
 
 /* SS. Keeps the processing threads off the waiting owner's CPU: woken there (the kernel
@@ -149,12 +162,23 @@ static void away_from_me(void) {
   }
 }
 
+/* SS. Raises the waiting owner to real-time priority (queue_boost.c) when it runs Java
+ * code, which reaches a poll within microseconds once armed; in native code or the VM it
+ * might run on for long, and it stops without a poll there anyway. */
+static void boost(owner *o) {
+  if (atomic_load(&o->boosted) != 0) return; /* still raised: not lowered yet */
+  if ((int32_t)asgst__hs_field((uintptr_t)o->t.vm_thread, asgst__vm.jt_state, 4) != asgst__vm.st_in_java)
+    return;
+  int saved = asgst__hs_boost_self();
+  if (saved) atomic_store(&o->boosted, saved);
+}
+
 /* SS. asgst__queue_waker: one write to the eventfd, then (on the owner) the wait above. */
 static void wake(void *handle) {
   owner *o = handle;
   bool waits = o && o->tid == my_tid && wait_bound_ns != 0 && asgst__hs_poll_armed(&o->t) >= 0;
   if (o) atomic_store(&o->urgent, 1);
-  if (waits) away_from_me();
+  if (waits) away_from_me(), boost(o);
   uint64_t one = 1;
   if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) < 0) {
     /* The counter is saturated: the thread is awake anyway. */
@@ -186,6 +210,7 @@ static void note_wait(const owner *o, int armed, uint64_t ns) {
   atomic_fetch_add(&stats.waits, 1);
   atomic_fetch_add(armed ? &stats.armed : &stats.gave_up, 1);
   if (!armed && behind_another(o, now_ns()) != 0) atomic_fetch_add(&stats.gave_up_behind, 1);
+  if (atomic_load(&o->boosted)) atomic_fetch_add(armed ? &stats.raised : &stats.raised_gave_up, 1);
   atomic_fetch_add(&stats.wait_ns, ns);
 }
 
@@ -214,6 +239,8 @@ asgst__hs_queue_stats asgst__hs_queue_stats_get(void) {
   s.gave_up = atomic_load(&stats.gave_up);
   s.gave_up_behind = atomic_load(&stats.gave_up_behind);
   s.wait_ns = atomic_load(&stats.wait_ns);
+  s.raised = atomic_load(&stats.raised);
+  s.raised_gave_up = atomic_load(&stats.raised_gave_up);
   return s;
 }
 
@@ -251,7 +278,13 @@ static void process_owner(jvmtiEnv *jvmti, owner *o) {
   uint64_t t0 = round_start();
   atomic_store(&round_for, o);
   atomic_store(&round_began, now_ns());
+  atomic_store(&o->suspending, 1);
   jvmtiError err = (*jvmti)->SuspendThread(jvmti, o->thread);
+  atomic_store(&o->suspending, 0);
+  /* Stopped: its real-time priority has done its work. An ended thread's id may be
+   * another thread's already. */
+  int saved = atomic_exchange(&o->boosted, 0);
+  if (err != JVMTI_ERROR_THREAD_NOT_ALIVE) asgst__hs_boost_end(o->tid, saved);
   asgst__regs here = {0, 0, 0};
   int kind = o->kind;
   if (err != JVMTI_ERROR_NONE) kind = ASGST_THREAD_EXIT; /* ended, or not suspendable */
@@ -338,12 +371,13 @@ static void read_settings(void) {
   if (nworkers > MAX_WORKERS) nworkers = MAX_WORKERS;
 }
 
-/* N. The processing thread at the lowest real-time priority: its wakeup then preempts a
+/* N. The processing thread at real-time priority, just above the lowest: its wakeup then preempts a
  * CPU-bound owner at once instead of waiting for the owner's time slice (on 2 cores with
  * busy threads, 50-500 us). Where that is not permitted it stays at normal scheduling,
  * reported among the features off. */
 static void go_realtime(void) {
-  struct sched_param sp = {.sched_priority = 1};
+  /* Above the waiting owners (1, queue_boost.c), which must never keep it off a CPU. */
+  struct sched_param sp = {.sched_priority = 2};
   if (!atomic_load(&realtime)) return;
   if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
     atomic_store(&realtime, 0);
@@ -358,6 +392,7 @@ static void *work(void *arg) {
   if ((*asgst__hs_vm)->AttachCurrentThreadAsDaemon(asgst__hs_vm, (void **)&env, &args) != JNI_OK)
     return NULL;
   if (arg) asgst__hs_poll_confirm();
+  if (arg && wait_bound_ns != 0) asgst__hs_boost_setup();
   int me = atomic_fetch_add(&nstarted, 1);
   if (me < MAX_WORKERS) atomic_store(&worker_tids[me], (pid_t)syscall(SYS_gettid));
   go_realtime();

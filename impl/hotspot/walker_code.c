@@ -98,8 +98,10 @@ bool asgst__hs_decode_epilogue(uintptr_t pc, asgst__hs_stack_effect *e) {
   }
   if (b[i] == 0x5d) { pop = true; i++; }                                        /* pop rbp */
   if (add && !pop) return false;
-  if (b[i] == 0x49 && b[i + 1] == 0x3b && b[i + 2] == 0xa7) {                  /* cmp rsp,[r15+d] */
-    i += 7;
+  /* cmp rsp,[r15+d32]; or [r15+d8] where the poll word lies near the JavaThread's start
+   * (the JDK 27 build here): without that form, a sample at such a poll had no sender. */
+  if (b[i] == 0x49 && b[i + 1] == 0x3b && (b[i + 2] == 0xa7 || b[i + 2] == 0x67)) {
+    i += b[i + 2] == 0xa7 ? 7 : 4;
     if (b[i] != 0x0f || b[i + 1] != 0x87) return false;                        /* ja rel32 */
     i += 6;
   } else if (b[i] == 0x0f && b[i + 1] == 0x87) {

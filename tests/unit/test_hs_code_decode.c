@@ -43,6 +43,16 @@ static const uint8_t epilogue[80] = {
     0xc3,                                           /* 18 ret */
 };
 
+/* The same on JDKs whose poll word lies within 127 bytes of the JavaThread's start (the
+ * JDK 27 build here): the compare takes an 8-bit displacement. */
+static const uint8_t epilogue_d8[80] = {
+    0x48, 0x83, 0xc4, 0x10,                         /*  0 add rsp,0x10 */
+    0x5d,                                           /*  4 pop rbp */
+    0x49, 0x3b, 0x67, 0x28,                         /*  5 cmp rsp,[r15+0x28] (return poll) */
+    0x0f, 0x87, 0x18, 0x02, 0x00, 0x00,             /*  9 ja the poll stub */
+    0xc3,                                           /* 15 ret */
+};
+
 /* The epilogue of older JDK 8 updates (jdk8u's x86_64.ad and C1): the return poll reads
  * the global polling page. (Debian's 8u504 polls thread-locally, like 17.) */
 static const uint8_t epilogue8[80] = {
@@ -115,6 +125,22 @@ static void epilogue_with_poll(void **state) {
   assert_false(asgst__hs_decode_epilogue((uintptr_t)c2_prologue + 28, &e));
 }
 
+static void epilogue_short_poll(void **state) {
+  (void)state;
+  asgst__hs_stack_effect e;
+  assert_true(asgst__hs_decode_epilogue((uintptr_t)epilogue_d8, &e));
+  assert_int_equal(e.depth, 0x18);
+  assert_int_equal(e.fp_slot, 0x10);
+  const size_t offs[] = {5, 9, 15};
+  for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+    assert_true(asgst__hs_decode_epilogue((uintptr_t)epilogue_d8 + offs[i], &e));
+    assert_int_equal(e.depth, 0);
+    assert_int_equal(e.fp_slot, -1);
+  }
+  /* Inside the compare. */
+  assert_false(asgst__hs_decode_epilogue((uintptr_t)epilogue_d8 + 7, &e));
+}
+
 static void epilogue_jdk8_poll(void **state) {
   (void)state;
   asgst__hs_stack_effect e;
@@ -134,6 +160,7 @@ int main(void) {
       cmocka_unit_test(c2_entry_barrier),
       cmocka_unit_test(c1_entry_barrier_call),
       cmocka_unit_test(epilogue_with_poll),
+      cmocka_unit_test(epilogue_short_poll),
       cmocka_unit_test(epilogue_jdk8_poll),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

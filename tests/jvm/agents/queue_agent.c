@@ -348,9 +348,10 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
          u50, u99, umax);
   printf("QUEUE # figure: stacks agreeing with the in-handler walk of the same sample %ld of %ld (%ld not compared: a walk failed)\n",
          ag, ag + dis, nco);
-  printf("QUEUE # figure: owner's cost per sample (ASGST_Enqueue) %.1f us mean; waits for the poll %lu: armed %lu, gave up %lu (%lu while every processing thread was in another owner's round), %.1f us mean; features off: %s\n",
+  printf("QUEUE # figure: owner's cost per sample (ASGST_Enqueue) %.1f us mean; waits for the poll %lu: armed %lu, gave up %lu (%lu while every processing thread was in another owner's round), at real-time priority %lu (gave up %lu), %.1f us mean; features off: %s\n",
          sig ? (double)atomic_load(&enqueue_ns) / (double)sig / 1000.0 : 0.0, (unsigned long)qs.waits,
          (unsigned long)qs.armed, (unsigned long)qs.gave_up, (unsigned long)qs.gave_up_behind,
+         (unsigned long)(qs.raised + qs.raised_gave_up), (unsigned long)qs.raised_gave_up,
          qs.waits ? (double)qs.wait_ns / (double)qs.waits / 1000.0 : 0.0, ASGST_DisabledFeatures());
   printf("QUEUE # figure: stale rate %.3f%%, iterators at the element's method %ld of %ld, sample to handler %.1f us mean (stale ones %.1f us)\n",
          h ? 100.0 * (double)st / (double)h : 0.0, at, at + off,
