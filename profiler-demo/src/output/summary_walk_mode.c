@@ -90,7 +90,7 @@ static void write_stats_line(FILE *out, const mode_data *d, double lag_med, doub
           "request_full=%llu request_late=%llu not_answering=%llu enqueued=%llu handled=%llu stale=%llu "
           "full=%llu no_queue=%llu enqueue_failed=%llu compared=%llu same=%llu top_same=%llu "
           "lag_median_us=%.2f lag_p90_us=%.2f handler_us=%.3f sampler_us=%.3f held_us=%.3f "
-          "handler_p99_us=%.3f samples=%llu folded=%llu folded_handled=%llu dropped=%llu "
+          "handler_p99_us=%.3f handler_max_us=%.3f samples=%llu folded=%llu folded_handled=%llu dropped=%llu "
           "dropped_folds=%llu\n",
           modes[prof.opts.walk], (unsigned long long)events, (unsigned long long)d->records,
           (unsigned long long)d->ok, ST(requests), ST(request_full), ST(request_late), ST(not_answering),
@@ -98,7 +98,8 @@ static void write_stats_line(FILE *out, const mode_data *d, double lag_med, doub
           ST(enqueue_failed), ST(compared), ST(compare_same), ST(compare_top_same), lag_med,
           lag_p90, ratio(ST(handler_ns), ST(handler_calls)) / 1e3,
           ratio(ST(sampler_ns), ST(sampler_walks)) / 1e3,
-          ratio(ST(held_ns), ST(sampler_walks)) / 1e3, handler_p99_us(), ST(handler_calls),
+          ratio(ST(held_ns), ST(sampler_walks)) / 1e3, handler_p99_us(),
+          prof_hist_max(&prof.stats.handler_hist) / 1e3, ST(handler_calls),
           ST(folded), ST(folded_handled), ST(dropped), ST(dropped_folds));
 }
 
@@ -120,9 +121,9 @@ void prof_write_walk_mode(FILE *out) {
     fprintf(out, "  event to walk: median %.2f us, p90 %.2f us, max %.2f us\n", med, p90,
             prof_hist_max(pf.lag_ns) / 1e3);
   }
-  fprintf(out, "  cost per sample: sampled thread %.2f us in our handler (p99 %.2f us, %llu "
-          "calls)%s", ratio(ST(handler_ns), ST(handler_calls)) / 1e3, handler_p99_us(),
-          ST(handler_calls),
+  fprintf(out, "  cost per sample: sampled thread %.2f us in our handler (p99 %.2f us, max "
+          "%.2f us, %llu calls)%s", ratio(ST(handler_ns), ST(handler_calls)) / 1e3,
+          handler_p99_us(), prof_hist_max(&prof.stats.handler_hist) / 1e3, ST(handler_calls),
           prof.opts.walk == WALK_THREAD ? "" : "\n");
   if (prof.opts.walk == WALK_THREAD)
     fprintf(out, " + held up to %.2f us while walked; sampler thread %.2f us a walk\n",
