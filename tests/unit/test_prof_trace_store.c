@@ -86,15 +86,16 @@ static void same_stack_twice_is_one_key(void **state) {
  * header without a weight (count 0) counts one. */
 static void a_weighted_walk_counts_its_weight(void **state) {
   (void)state;
-  prof_trace_store *s = new_store(1024, 1 << 20);
   prof_frame f[4];
   stack_of(f, 4, 3);
   prof_record h = key(0, 4, 7, 1);
-  h.count = 5;
-  assert_true(prof_trace_store_add(s, &h, f, false)); /* a new key: 5 */
-  assert_true(prof_trace_store_add(s, &h, f, false)); /* the same key: +5 */
-  h.count = 0;
-  assert_true(prof_trace_store_add(s, &h, f, false)); /* +1 */
+  prof_trace_store *s = new_store(1024, 1 << 20);
+  /* A new key made with 5, the same key +5, then +1 for no weight. */
+  static const uint64_t weights[] = {5, 5, 0};
+  for (size_t i = 0; i < sizeof weights / sizeof weights[0]; i++) {
+    h.count = weights[i];
+    assert_true(prof_trace_store_add(s, &h, f, false));
+  }
   totals t = totals_of(s);
   assert_int_equal(t.keys, 1);
   assert_int_equal(t.samples, 11);
