@@ -135,11 +135,15 @@ def summarize(rows):
             tot = lambda k: sum(s.get(k, 0) for s in st)
             d.update(events=tot("events"), records=tot("records"), ok=tot("ok"),
                      enqueued=tot("enqueued"), handled=tot("handled"), stale=tot("stale"),
-                     full=tot("full"), no_queue=tot("no_queue"),
+                     full=tot("full"), no_queue=tot("no_queue"), folded=tot("folded"),
+                     dropped=tot("dropped"), samples=tot("samples"),
                      not_answering=tot("not_answering"), request_full=tot("request_full"),
                      lag_med=median([s.get("lag_median_us") for s in st]),
                      lag_p90=median([s.get("lag_p90_us") for s in st]),
                      handler_us=median([s.get("handler_us") for s in st]),
+                     handler_p99=median([s.get("handler_p99_us") for s in st]),
+                     handler_max=max((s["handler_max_us"] for s in st if "handler_max_us" in s),
+                                     default=None),
                      sampler_us=median([s.get("sampler_us") for s in st]),
                      held_us=median([s.get("held_us") for s in st]))
         if m in ("jfr", "jfr25"):
@@ -174,10 +178,19 @@ def us(x):
     return "-" if x is None else (f"{x:.1f}" if x < 1000 else f"{x / 1000:.1f}ms")
 
 
+def owner_cost(d):
+    """The sampled thread's time in our handler per sample: "mean/p99" us."""
+    if d.get("handler_us") is None:
+        return "-"
+    p99 = d.get("handler_p99")
+    return us(d["handler_us"]) + ("" if p99 is None else "/" + us(p99))
+
+
 def table_rows(res):
     """(header, rows of strings) of the terminal table."""
     head = ["mode", "samples", "ok/events", "walk ok", "agree", "top agree", "hot share",
-            "true", "bias", "stale", "lag med us", "lag p90 us", "thread us", "sampler us", "slowdown"]
+            "true", "bias", "stale", "lag med us", "lag p90 us", "owner us", "thread us",
+            "sampler us", "slowdown"]
     out = []
     for m in MODES:
         d = res.get(m)
@@ -193,7 +206,7 @@ def table_rows(res):
                     pct(ok / ev) if ev and ok is not None else "-",
                     pct(ok / rec) if rec else "-", pct(d.get("agree")), pct(d.get("agree_top")),
                     pct(d.get("hot_share")), pct(d.get("truth")), "-" if bias is None else f"{100 * bias:+.1f}pp",
-                    pct(stale, 2), us(d.get("lag_med")), us(d.get("lag_p90")),
+                    pct(stale, 2), us(d.get("lag_med")), us(d.get("lag_p90")), owner_cost(d),
                     us(thread_us), us(d.get("sampler_us") if m != "signal" else None),
                     "-" if d.get("slowdown") is None else f"{100 * d['slowdown']:+.1f}%"])
     return head, out
@@ -206,11 +219,16 @@ def print_table(head, rows, res):
     for r in rows:
         print(fmt % tuple(r))
     print("true: the hot loop's share of the thread's CPU time, measured by the workload itself")
+    print("owner us: the sampled thread's time in our signal handler per sample, mean/p99 "
+          "(queue: the enqueue with its bounded wait; signal: the walk; thread: the handler's part)")
     q = res.get("queue")
     if q and q.get("enqueued") is not None:
         print(f"queue: enqueued {int(q['enqueued'])}, handled {int(q.get('handled', 0))}, "
               f"stale {int(q.get('stale', 0))}, full {int(q.get('full', 0))}, "
-              f"no queue {int(q.get('no_queue', 0))}")
+              f"no queue {int(q.get('no_queue', 0))}, samples folded into queued elements "
+              f"{int(q.get('folded', 0))} of {int(q.get('samples', 0))}, dropped at "
+              f"deregistration {int(q.get('dropped', 0))}, longest handler "
+              + ("-" if q.get("handler_max") is None else f"{q['handler_max']:.0f} us"))
     t = res.get("thread")
     if t and t.get("events") is not None:
         print(f"thread: targets not answering {int(t.get('not_answering', 0))}, requests "
@@ -274,6 +292,8 @@ def write_html(path, head, rows, res, args):
         svg_bars("Event to walk, median (us)", get("lag_med"), " us"),
         svg_bars("CPU per sample on the sampled thread (us)", thread_cost, " us",
                  fmt=lambda v: f"{v:.2f}"),
+        svg_bars("Owner's time in our handler per sample, p99 (us)", get("handler_p99"), " us",
+                 fmt=lambda v: f"{v:.1f}"),
         svg_bars("CPU per sample on the sampler side (us)",
                  [(m, v if m != "signal" else None) for m, v in get("sampler_us")], " us",
                  fmt=lambda v: f"{v:.2f}"),
@@ -298,7 +318,9 @@ thread's next safe point; <b>jfr</b> is JFR's jdk.ExecutionSample (jfr25: JDK 25
 how many gave a Java stack; agree: identical method+bci frame by frame with the in-handler walk of
 the same sample (compare runs); hot share / bias: samples in the poll-free counted loop, against the
 true share of CPU time; stale: queue elements whose frame had gone; lag: event to walk start;
-thread us / sampler us: CPU per sample on the sampled thread (handler, plus the time held while
+owner us: the sampled thread's time in our signal handler per sample, mean/p99 (queue: the
+enqueue with its bounded wait for the suspension; signal: the whole walk; thread: the handler's
+part, without the time held while walked); thread us / sampler us: CPU per sample on the sampled thread (handler, plus the time held while
 walked for thread) and on the sampler side (walker thread or queue handler); slowdown: median work
 time against no profiler.</p>
 <div class="charts">{''.join(f'<div>{c}</div>' for c in charts if c)}</div>

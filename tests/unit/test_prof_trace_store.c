@@ -82,6 +82,26 @@ static void same_stack_twice_is_one_key(void **state) {
   free(s);
 }
 
+/* A walk that stands for several samples (walk=queue's folds) counts its weight; a
+ * header without a weight (count 0) counts one. */
+static void a_weighted_walk_counts_its_weight(void **state) {
+  (void)state;
+  prof_frame f[4];
+  stack_of(f, 4, 3);
+  prof_record h = key(0, 4, 7, 1);
+  prof_trace_store *s = new_store(1024, 1 << 20);
+  /* A new key made with 5, the same key +5, then +1 for no weight. */
+  static const uint64_t weights[] = {5, 5, 0};
+  for (size_t i = 0; i < sizeof weights / sizeof weights[0]; i++) {
+    h.count = weights[i];
+    assert_true(prof_trace_store_add(s, &h, f, false));
+  }
+  totals t = totals_of(s);
+  assert_int_equal(t.keys, 1);
+  assert_int_equal(t.samples, 11);
+  free(s);
+}
+
 static void event_and_result_are_part_of_the_key(void **state) {
   (void)state;
   prof_trace_store *s = new_store(1024, 1 << 20);
@@ -324,6 +344,7 @@ static void histogram_quantiles_are_close(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(same_stack_twice_is_one_key),
+      cmocka_unit_test(a_weighted_walk_counts_its_weight),
       cmocka_unit_test(event_and_result_are_part_of_the_key),
       cmocka_unit_test(thread_is_keyed_only_when_asked),
       cmocka_unit_test(a_full_store_loses_new_keys_only),

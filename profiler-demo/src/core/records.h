@@ -54,9 +54,11 @@ typedef struct {
   uint32_t pad2;
   uint64_t time_ns;     /* CLOCK_MONOTONIC at the event (the handler's entry), for outputs
                            that keep each sample's time (JFR) */
-  uint64_t count;       /* samples it stands for: 1 for a record of the buffer, the key's
+  uint64_t count;       /* samples it stands for: the walk's weight for a record of the
+                           buffer (1 unless walk=queue folded samples into it), the key's
                            count for one made from the call-trace store (whose seq, times
-                           are 0 and which has no fd info) */
+                           are 0 and which has no fd info). Given to append/count as the
+                           weight, 0 read as 1. */
   /* prof_frame frames[nframes]; then prof_fdinfo if has_fdinfo */
 } prof_record;
 
@@ -68,11 +70,12 @@ typedef void (*prof_sample_fn)(const prof_record *r, const prof_frame *frames,
 int prof_buffer_init(size_t bytes);
 /* N. Forgets every record and stored trace (profiling restart). */
 void prof_buffer_reset(void);
-/* SS. Appends a record; false if the buffer is full (counted as lost by the caller). */
+/* SS. Appends a record (of hdr->count samples, 0 read as 1); false if the buffer is full
+ * (counted as lost by the caller). */
 bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
                         const prof_fdinfo *fdi);
-/* SS. Counts a sample in the current period's call-trace store under its key (tid part of
- * it if by_thread); false if its key is new and the store is full (counted as lost by the
+/* SS. Counts a sample (hdr->count samples, 0 read as 1) in the current period's call-trace
+ * store under its key (tid part of it if by_thread); false if its key is new and the store is full (counted as lost by the
  * caller). */
 bool prof_buffer_count(const prof_record *hdr, const prof_frame *frames, bool by_thread);
 /* N. Starts a new period (loop=): appends go to the other buffer from now on, and
@@ -85,7 +88,7 @@ void prof_buffer_rotated(void);
 /* N. Calls fn for every committed record, oldest first. */
 void prof_buffer_each(prof_sample_fn fn, void *arg);
 /* N. Calls fn for every sample of the period read (as prof_buffer_each): the buffer's
- * records (count 1), then one made for each key of the call-trace store (count: its
+ * records (count: their weight), then one made for each key of the call-trace store (count: its
  * samples). Readers add r->count, never 1. */
 void prof_samples_each(prof_sample_fn fn, void *arg);
 

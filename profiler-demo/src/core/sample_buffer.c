@@ -123,7 +123,7 @@ bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
     r->seq = hdr->seq;
     r->lag_ns = hdr->lag_ns;
     r->time_ns = hdr->time_ns;
-    r->count = 1;
+    r->count = hdr->count ? hdr->count : 1;
     memcpy(r + 1, frames, fsize);
     if (fdi) memcpy((uint8_t *)(r + 1) + fsize, fdi, sizeof *fdi);
     atomic_store_explicit(&r->size, (uint32_t)size, memory_order_release);

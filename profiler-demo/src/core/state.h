@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "core/options.h"
+#include "core/time_hist.h"
 
 #define PROF_WALK_CODES 64 /* results -31..31 are counted by value */
 
@@ -39,6 +40,7 @@ typedef struct {
   _Atomic uint64_t seq;
   /* Walk modes (walk/sample_store.c, walk/walk_thread.c, walk/walk_queue.c). */
   _Atomic uint64_t handler_ns, handler_calls; /* our signal handler, on the sampled thread */
+  prof_hist handler_hist;             /* the same, each call's time (owner's cost, p99) */
   _Atomic uint64_t sampler_ns, sampler_walks; /* walks on a sampler thread / queue handler */
   _Atomic uint64_t held_ns;           /* thread: RunWithIteratorOnThread calls (target held) */
   _Atomic uint64_t requests;          /* thread: handler requests to the walker thread */
@@ -51,6 +53,11 @@ typedef struct {
   _Atomic uint64_t enqueue_failed;    /* queue: other errors (no top Java frame...) */
   _Atomic uint64_t handled;           /* queue: elements the queue handler got */
   _Atomic uint64_t stale;             /* queue: of those, reported ASGST_STALE_FRAME */
+  _Atomic uint64_t folded;            /* queue: samples folded into the youngest queued
+                                         element (same frame and event) instead of enqueued */
+  _Atomic uint64_t folded_handled;    /* queue: of those, in elements the handler got */
+  _Atomic uint64_t dropped;           /* queue: elements dropped unhandled at deregistration */
+  _Atomic uint64_t dropped_folds;     /* queue: samples folded into the dropped elements */
   _Atomic uint64_t compared;          /* compare: samples walked both ways */
   _Atomic uint64_t compare_same;      /* identical method+bci frame by frame */
   _Atomic uint64_t compare_top_same;  /* same top frame (method+bci) */

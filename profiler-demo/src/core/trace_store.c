@@ -1,6 +1,6 @@
 /*
  * trace_store.c - the call-trace store (trace_store.h). A key's trace is written whole
- * (fields, count 1, frames in the arena) before it is published by a compare-and-swap of
+ * (fields, its first count, frames in the arena) before it is published by a compare-and-swap of
  * its index into a free slot, so a reader that sees the index sees the trace complete,
  * and no handler ever waits for another (one interrupted by a signal on its own thread
  * included). Two handlers publishing the same new key at once: the loser finds the
@@ -77,7 +77,12 @@ static bool same_key(const prof_trace_store *s, const prof_trace *t, uint64_t ha
          same_frames(&s->arena[t->frame], frames, h->nframes);
 }
 
-/* SS. A new, unpublished trace of the key with count 1: its index + 1, 0 if full. */
+/* SS. How many samples h stands for (records.h: 0 read as 1). */
+static uint64_t weight_of(const prof_record *h) {
+  return h->count ? h->count : 1;
+}
+
+/* SS. A new, unpublished trace of the key with h's weight: its index + 1, 0 if full. */
 static uint32_t prepare(prof_trace_store *s, uint64_t hash, const prof_record *h, int32_t tid,
                         const prof_frame *frames) {
   size_t i = atomic_fetch_add_explicit(&s->ntraces, 1, memory_order_relaxed);
@@ -91,7 +96,7 @@ static uint32_t prepare(prof_trace_store *s, uint64_t hash, const prof_record *h
   t->nframes = h->nframes;
   t->tid = tid;
   t->walk_result = h->walk_result;
-  atomic_store_explicit(&t->count, 1, memory_order_relaxed);
+  atomic_store_explicit(&t->count, weight_of(h), memory_order_relaxed);
   memcpy(&s->arena[f], frames, (size_t)h->nframes * sizeof *frames);
   return (uint32_t)i + 1;
 }
@@ -114,7 +119,7 @@ bool prof_trace_store_add(prof_trace_store *s, const prof_record *h, const prof_
       /* Another handler published here first: t is its trace now. */
     }
     if (same_key(s, &s->traces[t - 1], hash, h, tid, frames)) {
-      atomic_fetch_add_explicit(&s->traces[t - 1].count, 1, memory_order_relaxed);
+      atomic_fetch_add_explicit(&s->traces[t - 1].count, weight_of(h), memory_order_relaxed);
       return true;
     }
   }

@@ -44,8 +44,8 @@ typedef struct {
 /* N. Reserves address space for max_traces keys (a power of two) and arena_bytes of
  * frames; pages are touched only when used. 0 or -1. */
 int prof_trace_store_map(prof_trace_store *s, size_t max_traces, size_t arena_bytes);
-/* SS. Counts the sample of h (event, nframes, tid, walk_result) and frames: one more for
- * its key, which is made if new. by_thread: h->tid is part of the key (else kept as 0).
+/* SS. Counts the sample of h (event, nframes, tid, walk_result) and frames: h->count more
+ * (0 read as 1) for its key, which is made if new. by_thread: h->tid is part of the key (else kept as 0).
  * False if the key is new and the store is full: the sample is lost, nothing is
  * overwritten. */
 bool prof_trace_store_add(prof_trace_store *s, const prof_record *h, const prof_frame *frames,

@@ -145,7 +145,8 @@ static void put_event(jfr_ctx *c, const prof_record *r, const prof_frame *frames
   jfr_event_end(&c->out, start);
 }
 
-/* N. One record, one event at its time; samples without one are left for add_counted. */
+/* N. One record, an event at its time for each sample it stands for (walk=queue folds
+ * repeated samples into one record); samples without a time are left for add_counted. */
 static void add_event(const prof_record *r, const prof_frame *frames, const prof_fdinfo *fdi,
                       void *arg) {
   jfr_ctx *c = arg;
@@ -154,7 +155,7 @@ static void add_event(const prof_record *r, const prof_frame *frames, const prof
     return;
   }
   if (r->time_ns < c->first_ticks) c->first_ticks = r->time_ns;
-  put_event(c, r, frames, fdi, r->time_ns);
+  for (uint64_t i = 0; i < r->count; i++) put_event(c, r, frames, fdi, r->time_ns);
 }
 
 /* N. A key of the call-trace store: one event per sample, at the chunk's start. */

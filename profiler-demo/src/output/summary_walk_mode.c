@@ -1,7 +1,7 @@
 /*
  * summary_walk_mode.c - the summary's walk-mode part: which mode ran, its own counters
- * (thread: requests, targets that did not answer; queue: enqueued, handled, stale, full),
- * the agreement with the in-handler walk (compare), the time from event to walk, the cost
+ * (thread: requests, targets that did not answer; queue: enqueued, handled, stale, full,
+ * folded, dropped, and the accounting of every sample), the agreement with the in-handler walk (compare), the time from event to walk, the cost
  * per sample on each side, and one "stats:" line of key=value pairs for tools
  * (profiler-demo/eval/eval.sh reads it). Event-to-walk times come from the period's
  * histogram (core/time_hist.h): samples counted in the call-trace store keep none.
@@ -33,6 +33,29 @@ static double ratio(uint64_t a, uint64_t b) {
 
 #define ST(name) ((unsigned long long)prof.stats.name)
 
+/* N. walk=queue: where each sample went. Every handler call takes one sample; it is
+ * enqueued (then handled, dropped at deregistration, or still waiting), folded into a
+ * queued element (which is then handled, dropped or waiting likewise), or not enqueued
+ * (full, no queue, other). Once profiling has stopped nothing waits, and the line says
+ * whether the identity holds exactly. */
+static void write_queue_accounting(FILE *out) {
+  long long waiting = (long long)(ST(enqueued) - ST(handled) - ST(dropped));
+  long long waiting_folds = (long long)(ST(folded) - ST(folded_handled) - ST(dropped_folds));
+  long long off = (long long)ST(handler_calls) -
+                  (long long)(ST(handled) + ST(folded_handled) + ST(dropped) + ST(dropped_folds) +
+                              ST(enqueue_full) + ST(enqueue_no_queue) + ST(enqueue_failed)) -
+                  waiting - waiting_folds;
+  fprintf(out, "  folded into the youngest queued element (same frame and event) %llu: in "
+          "handled elements %llu, in dropped ones %llu; dropped at deregistration %llu "
+          "elements; waiting %lld elements (+%lld folded)\n", ST(folded), ST(folded_handled),
+          ST(dropped_folds), ST(dropped), waiting, waiting_folds);
+  fprintf(out, "  accounting: samples %llu = handled %llu + folded-handled %llu + dropped %llu "
+          "+ dropped-folds %llu + full %llu + no queue %llu + other %llu + waiting %lld: %s "
+          "(off by %lld)\n", ST(handler_calls), ST(handled), ST(folded_handled), ST(dropped),
+          ST(dropped_folds), ST(enqueue_full), ST(enqueue_no_queue), ST(enqueue_failed),
+          waiting + waiting_folds, off == 0 ? "exact" : "NOT exact", off);
+}
+
 /* N. The mode's own counters. */
 static void write_counters(FILE *out) {
   if (prof.opts.walk == WALK_THREAD)
@@ -42,15 +65,20 @@ static void write_counters(FILE *out) {
             ST(sampler_walks), ST(not_answering));
   if (prof.opts.walk == WALK_QUEUE)
     fprintf(out, "  enqueued %llu, handled %llu (stale %llu), not enqueued: queue full %llu, "
-            "no queue %llu, other %llu; not handled yet or dropped at deregistration %llu\n",
-            ST(enqueued), ST(handled), ST(stale), ST(enqueue_full), ST(enqueue_no_queue),
-            ST(enqueue_failed), ST(enqueued) > ST(handled) ? ST(enqueued) - ST(handled) : 0);
+            "no queue %llu, other %llu\n", ST(enqueued), ST(handled), ST(stale),
+            ST(enqueue_full), ST(enqueue_no_queue), ST(enqueue_failed));
+  if (prof.opts.walk == WALK_QUEUE) write_queue_accounting(out);
   if (prof.opts.compare)
     fprintf(out, "  compare (the in-handler walk of the same sample): %llu compared, "
             "identical %.1f%%, same top frame %.1f%%, frames equal %.1f%%\n", ST(compared),
             100 * ratio(ST(compare_same), ST(compared)),
             100 * ratio(ST(compare_top_same), ST(compared)),
             100 * ratio(ST(compare_frames_same), ST(compare_frames)));
+}
+
+/* N. The 99th percentile of our signal handler's time per call (0 if none). */
+static double handler_p99_us(void) {
+  return prof_hist_rank(&prof.stats.handler_hist, 99, 100) / 1e3;
 }
 
 /* N. The key=value line for tools. */
@@ -61,14 +89,18 @@ static void write_stats_line(FILE *out, const mode_data *d, double lag_med, doub
   fprintf(out, "stats: mode=%s events=%llu records=%llu ok=%llu requests=%llu "
           "request_full=%llu request_late=%llu not_answering=%llu enqueued=%llu handled=%llu stale=%llu "
           "full=%llu no_queue=%llu enqueue_failed=%llu compared=%llu same=%llu top_same=%llu "
-          "lag_median_us=%.2f lag_p90_us=%.2f handler_us=%.3f sampler_us=%.3f held_us=%.3f\n",
+          "lag_median_us=%.2f lag_p90_us=%.2f handler_us=%.3f sampler_us=%.3f held_us=%.3f "
+          "handler_p99_us=%.3f handler_max_us=%.3f samples=%llu folded=%llu folded_handled=%llu dropped=%llu "
+          "dropped_folds=%llu\n",
           modes[prof.opts.walk], (unsigned long long)events, (unsigned long long)d->records,
           (unsigned long long)d->ok, ST(requests), ST(request_full), ST(request_late), ST(not_answering),
           ST(enqueued), ST(handled), ST(stale), ST(enqueue_full), ST(enqueue_no_queue),
           ST(enqueue_failed), ST(compared), ST(compare_same), ST(compare_top_same), lag_med,
           lag_p90, ratio(ST(handler_ns), ST(handler_calls)) / 1e3,
           ratio(ST(sampler_ns), ST(sampler_walks)) / 1e3,
-          ratio(ST(held_ns), ST(sampler_walks)) / 1e3);
+          ratio(ST(held_ns), ST(sampler_walks)) / 1e3, handler_p99_us(),
+          prof_hist_max(&prof.stats.handler_hist) / 1e3, ST(handler_calls),
+          ST(folded), ST(folded_handled), ST(dropped), ST(dropped_folds));
 }
 
 /* N. */
@@ -89,8 +121,9 @@ void prof_write_walk_mode(FILE *out) {
     fprintf(out, "  event to walk: median %.2f us, p90 %.2f us, max %.2f us\n", med, p90,
             prof_hist_max(pf.lag_ns) / 1e3);
   }
-  fprintf(out, "  cost per sample: sampled thread %.2f us in our handler (%llu calls)%s",
-          ratio(ST(handler_ns), ST(handler_calls)) / 1e3, ST(handler_calls),
+  fprintf(out, "  cost per sample: sampled thread %.2f us in our handler (p99 %.2f us, max "
+          "%.2f us, %llu calls)%s", ratio(ST(handler_ns), ST(handler_calls)) / 1e3,
+          handler_p99_us(), prof_hist_max(&prof.stats.handler_hist) / 1e3, ST(handler_calls),
           prof.opts.walk == WALK_THREAD ? "" : "\n");
   if (prof.opts.walk == WALK_THREAD)
     fprintf(out, " + held up to %.2f us while walked; sampler thread %.2f us a walk\n",

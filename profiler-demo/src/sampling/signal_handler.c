@@ -54,7 +54,7 @@ static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fd
   int r = ASGST_RunWithIterator(ucontext, opts, prof_walk_collect, &w);
   uint64_t walk_ns = prof_now_ns() - t1;
   prof_recorder_walk(ucontext, opts, r > 0 && w.error < 0 ? w.error : r);
-  prof_store_walk(ev, gettid(), r, &w, walk_ns, t1 - t0, fdi, NULL);
+  prof_store_walk(ev, gettid(), r, &w, walk_ns, t1 - t0, fdi, NULL, 1);
 }
 
 /* SS. Takes one sample of event ev; t0 is the handler's entry time (prof_now_ns), read
@@ -74,7 +74,9 @@ static void sample(int ev, void *ucontext, uint64_t t0) {
 
 /* SS. What our handler cost the sampled thread (every mode). */
 static void count_handler(uint64_t t_in) {
-  atomic_fetch_add_explicit(&prof.stats.handler_ns, prof_now_ns() - t_in, memory_order_relaxed);
+  uint64_t ns = prof_now_ns() - t_in;
+  atomic_fetch_add_explicit(&prof.stats.handler_ns, ns, memory_order_relaxed);
+  prof_hist_add(&prof.stats.handler_hist, ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns);
   atomic_fetch_add_explicit(&prof.stats.handler_calls, 1, memory_order_relaxed);
 }
 

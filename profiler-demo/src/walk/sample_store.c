@@ -123,15 +123,17 @@ static bool needs_own_record(const prof_fdinfo *fdi) {
 
 /* SS. */
 void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk_ns,
-                     uint64_t lag_ns, const prof_fdinfo *fdi, const prof_ref_walk *ref) {
+                     uint64_t lag_ns, const prof_fdinfo *fdi, const prof_ref_walk *ref,
+                     uint32_t weight) {
   if (r > 0 && w->error < 0) r = w->error;
   int slot = r + PROF_WALK_CODES / 2;
   if (slot < 0) slot = 0;
   if (slot >= PROF_WALK_CODES) slot = PROF_WALK_CODES - 1;
-  atomic_fetch_add_explicit(&prof.stats.walk_results[slot], 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&prof.stats.walk_results[slot], weight, memory_order_relaxed);
   bool java = false;
   for (int i = 0; i < w->n && !java; i++) java = w->frames[i].type != ASGST_FRAME_NON_JAVA;
-  if (!java) atomic_fetch_add_explicit(&prof.stats.no_java[ev], 1, memory_order_relaxed);
+  if (!java) atomic_fetch_add_explicit(&prof.stats.no_java[ev], weight, memory_order_relaxed);
+  /* Agreement is per walk: the samples folded into it share the one reference walk. */
   compare(w, r, ref);
 
   prof_record h;
@@ -144,13 +146,14 @@ void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk
   h.lag_ns = u32(lag_ns);
   h.time_ns = event_time(walk_ns, lag_ns);
   h.seq = atomic_fetch_add_explicit(&prof.stats.seq, 1, memory_order_relaxed);
+  h.count = weight;
   bool own = needs_own_record(fdi);
   bool kept = own ? prof_buffer_append(&h, w->frames, fdi)
                   : prof_buffer_count(&h, w->frames, prof.opts.threads);
   if (kept)
-    atomic_fetch_add_explicit(&prof.stats.stored[ev], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&prof.stats.stored[ev], weight, memory_order_relaxed);
   else if (own)
-    atomic_fetch_add_explicit(&prof.stats.lost_buffer[ev], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&prof.stats.lost_buffer[ev], weight, memory_order_relaxed);
   else
-    atomic_fetch_add_explicit(&prof.stats.lost_store[ev], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&prof.stats.lost_store[ev], weight, memory_order_relaxed);
 }

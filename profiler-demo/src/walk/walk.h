@@ -38,9 +38,11 @@ void prof_walk_collect(ASGST_Iterator *it, void *arg);
 /* SS. Walks ucontext in the handler into ref (compare). */
 void prof_ref_take(void *ucontext, prof_ref_walk *ref);
 /* SS/SP. Counts walk result r, stores the record of event ev on tid, and compares it with
- * ref (if any). walk_ns: the walk's time; lag_ns: event to walk start. */
+ * ref (if any). walk_ns: the walk's time; lag_ns: event to walk start; weight: how many
+ * samples the walk stands for (walk=queue folds repeated samples into one walk; 1 else). */
 void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk_ns,
-                     uint64_t lag_ns, const prof_fdinfo *fdi, const prof_ref_walk *ref);
+                     uint64_t lag_ns, const prof_fdinfo *fdi, const prof_ref_walk *ref,
+                     uint32_t weight);
 /* SS. The iterator options of every walk of this run. */
 int prof_walk_options(void);
 

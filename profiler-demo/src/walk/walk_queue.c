@@ -18,11 +18,21 @@
  * queue that is being deregistered (processing on its own thread). Ended threads' slot
  * arrays go to a pool and are reused only after POOL_GRACE_NS.
  *
+ * Compression (the API's GetEnqueuableElement / GetQueueElement): a sample whose frame
+ * (pc, sp, fp) and event equal those of the youngest element still queued is folded into
+ * that element's slot (one more in its `folds`) instead of being enqueued; on_element then
+ * stores the walk once with the weight 1 + folds. A slot's `folds` is claimed exactly once,
+ * by on_element or, for elements ASGST_DeregisterQueue drops unhandled, by the drop count
+ * at deregistration (count_dropped): both exchange it with SLOT_CLOSED, and the handler
+ * folds only by a compare-and-swap from a value >= 0. So every sample is counted once:
+ * handled (with its folds), dropped (with its folds), or not enqueued.
+ *
  * Threads that existed before an attach (or before a restart) have no queue: a queue can
  * only be registered with the thread's own JNIEnv, which JVMTI gives us at ThreadStart.
  * Their samples are counted as "no queue".
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +48,12 @@
 #define SLOTS (2 * QUEUE_SIZE)
 #define POOL_GRACE_NS 1000000000ull
 
+/* A slot's folds: >= 0 while its element waits (samples folded into it); else one of: */
+#define SLOT_CLOSED (-1) /* claimed by on_element or by the drop count: no more folds */
+#define SLOT_FREE (-2)   /* not in the queue (never enqueued, or the enqueue failed) */
+
 typedef struct {
+  _Atomic int32_t folds;
   int ev;
   uint64_t t_event;
   bool has_fdi;
@@ -62,10 +77,14 @@ static __thread qthread *self_q __attribute__((tls_model("initial-exec")));
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static qthread *live_list, *pool;
 
-/* SP. The queue handler: the sample's walk, at the thread's safe point. */
+/* SP. The queue handler: the sample's walk, at the thread's safe point, stored with the
+ * weight of the samples folded into its element. A slot the drop count claimed first
+ * (the queue was deregistered while this processing ran) is counted as dropped there. */
 static void on_element(ASGST_Iterator *it, void *queue_arg, void *element_arg) {
   qthread *qt = queue_arg;
   slot *s = element_arg;
+  int32_t folds = atomic_exchange(&s->folds, SLOT_CLOSED);
+  if (folds < 0) return;
   uint64_t t0 = prof_now_ns();
   prof_walk w;
   w.n = 0;
@@ -78,10 +97,12 @@ static void on_element(ASGST_Iterator *it, void *queue_arg, void *element_arg) {
   if (state >= 0) prof_walk_collect(it, &w);
   uint64_t t1 = prof_now_ns();
   atomic_fetch_add_explicit(&prof.stats.handled, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&prof.stats.folded_handled, (uint64_t)folds, memory_order_relaxed);
   atomic_fetch_add_explicit(&prof.stats.sampler_ns, t1 - t0, memory_order_relaxed);
   atomic_fetch_add_explicit(&prof.stats.sampler_walks, 1, memory_order_relaxed);
   prof_store_walk(s->ev, qt->tid, r, &w, t1 - t0, t0 > s->t_event ? t0 - s->t_event : 0,
-                  s->has_fdi ? &s->fdi : NULL, s->ref.n >= 0 ? &s->ref : NULL);
+                  s->has_fdi ? &s->fdi : NULL, s->ref.n >= 0 ? &s->ref : NULL,
+                  1 + (uint32_t)folds);
 }
 
 /* N. A slot array from the pool (ended long enough ago) or a new one; lock held. */
@@ -103,6 +124,7 @@ void prof_queue_thread_start(void *jni_env) {
   qthread *qt = take_qthread();
   if (qt) {
     memset(qt, 0, offsetof(qthread, slots));
+    for (int i = 0; i < SLOTS; i++) atomic_init(&qt->slots[i].folds, SLOT_FREE);
     qt->tid = gettid();
     qt->q = ASGST_RegisterQueue((JNIEnv *)jni_env, QUEUE_SIZE, prof_walk_options(),
                                 on_element, qt);
@@ -124,6 +146,21 @@ void prof_queue_thread_start(void *jni_env) {
   self_q = qt;
 }
 
+/* N. After qt's queue is deregistered: ASGST_DeregisterQueue dropped the elements still
+ * queued, unhandled. Their slots are still open (folds >= 0): claims them and counts them,
+ * with the samples folded into them. A processing in progress may still run on_element
+ * for one of them; whichever claims a slot first counts it. */
+static void count_dropped(qthread *qt) {
+  for (int i = 0; i < SLOTS; i++) {
+    slot *s = &qt->slots[i];
+    if (atomic_load(&s->folds) < 0) continue;
+    int32_t folds = atomic_exchange(&s->folds, SLOT_CLOSED);
+    if (folds < 0) continue;
+    atomic_fetch_add_explicit(&prof.stats.dropped, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&prof.stats.dropped_folds, (uint64_t)folds, memory_order_relaxed);
+  }
+}
+
 /* N. Unlinks qt from the live list and deregisters its queue; lock held. */
 static void deregister(qthread *qt, void *jni_env) {
   if (!qt->live) return;
@@ -134,6 +171,7 @@ static void deregister(qthread *qt, void *jni_env) {
     }
   qt->live = false;
   ASGST_DeregisterQueue((JNIEnv *)jni_env, qt->q);
+  count_dropped(qt);
 }
 
 /* N. */
@@ -158,11 +196,46 @@ void prof_queue_stop_all(void) {
   pthread_mutex_unlock(&lock);
 }
 
+/* SS. Folds the sample into the youngest element still queued if it is the same sample
+ * for the stores: same frame (pc, sp, fp) and event, and no fd info on either side (such
+ * samples are kept whole). False: enqueue it. The element pointer stays valid while this
+ * handler runs: the queue is deregistered on this thread (ThreadEnd, after self_q is
+ * cleared) or once the signals have stopped (stop), and the library swaps rings only in
+ * ResizeQueue, which we never call. If a processing handles the element meanwhile, it has
+ * closed the slot and the compare-and-swap fails. */
+static bool try_fold(qthread *qt, int ev, void *ucontext) {
+  ASGST_QueueElement *last = ASGST_GetQueueElement(qt->q, -1);
+  if (!last) return false;
+  slot *s = last->arg;
+  if (!s || s->ev != ev || s->has_fdi || atomic_load(&s->folds) < 0) return false;
+  ASGST_QueueElement e;
+  if (ASGST_GetEnqueuableElement(ucontext, &e) <= 0) return false;
+  if (e.pc != last->pc || e.sp != last->sp || e.fp != last->fp) return false;
+  int32_t v = atomic_load(&s->folds);
+  while (v >= 0)
+    if (atomic_compare_exchange_weak(&s->folds, &v, v + 1)) return true;
+  return false;
+}
+
+/* SS. Counts an enqueue that failed with r. */
+static void count_not_enqueued(int r) {
+  if (r == ASGST_ENQUEUE_FULL_QUEUE)
+    atomic_fetch_add_explicit(&prof.stats.enqueue_full, 1, memory_order_relaxed);
+  else if (r == ASGST_ENQUEUE_NO_QUEUE)
+    atomic_fetch_add_explicit(&prof.stats.enqueue_no_queue, 1, memory_order_relaxed);
+  else
+    atomic_fetch_add_explicit(&prof.stats.enqueue_failed, 1, memory_order_relaxed);
+}
+
 /* SS. */
 void prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi) {
   qthread *qt = self_q;
   if (!qt) {
     atomic_fetch_add_explicit(&prof.stats.enqueue_no_queue, 1, memory_order_relaxed);
+    return;
+  }
+  if (!fdi && try_fold(qt, ev, ucontext)) {
+    atomic_fetch_add_explicit(&prof.stats.folded, 1, memory_order_relaxed);
     return;
   }
   slot *s = &qt->slots[qt->next % SLOTS];
@@ -172,15 +245,16 @@ void prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdin
   if (fdi) s->fdi = *fdi;
   s->ref.n = -1;
   if (prof.opts.compare) prof_ref_take(ucontext, &s->ref);
+  /* Open before the push: a processing or drop count that sees the element sees it open. */
+  atomic_store(&s->folds, 0);
   int r = ASGST_Enqueue(qt->q, ucontext, s);
   if (r > 0) {
     qt->next++;
     atomic_fetch_add_explicit(&prof.stats.enqueued, 1, memory_order_relaxed);
-  } else if (r == ASGST_ENQUEUE_FULL_QUEUE) {
-    atomic_fetch_add_explicit(&prof.stats.enqueue_full, 1, memory_order_relaxed);
-  } else if (r == ASGST_ENQUEUE_NO_QUEUE) {
-    atomic_fetch_add_explicit(&prof.stats.enqueue_no_queue, 1, memory_order_relaxed);
-  } else {
-    atomic_fetch_add_explicit(&prof.stats.enqueue_failed, 1, memory_order_relaxed);
+    return;
   }
+  /* Closed meanwhile: a stop on another thread deregistered the queue and its drop count
+   * claimed the open slot, counting this sample as dropped already. */
+  if (atomic_exchange(&s->folds, SLOT_FREE) == SLOT_CLOSED) return;
+  count_not_enqueued(r);
 }

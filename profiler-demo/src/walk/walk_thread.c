@@ -86,7 +86,7 @@ static void walk_target(int ev, pid_t tid, uint64_t t_event, const prof_fdinfo *
   atomic_fetch_add_explicit(&prof.stats.sampler_ns, t1 - t0, memory_order_relaxed);
   atomic_fetch_add_explicit(&prof.stats.sampler_walks, 1, memory_order_relaxed);
   uint64_t lag = t.t_start > t_event ? t.t_start - t_event : 0;
-  prof_store_walk(ev, tid, r, &t.w, t.t_end - t.t_start, lag, fdi, ref);
+  prof_store_walk(ev, tid, r, &t.w, t.t_end - t.t_start, lag, fdi, ref, 1);
 }
 
 /* SS. Claims a ring cell (a bounded multi-producer ring with one sequence number per
