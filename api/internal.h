@@ -15,6 +15,10 @@
  * is usable (ASGST_State tells the outcome). */
 int asgst__iterator_begin(ASGST_Iterator *it, const asgst__backend *be, const asgst__thread *t,
                           const asgst__regs *top, int32_t options);
+/* SS. The same for a queue element's recorded frame: the caller has set it->top_position
+ * and it->has_top_position (the frame's position at the sample) first. */
+int asgst__iterator_begin_at(ASGST_Iterator *it, const asgst__backend *be, const asgst__thread *t,
+                             const asgst__regs *top, int32_t options);
 
 /* SS. Makes `it` an iterator that reports `error` (<= 0) from its first use. */
 void asgst__iterator_fail(ASGST_Iterator *it, int error);

@@ -78,6 +78,14 @@ ASGST__HOT static int start(ASGST_Iterator *it) {
 /* SS. */
 ASGST__HOT int asgst__iterator_begin(ASGST_Iterator *it, const asgst__backend *be, const asgst__thread *t,
                           const asgst__regs *top, int32_t options) {
+  it->has_top_position = 0;
+  return asgst__iterator_begin_at(it, be, t, top, options);
+}
+
+/* SS. */
+ASGST__HOT int asgst__iterator_begin_at(ASGST_Iterator *it, const asgst__backend *be,
+                                        const asgst__thread *t, const asgst__regs *top,
+                                        int32_t options) {
   it->be = be;
   it->options = options;
   it->kind = 0;

@@ -36,9 +36,11 @@ typedef struct {
 
 /* What the stale check of an element needs, noted at enqueue time: the backend's identity
  * of its frame (bit 0: the frame was stopped at a call, see asgst__queue_capture) and its
- * sender's position (sp and pc, the return address into it; 0/0 if unknown). */
+ * sender's position (sp and pc, the return address into it; 0/0 if unknown); and where
+ * the frame stood in its method then (the backend's frame_position, if has_position). */
 typedef struct {
-  uintptr_t ident, sender_sp, sender_pc;
+  uintptr_t ident, sender_sp, sender_pc, position;
+  bool has_position;
 } asgst__elem_ident;
 
 typedef struct {

@@ -118,7 +118,9 @@ static void handle_element(ASGST_Queue *q, const asgst__queue_point *p,
     asgst__regs top = {(uintptr_t)e->pc, (uintptr_t)e->sp, (uintptr_t)e->fp};
     /* The element's frame as it was at enqueue time: its pc then, its callers now. */
     int32_t how = ASGST__OPT_RECORDED_TOP | ((ident & 1) ? ASGST__OPT_RECORDED_AT_CALL : 0);
-    asgst__iterator_begin(&it, p->be, &p->thread, &top, q->options | how);
+    it.top_position = id->position;
+    it.has_top_position = id->has_position;
+    asgst__iterator_begin_at(&it, p->be, &p->thread, &top, q->options | how);
   }
   q->fun(&it, q->arg, e->arg);
 }

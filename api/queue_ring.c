@@ -48,16 +48,31 @@ static int top_from_walk(const asgst__backend *be, const asgst__thread *t,
   return kind;
 }
 
-/* SS. The backend's identity of the frame at r, under the crash guard (0 if it faults). */
-static uintptr_t identity_of(const asgst__backend *be, const asgst__regs *r) {
+/* SS. What the backend's fn (frame_identity, frame_position) says of the frame at r, under
+ * the crash guard (0 if it faults). */
+static uintptr_t guarded(uintptr_t (*fn)(const asgst__regs *), const asgst__regs *r) {
   asgst__guard g;
   volatile uintptr_t id = 0;
   ASGST__GUARD_BEGIN(g)
-    id = be->frame_identity(r);
+    id = fn(r);
   ASGST__GUARD_FAULTED(g)
     id = 0;
   ASGST__GUARD_END(g);
   return id;
+}
+
+/* SS. The backend's frame_position of the frame at r, under the crash guard (false if it
+ * faults). */
+static bool position_of(bool (*fn)(const asgst__regs *, uintptr_t *), const asgst__regs *r,
+                        uintptr_t *pos) {
+  asgst__guard g;
+  volatile bool ok = false;
+  ASGST__GUARD_BEGIN(g)
+    ok = fn(r, pos);
+  ASGST__GUARD_FAULTED(g)
+    ok = false;
+  ASGST__GUARD_END(g);
+  return ok;
 }
 
 /* SS. The sender of the frame at *f (sp and return pc, the first physical Java frame
@@ -113,8 +128,9 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__e
    * stopped at a call (the anchor's), which its processing must know (queue_process.c). */
   if (ident == NULL) return r;
   bool at_call = out.pc != top->pc;
-  *ident = (asgst__elem_ident){(be->frame_identity ? identity_of(be, &out) : 0) | at_call,
-                                sender.sp, sender.pc};
+  *ident = (asgst__elem_ident){(be->frame_identity ? guarded(be->frame_identity, &out) : 0) | at_call,
+                                sender.sp, sender.pc, 0, false};
+  if (be->frame_position) ident->has_position = position_of(be->frame_position, &out, &ident->position);
   if (!be->top_java_frame) sender_of(be, &t, &out, at_call, ident);
   return r;
 }
@@ -168,7 +184,7 @@ int asgst__queue_enqueue(ASGST_Queue *q, const asgst__regs *top, void *arg) {
   /* A cheap early answer: no walk for a queue that is full anyway. */
   if (is_full(q)) return ASGST_ENQUEUE_FULL_QUEUE;
   ASGST_QueueElement e;
-  asgst__elem_ident ident = {0, 0, 0};
+  asgst__elem_ident ident = {0, 0, 0, 0, false};
   int kind = asgst__queue_capture(top, &e, &ident);
   if (kind <= 0) return ASGST_ENQUEUE_OTHER_ERROR;
   e.arg = arg;

@@ -77,6 +77,9 @@ struct _ASGST_Iterator {
   int32_t end;           /* what follows the buffered frames: 1 more frames, else end/error */
   int32_t committed;     /* npending after the last complete decode (for the fault path) */
   int32_t batch_limit;   /* the frames the current batch stops at (decode may stop there too) */
+  uintptr_t top_position; /* frame_position() of the top frame when its queue element was
+                             recorded, if has_top_position (else read the frame as it is) */
+  int32_t has_top_position;
   uint8_t scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
 };
 
@@ -160,6 +163,12 @@ typedef struct asgst__backend {
    * found at the same place is still the same one (e.g. the Method* of an interpreted
    * frame, the code blob of a compiled one); 0 if unknown. May be NULL. */
   uintptr_t (*frame_identity)(const asgst__regs *r);
+  /* SS, optional. Where the frame at r stands in its method, where the frame's own memory
+   * says so and it moves on as the frame runs (an interpreted frame's bcp slot); 0 if
+   * not (false). Noted with a queue element so that its iterator reports the frame's
+   * position at the sample, not at the safe point: decode then uses it->top_position for
+   * the top frame. */
+  bool (*frame_position)(const asgst__regs *r, uintptr_t *pos);
 
   /* SS. The ASGST_Capabilities bits this backend offers. May be NULL: all of them. */
   int (*capabilities)(void);

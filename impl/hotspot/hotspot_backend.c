@@ -75,6 +75,7 @@ const asgst__backend asgst__hotspot_backend = {
     .queue_bind = asgst__hs_queue_bind,
     .queue_unbind = asgst__hs_queue_unbind,
     .frame_identity = asgst__hs_frame_identity,
+    .frame_position = asgst__hs_frame_position,
     .layout_text = asgst__vm_layout_text,
     .to_jmethodid = asgst__hs_to_jmethodid,
     .from_jmethodid = asgst__hs_from_jmethodid,

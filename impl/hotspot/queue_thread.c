@@ -389,6 +389,8 @@ static void go_realtime(void) {
 static void *work(void *arg) {
   JNIEnv *env = NULL;
   JavaVMAttachArgs args = {JNI_VERSION_1_6, "asgst-queues", NULL};
+  /* The same name for the kernel (top, perf, /proc), so profilers can tell it ours. */
+  pthread_setname_np(pthread_self(), "asgst-queues");
   if ((*asgst__hs_vm)->AttachCurrentThreadAsDaemon(asgst__hs_vm, (void **)&env, &args) != JNI_OK)
     return NULL;
   if (arg) asgst__hs_poll_confirm();

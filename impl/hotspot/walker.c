@@ -230,6 +230,14 @@ ASGST__HOT static bool bcp_bounds(uintptr_t cm, uintptr_t codes, bool top, uintp
   return true;
 }
 
+/* SS. The bcp slot of the interpreted frame at fp; for a queue element's own frame, the
+ * slot as it was at the sample (it->top_position): the interpreter writes it afresh at
+ * its next call or poll, the safe point the element is processed at. */
+static inline bool load_bcp(const ASGST_Iterator *it, uintptr_t fp, uintptr_t *bcp) {
+  if (it->has_top_position && it->depth == 0) return *bcp = it->top_position, true;
+  return asgst__load_ptr(fp + 8 * asgst__vm.interp_bcp_slot, bcp);
+}
+
 /* SS. An interpreted frame: Method* and bcp in fixed slots below fp. `top`: interrupted
  * anywhere, not stopped at a call. */
 ASGST__HOT static int decode_interpreted(ASGST_Iterator *it, bool top) {
@@ -238,7 +246,7 @@ ASGST__HOT static int decode_interpreted(ASGST_Iterator *it, bool top) {
   if (fp < it->cur.sp || (fp & 7) || (it->thread.stack_base && fp >= it->thread.stack_base))
     return ASGST_BAD_FRAME;
   if (!asgst__load_ptr(fp + 8 * model->interp_method_slot, &m) || m == 0 || (m & 7) ||
-      !asgst__load_ptr(fp + 8 * model->interp_bcp_slot, &bcp) ||
+      !load_bcp(it, fp, &bcp) ||
       !asgst__load_ptr(m + model->method_const, &cm) || cm == 0 || (cm & 7))
     return ASGST_BAD_FRAME;
   uintptr_t codes = cm + (uintptr_t)model->cm_sizeof, first, end;
@@ -680,6 +688,11 @@ uintptr_t asgst__hs_frame_identity(const asgst__regs *r) {
   if (kind == ASGST__HK_INTERP)
     return asgst__load_ptr(r->fp + 8 * asgst__vm.interp_method_slot, &m) ? m : 0;
   return kind == ASGST__HK_NMETHOD || kind == ASGST__HK_NATIVE ? blob : 0;
+}
+
+/* SS. */
+bool asgst__hs_frame_position(const asgst__regs *r, uintptr_t *pos) {
+  return asgst__hs_in_interpreter(r->pc) && asgst__load_ptr(r->fp + 8 * asgst__vm.interp_bcp_slot, pos);
 }
 
 /* Physical frames a search for a queue element's Java frames steps over at most. */

@@ -45,6 +45,8 @@ bool asgst__hs_last_java_frame(const asgst__thread *t, asgst__regs *out);
 /* SS (under the guard). backend.h frame_identity(): the Method* of an interpreted frame,
  * the nmethod of a compiled or native frame, 0 otherwise. */
 uintptr_t asgst__hs_frame_identity(const asgst__regs *r);
+/* SS. backend.h frame_position(). */
+bool asgst__hs_frame_position(const asgst__regs *r, uintptr_t *pos);
 
 #ifdef __cplusplus
 }

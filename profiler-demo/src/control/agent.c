@@ -43,10 +43,14 @@ static void java_name(jvmtiEnv *env, JNIEnv *jni, jthread thread, char *name, si
   }
 }
 
-/* N. JVMTI ThreadStart: open the new thread's events on the thread itself. */
+/* N. JVMTI ThreadStart: open the new thread's events on the thread itself. The library's
+ * and the profiler's own threads (asgst-...: the queue processing threads attach to the
+ * JVM) are not profiled: they run no Java code, and their time is the profiler's cost,
+ * which the summary reports as such. An attach skips them the same way (threads.c). */
 static void JNICALL on_thread_start(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
   char name[64];
   java_name(env, jni, thread, name, sizeof name);
+  if (strncmp(name, "asgst", 5) == 0) return;
   prof_threads_add(my_tid(), name, true);
   prof_queue_thread_start(jni);
 }
@@ -71,10 +75,13 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
                prof.init_error);
     return;
   }
-  if (start_at_init && prof_start(false, err, sizeof err) != 0)
+  if (start_at_init && prof_start(false, err, sizeof err) != 0) {
     prof_say("asgst-prof: cannot start: %s\n", err);
-  else if (start_at_init)
+  } else if (start_at_init) {
     prof_fd_interval_start();
+    /* Main's queue (walk=queue), registered with its own JNIEnv: VMInit runs on it. */
+    prof_queue_thread_start(jni);
+  }
 }
 
 /* N. At Agent_OnLoad: asks the library whether it knows this JVM's layout (its answer is
