@@ -394,7 +394,8 @@ static void *work(void *arg) {
   if ((*asgst__hs_vm)->AttachCurrentThreadAsDaemon(asgst__hs_vm, (void **)&env, &args) != JNI_OK)
     return NULL;
   if (arg) asgst__hs_poll_confirm();
-  if (arg && wait_bound_ns != 0) asgst__hs_boost_setup();
+  /* Not on 8 and 11: there the VM thread, at normal priority, must run to arm the poll. */
+  if (arg && wait_bound_ns != 0 && asgst__vm.jdk > 11) asgst__hs_boost_setup();
   int me = atomic_fetch_add(&nstarted, 1);
   if (me < MAX_WORKERS) atomic_store(&worker_tids[me], (pid_t)syscall(SYS_gettid));
   go_realtime();

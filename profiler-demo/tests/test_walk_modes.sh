@@ -33,8 +33,16 @@ figure "walk=thread wall: $n samples in Ratio.main"
 # Few on a loaded machine: each out-of-thread walk waits for the target to be scheduled.
 check "walk=thread with wall: >= 3 samples in Ratio.main" [ "$n" -ge 3 ]
 
-run_agent "event=cpu,interval=2ms,walk=queue,file=$WORK/q.collapsed" Ratio 1 >/dev/null
+run_agent "event=cpu,interval=2ms,walk=queue,compare,file=$WORK/q.collapsed" Ratio 1 >/dev/null
 check "walk=queue with cpu: JVM exits 0" [ $? = 0 ]
-figure "walk=queue: $(grep -E '^  enqueued' "$WORK/stderr" | tr -s ' ')"
+figure "walk=queue: $(grep -E '^  enqueued|^  compare' "$WORK/stderr" | tr -s ' ' | tr '\n' ';')"
 check "walk=queue: the summary names the mode and elements were enqueued" \
   bash -c "grep -q '^walk mode: queue' '$WORK/stderr' && [ '$(stat enqueued)' -gt 0 ]"
+# Each handled element's stack equals the in-handler walk of its sample, an interpreted
+# top frame's bci included; and the samples that could not be enqueued (no Java frame) are
+# few: the library's queue threads, which have none, are not profiled.
+compared=$(stat compared) same=$(stat same) events=$(stat events) failed=$(stat enqueue_failed)
+check "walk=queue with compare: >= 99% of the ${compared:-?} compared stacks identical (${same:-?})" \
+  bash -c "[ '${compared:-0}' -ge 50 ] && [ \$(( ${same:-0} * 100 )) -ge \$(( ${compared:-0} * 99 )) ]"
+check "walk=queue: at most 2% of the ${events:-?} events not enqueued for want of a Java frame (${failed:-?})" \
+  bash -c "[ \$(( ${failed:-1000000} * 50 )) -le '${events:-0}' ]"

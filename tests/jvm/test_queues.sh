@@ -31,12 +31,8 @@ WORKLOAD=mix+mix+deep+deep
 # The stale limit per JDK: the issue's 5% where the JDK can make it, else what it can do,
 # with the reason (README, queue section). One line per JDK: "jdk limit% reason".
 STALE_LIMITS='
-8  35 suspension is a safepoint of the whole VM that the VM thread starts first (2 ms median); owners do not wait for it there (a 1 ms wait a sample: 7.6% stale); 10-12% stale on a quiet machine, 25% at load 6
-11 35 suspension is a safepoint of the whole VM that the VM thread starts first (1.5 ms median); owners do not wait for it there (a 1 ms wait a sample: 6.7% stale); 10% stale on a quiet machine, more under load
-21 8  one processing thread (JVMTI serializes suspenders): owners wait behind a suspension of another owner descheduled before its poll
-25 10 one processing thread (JVMTI serializes suspenders): owners wait behind a suspension of another owner descheduled before its poll
-26 10 one processing thread (JVMTI serializes suspenders): owners wait behind a suspension of another owner descheduled before its poll
-27 10 one processing thread (JVMTI serializes suspenders): owners wait behind a suspension of another owner descheduled before its poll
+8  35 suspension is a safepoint of the whole VM that the VM thread starts first (2 ms median); owners do not wait for it there (a 1 ms wait a sample: 7.6% stale); 10-16% stale here, 25% at load 6
+11 35 suspension is a safepoint of the whole VM that the VM thread starts first (1.5 ms median); owners do not wait for it there (a 1 ms wait a sample: 6.7% stale); 10-14% stale here, more under load
 '
 feature=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
 feature=${feature#1.}

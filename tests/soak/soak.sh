@@ -34,6 +34,9 @@ PROFILES=(
   "event=wall,interval=100us,walk=queue"
   "event=fds,event=cpu,interval=100us"
 )
+# For a soak of some modes only: SOAK_PROFILES="profile|profile..." replaces the list, and
+# SOAK_SEGMENTS sets how many segments the minutes are cut into.
+if [ -n "${SOAK_PROFILES:-}" ]; then IFS='|' read -r -a PROFILES <<<"$SOAK_PROFILES"; fi
 n=0 failed=0
 
 tap() {
@@ -118,6 +121,7 @@ mkdir -p "$WORK/classes"
 mapfile -t list < <(jdks)
 nseg=$(( MINUTES >= 30 ? MINUTES / 5 : ${#PROFILES[@]} ))
 [ "$nseg" -lt "${#PROFILES[@]}" ] && nseg=${#PROFILES[@]}
+[ -n "${SOAK_SEGMENTS:-}" ] && nseg=$SOAK_SEGMENTS
 secs=$(( MINUTES * 60 / nseg ))
 [ "$secs" -lt 10 ] && secs=10
 echo "# soak: $MINUTES min as $nseg segments of $secs s, JDKs: ${#list[@]}"
