@@ -61,10 +61,13 @@ jdks() {
 segment() {
   local i=$1 label=$2 home=$3 prof=$4 secs=$5 dir=$WORK/seg$1
   rm -rf "$dir" && mkdir -p "$dir"
+  # The workload compiled by each JDK's own javac: 8 and 11 cannot load newer class files.
+  local classes=$WORK/classes-$label
+  [ -d "$classes" ] || { mkdir -p "$classes" && "$home/bin/javac" -d "$classes" "$ROOT/tests/jvm/java/walk/Workload.java"; }
   local opts="$prof,file=$dir/profile.collapsed"
   case "$prof" in *event=fds*) opts="$opts,fds=$dir/fds.txt" ;; esac
   (cd "$dir" && exec "$home/bin/java" -Xms256m -Xmx256m -Xss4m "-agentpath:$AGENT=$opts" \
-    -Dwalk.jni="$JNILIB" -cp "$WORK/classes" Workload "$MODES" "$secs") >"$dir/run.log" 2>&1 &
+    -Dwalk.jni="$JNILIB" -cp "$classes" Workload "$MODES" "$secs") >"$dir/run.log" 2>&1 &
   local pid=$! t=0 limit=$((secs + 120)) rss_q=0 rss_max=0 rss_end=0 r
   while kill -0 "$pid" 2>/dev/null && [ $t -lt $limit ]; do
     sleep 5
@@ -116,8 +119,7 @@ segment() {
 }
 
 [ -f "$AGENT" ] || { echo "soak: no demo profiler at $AGENT (run ./build.sh build)"; exit 1; }
-mkdir -p "$WORK/classes"
-"$JAVA_HOME/bin/javac" -d "$WORK/classes" "$ROOT/tests/jvm/java/walk/Workload.java" || exit 1
+rm -rf "$WORK"/classes*
 mapfile -t list < <(jdks)
 nseg=$(( MINUTES >= 30 ? MINUTES / 5 : ${#PROFILES[@]} ))
 [ "$nseg" -lt "${#PROFILES[@]}" ] && nseg=${#PROFILES[@]}

@@ -157,6 +157,7 @@ static int run(JavaVM *vm, const char *options, bool live) {
     rc = -1;
   } else {
     prof.opts = o;
+    prof_note_files();
     if (live) {
       if (prof_bind_asgst(vm) != 0) {
         snprintf(err, sizeof err, "not profiling: the ASGST library refuses this JVM: %s",

@@ -31,6 +31,8 @@ int prof_dump(char *err, size_t errlen);  /* N: write the outputs, keep sampling
 /* N. stop/dump with file= or fds=: the run's files become o's (not while a loop= period
  * is being written). */
 void prof_replace_files(const prof_options *o);
+/* N. Tells the handlers whether the current files need every sample's own record. */
+void prof_note_files(void);
 /* One profile's span: the run, or with loop= one period of it. */
 typedef struct {
   uint64_t start_ns, end_ns; /* CLOCK_REALTIME */

@@ -96,10 +96,16 @@ static int write_current(bool with_report, char *err, size_t errlen) {
 }
 
 /* N. */
+void prof_note_files(void) {
+  atomic_store(&prof.keep_each_sample, prof_writers_need_each_sample(&prof.opts));
+}
+
+/* N. */
 void prof_replace_files(const prof_options *o) {
   pthread_mutex_lock(&output_lock);
   if (o->nfiles) memcpy(prof.opts.files, o->files, sizeof o->files), prof.opts.nfiles = o->nfiles;
   if (o->fds_file[0]) memcpy(prof.opts.fds_file, o->fds_file, sizeof o->fds_file);
+  prof_note_files();
   pthread_mutex_unlock(&output_lock);
 }
 

@@ -68,6 +68,9 @@ typedef struct {
   prof_options opts;     /* options of the current run (control/ writes them, at start) */
   prof_counters stats;   /* zeroed at start, counted by handlers and walkers */
   _Atomic int running;   /* 1 while sampling */
+  /* A file whose writer reads every sample's own record is asked (control/ sets it with
+   * the files: prof_note_files): the handlers then keep one per sample. */
+  _Atomic int keep_each_sample;
   int signal;            /* the real-time signal of tracepoint events (0: not taken yet) */
   int signal_cpu;        /* SIGPROF: cpu and cputimer events */
   int signal_wall;       /* SIGVTALRM: the wall clock's ticks */

@@ -197,4 +197,4 @@ static int write_jfr(const prof_dump_view *d, FILE *out) {
   return whole && !ferror(out) ? 0 : -1;
 }
 
-const prof_writer prof_jfr_writer = {".jfr", write_jfr};
+const prof_writer prof_jfr_writer = {".jfr", write_jfr, true};

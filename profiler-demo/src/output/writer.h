@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/options.h"
 #include "output/output.h"
 
 /* What a writer is given at a dump. Writers that need more than the tree (every record
@@ -28,7 +29,13 @@ typedef struct {
   const char *ext;  /* the file name ending that selects it: ".html" */
   /* N. Writes the dump to out; 0, or -1 if it could not. */
   int (*write)(const prof_dump_view *d, FILE *out);
+  /* It reads every sample's own record (JFR: each event carries its time), not the
+   * call-trace store's counts: while such a file is asked, every sample keeps one. */
+  bool needs_each_sample;
 } prof_writer;
+
+/* N. Whether the writer of any of o's files needs every sample's own record. */
+bool prof_writers_need_each_sample(const prof_options *o);
 
 /* N. The writer for path's ending, NULL if none. */
 const prof_writer *prof_writer_for(const char *path);

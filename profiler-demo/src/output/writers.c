@@ -31,6 +31,15 @@ const prof_writer *prof_writer_for(const char *path) {
 }
 
 /* N. */
+bool prof_writers_need_each_sample(const prof_options *o) {
+  for (int i = 0; i < o->nfiles && i < PROF_MAX_FILES; i++) {
+    const prof_writer *w = prof_writer_for(o->files[i]);
+    if (w && w->needs_each_sample) return true;
+  }
+  return false;
+}
+
+/* N. */
 void prof_writer_endings(char *buf, size_t len) {
   size_t l = 0;
   buf[0] = 0;

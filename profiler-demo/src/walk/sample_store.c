@@ -98,27 +98,16 @@ static uint64_t event_time(uint64_t walk_ns, uint64_t lag_ns) {
   return now > walk_ns + lag_ns ? now - walk_ns - lag_ns : now;
 }
 
-/* SS. True if path (of at most cap bytes) ends in ".jfr" (no libc: strlen is not
- * async-signal-safe everywhere). */
-static bool is_jfr(const char *path, size_t cap) {
-  size_t n = 0;
-  while (n < cap && path[n]) n++;
-  return n > 4 && path[n - 4] == '.' && path[n - 3] == 'j' && path[n - 2] == 'f' &&
-         path[n - 1] == 'r';
-}
-
 /* SS. Whether a sample needs a record of its own in the sample buffer, or is counted in
  * the call-trace store under its key (frames, event, walk result, thread if `threads`):
  * a store keeps each distinct key once, so memory grows with distinct stacks, not with
  * samples. Kept whole: a sample with fd info (the fd report reads each call, its fds and
  * time), and every sample while a .jfr output is asked (a JFR event carries its sample's
- * time). The files are read at each sample because a dump may name new ones (asgst-attach
- * dump,file=...); a file named later meets the samples counted so far (jfr_writer.c). */
+ * time; control/ says so in prof.keep_each_sample, also when a dump names new files:
+ * asgst-attach dump,file=...). A file named later meets the samples counted so far
+ * (jfr_writer.c). */
 static bool needs_own_record(const prof_fdinfo *fdi) {
-  if (fdi) return true;
-  for (int i = 0; i < prof.opts.nfiles && i < PROF_MAX_FILES; i++)
-    if (is_jfr(prof.opts.files[i], sizeof prof.opts.files[i])) return true;
-  return false;
+  return fdi || atomic_load_explicit(&prof.keep_each_sample, memory_order_relaxed);
 }
 
 /* SS. */
