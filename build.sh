@@ -11,6 +11,8 @@
 #                      split across the JDKs; exits non-zero on a crash or a failed check)
 #   ./build.sh soak [MINUTES]  build, then profile a churning workload at 100 us in every
 #                      profiler mode on every JDK (default 60 min; tests/soak/soak.sh)
+#   ./build.sh aarch64-env  provision the arm64 sysroot (JDKs 17, 21, 25 for qemu-user, cross
+#                      build files) and print its shell variables (tests/aarch64/env.sh)
 #   ./build.sh clean   remove build/ and out/
 # Missing Debian build dependencies are installed when running as root; otherwise the
 # exact apt-get command is printed.
@@ -81,6 +83,7 @@ case "${1:-build}" in
   soak) do_build; exec "$ROOT/tests/soak/soak.sh" "$BUILD" "${2:-60}" ;;
   memsoak) do_build; exec "$ROOT/tests/soak/memory.sh" "$BUILD" "${2:-60}" ;;
   install) do_build; cmake --install "$BUILD" --prefix "${2:-/usr/local}" | grep -v '^-- Up-to-date' ;;
+  aarch64-env) exec "$ROOT/tests/aarch64/env.sh" ;;
   clean) rm -rf "$BUILD" "$ROOT/out" ;;
-  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench|eval|fuzz [SECONDS]|soak [MINUTES]|memsoak [MINUTES]|clean" >&2; exit 2 ;;
+  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench|eval|fuzz [SECONDS]|soak [MINUTES]|memsoak [MINUTES]|aarch64-env|clean" >&2; exit 2 ;;
 esac
