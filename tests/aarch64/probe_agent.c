@@ -100,11 +100,8 @@ static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread threa
 /* N. At VM init: the main thread's JNIEnv, the handler and the timer. */
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
   on_thread_start(jvmti, env, thread);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_sigprof;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
+  /* A zeroed sa_mask is the empty set: no other signal is blocked in the handler. */
+  struct sigaction sa = {.sa_sigaction = on_sigprof, .sa_flags = SA_SIGINFO | SA_RESTART};
   sigaction(SIGPROF, &sa, NULL);
   struct itimerval it = {{0, interval_us}, {0, interval_us}};
   setitimer(ITIMER_PROF, &it, NULL);
@@ -136,23 +133,15 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   if (options && *options) interval_us = atol(options);
   asgct = (asgct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
   if (!asgct) fprintf(stderr, "probe: no AsyncGetCallTrace in the VM\n");
-  jvmtiCapabilities caps;
-  memset(&caps, 0, sizeof caps);
-  caps.can_generate_all_class_hook_events = 1;
+  jvmtiCapabilities caps = {.can_generate_all_class_hook_events = 1};
   (*jvmti)->AddCapabilities(jvmti, &caps);
-  jvmtiEventCallbacks cb;
-  memset(&cb, 0, sizeof cb);
-  cb.VMInit = on_vm_init;
-  cb.VMDeath = on_vm_death;
-  cb.ThreadStart = on_thread_start;
-  cb.ThreadEnd = on_thread_end;
-  cb.ClassLoad = on_class_load;
-  cb.ClassPrepare = on_class_prepare;
+  jvmtiEventCallbacks cb = {.VMInit = on_vm_init, .VMDeath = on_vm_death,
+                            .ThreadStart = on_thread_start, .ThreadEnd = on_thread_end,
+                            .ClassLoad = on_class_load, .ClassPrepare = on_class_prepare};
   (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb);
-  jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
-                         JVMTI_EVENT_THREAD_END, JVMTI_EVENT_CLASS_LOAD,
-                         JVMTI_EVENT_CLASS_PREPARE};
-  for (size_t i = 0; i < sizeof events / sizeof *events; i++)
-    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);
+  for (jvmtiEvent e = JVMTI_MIN_EVENT_TYPE_VAL; e <= JVMTI_MAX_EVENT_TYPE_VAL; e++)
+    if (e == JVMTI_EVENT_VM_INIT || e == JVMTI_EVENT_VM_DEATH || e == JVMTI_EVENT_THREAD_START ||
+        e == JVMTI_EVENT_THREAD_END || e == JVMTI_EVENT_CLASS_LOAD || e == JVMTI_EVENT_CLASS_PREPARE)
+      (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, e, NULL);
   return JNI_OK;
 }
