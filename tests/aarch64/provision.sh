@@ -61,6 +61,7 @@ ensure_host_tools() {
 # Prints the Debian archive URI(s) the system's apt uses for the host's release and its
 # security suite, one "URI SUITE" a line, from apt's own view of its sources. (N)
 system_sources() {
+  # shellcheck disable=SC2016 # apt's own $(FIELD) placeholders, not shell
   apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' 2>/dev/null |
     awk -v s="$HOST_SUITE" '$2 == s || $2 == s "-updates" || $2 == s "-security"' | sort -u
 }
@@ -229,6 +230,8 @@ main() {
   ROOT=$(cd "$1" && pwd -P)
   APT=$ROOT/.apt
   mkdir -p "$APT"
+  # The host's tools first: a root provisioned earlier is of no use without qemu.
+  ensure_host_tools
   if [ -f "$ROOT/.provisioned" ]; then
     log "$ROOT is provisioned already, nothing to do ($(elapsed) s): $(tr '\n' ' ' <"$ROOT/.provisioned")"
     return 0
@@ -236,7 +239,6 @@ main() {
   # shellcheck source=/dev/null
   HOST_SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
   [ "$(dpkg --print-architecture)" = amd64 ] || die "only an amd64 host was tried"
-  ensure_host_tools
   choose_packages
   download_and_unpack
   merge_usr
