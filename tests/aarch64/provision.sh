@@ -230,6 +230,7 @@ main() {
   ROOT=$(cd "$1" && pwd -P)
   APT=$ROOT/.apt
   mkdir -p "$APT"
+  [ "$(dpkg --print-architecture)" = amd64 ] || die "only an amd64 host was tried"
   # The host's tools first: a root provisioned earlier is of no use without qemu.
   ensure_host_tools
   if [ -f "$ROOT/.provisioned" ]; then
@@ -238,7 +239,6 @@ main() {
   fi
   # shellcheck source=/dev/null
   HOST_SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-  [ "$(dpkg --print-architecture)" = amd64 ] || die "only an amd64 host was tried"
   choose_packages
   download_and_unpack
   merge_usr
