@@ -57,6 +57,7 @@ static void *work(void *arg) {
   (void)arg;
   JNIEnv *env = NULL;
   JavaVMAttachArgs args = {JNI_VERSION_1_6, "asgst-classes", NULL};
+  pthread_setname_np(pthread_self(), "asgst-classes"); /* the kernel's name too */
   JavaVM *vm = asgst__hs_vm;
   if ((*vm)->AttachCurrentThreadAsDaemon(vm, (void **)&env, &args) == JNI_OK) {
     register_pinned(env);

@@ -182,6 +182,8 @@ static int create_env(JavaVM *vm) {
 /* N. The first build of the C frame tables (asgst__cfi_refresh), on a thread of its own. */
 static void *build_cfi(void *arg) {
   (void)arg;
+  /* Named like every thread of the library (asgst-...), so profilers can leave it out. */
+  pthread_setname_np(pthread_self(), "asgst-cfi");
   asgst__cfi_refresh();
   return NULL;
 }

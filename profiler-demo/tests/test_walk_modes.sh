@@ -39,10 +39,12 @@ figure "walk=queue: $(grep -E '^  enqueued|^  compare' "$WORK/stderr" | tr -s ' 
 check "walk=queue: the summary names the mode and elements were enqueued" \
   bash -c "grep -q '^walk mode: queue' '$WORK/stderr' && [ '$(stat enqueued)' -gt 0 ]"
 # Each handled element's stack equals the in-handler walk of its sample, an interpreted
-# top frame's bci included; and the samples that could not be enqueued (no Java frame) are
-# few: the library's queue threads, which have none, are not profiled.
-compared=$(stat compared) same=$(stat same) events=$(stat events) failed=$(stat enqueue_failed)
+# top frame's bci included; and the samples that could not be enqueued (no Java frame, or
+# a thread without a queue) are few: the library's and the profiler's threads (asgst-...)
+# and the JVM's own (their JDK 26+ short names included) are not profiled, main has a queue.
+compared=$(stat compared) same=$(stat same) events=$(stat events)
+failed=$(( $(stat enqueue_failed) + $(stat no_queue) ))
 check "walk=queue with compare: >= 99% of the ${compared:-?} compared stacks identical (${same:-?})" \
   bash -c "[ '${compared:-0}' -ge 50 ] && [ \$(( ${same:-0} * 100 )) -ge \$(( ${compared:-0} * 99 )) ]"
-check "walk=queue: at most 2% of the ${events:-?} events not enqueued for want of a Java frame (${failed:-?})" \
+check "walk=queue: at most 2% of the ${events:-?} events not enqueued for want of a Java frame or a queue (${failed:-?})" \
   bash -c "[ \$(( ${failed:-1000000} * 50 )) -le '${events:-0}' ]"

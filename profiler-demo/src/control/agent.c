@@ -51,15 +51,18 @@ static void JNICALL on_thread_start(jvmtiEnv *env, JNIEnv *jni, jthread thread) 
   char name[64];
   java_name(env, jni, thread, name, sizeof name);
   if (strncmp(name, "asgst", 5) == 0) return;
-  prof_threads_add(my_tid(), name, true);
+  /* The queue first: a sample between the two would find none (the first registration
+   * starts the library's processing threads: milliseconds). */
   prof_queue_thread_start(jni);
+  prof_threads_add(my_tid(), name, true);
 }
 
 /* N. JVMTI ThreadEnd. */
 static void JNICALL on_thread_end(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
   (void)env, (void)thread;
-  prof_queue_thread_end(jni);
+  /* Its events first: a sample while the queue goes would find none. */
   prof_threads_remove(my_tid());
+  prof_queue_thread_end(jni);
 }
 
 /* N. JVMTI VMInit: the VM is fully up; bind the library and start if asked to. A library

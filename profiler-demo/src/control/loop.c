@@ -64,6 +64,7 @@ int prof_loop_start(int (*end)(char *err, size_t errlen)) {
   }
   stopping = false;
   if (pthread_create(&thread, NULL, looper, NULL) != 0) return -1;
+  pthread_setname_np(thread, "asgst-loop"); /* ours: not profiled (threads.c) */
   started = true;
   return 0;
 }

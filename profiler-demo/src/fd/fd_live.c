@@ -47,6 +47,8 @@ void prof_fd_interval_start(void) {
   if (pthread_create(&th, &a, rewriter, NULL) != 0) {
     atomic_store(&rewriter_alive, false);
     prof_say("asgst-prof: fds_interval: cannot start the rewriting thread\n");
+  } else {
+    pthread_setname_np(th, "asgst-fds"); /* ours: not profiled (threads.c) */
   }
   pthread_attr_destroy(&a);
 }

@@ -93,10 +93,13 @@ int prof_threads_tids(pid_t *out, int max) {
 /* N. True for the JVM's own threads, which never run Java code (their names as set by
  * HotSpot, cut to the 15 characters the kernel keeps). */
 static bool vm_internal(const char *comm) {
+  /* JDK 26 and later shorten a long name to its first 7 and last 6 characters around "..":
+   * "C2 Comp..hread0". */
   static const char *const prefixes[] = {
       "GC Thread", "G1 ", "VM Thread", "VM Periodic", "C1 CompilerThre", "C2 CompilerThre",
       "Sweeper", "Monitor Deflati", "GC ", "ZGC", "Shenandoah", "VM Operation", "StrDedup",
-      "Notification Th", "Service Thread", "Signal Dispatch", "asgst", NULL};
+      "Notification Th", "Service Thread", "Signal Dispatch", "asgst", "C1 Comp..",
+      "C2 Comp..", "VM Peri..", "Monitor..", "Notific..", "Signal ..", NULL};
   for (int i = 0; prefixes[i]; i++)
     if (strncmp(comm, prefixes[i], strlen(prefixes[i])) == 0) return true;
   return false;

@@ -96,6 +96,7 @@ int prof_recorder_start(char *err, size_t errlen) {
   atomic_store(&stop_writer, 0);
   if (pthread_create(&writer, NULL, write_loop, NULL) != 0)
     return snprintf(err, errlen, "record=%s: cannot start the writer thread", prof.opts.record), -1;
+  pthread_setname_np(writer, "asgst-record"); /* ours: not profiled (threads.c) */
   started = true;
   return 0;
 }
