@@ -52,6 +52,7 @@ typedef struct owner {
   atomic_int claimed;   /* a processing thread is suspending/processing it */
   atomic_int urgent;    /* it waits in its handler for its suspension (see wait_until_armed) */
   atomic_int boosted;   /* raised to real-time priority while it waits (queue_boost.c) */
+  _Atomic uint64_t boosted_at; /* since when (ns) */
   atomic_int suspending; /* a processing thread is in SuspendThread for it */
   struct owner *next;   /* every handle, for the sweep */
 } owner;
@@ -162,15 +163,31 @@ static void away_from_me(void) {
   }
 }
 
+/* How long an owner may keep its real-time priority after its wait (ns), when no
+ * suspension has stopped it: see boost(). */
+#define BOOST_MAX_NS (1000 * 1000)
+
 /* SS. Raises the waiting owner to real-time priority (queue_boost.c) when it runs Java
  * code, which reaches a poll within microseconds once armed; in native code or the VM it
- * might run on for long, and it stops without a poll there anyway. */
+ * might run on for long, and it stops without a poll there anyway. Not when its poll is
+ * armed for it already: it stops without waiting then. An owner still raised from an
+ * earlier sample after BOOST_MAX_NS has not reached a poll since (a counted loop compiled
+ * without one, where the JVM allows that): it goes back to its own policy now, instead of
+ * keeping a CPU from the normal threads until the loop ends. */
 static void boost(owner *o) {
-  if (atomic_load(&o->boosted) != 0) return; /* still raised: not lowered yet */
-  if ((int32_t)asgst__hs_field((uintptr_t)o->t.vm_thread, asgst__vm.jt_state, 4) != asgst__vm.st_in_java)
+  int saved = atomic_load(&o->boosted);
+  if (saved != 0) {
+    if (now_ns() - atomic_load(&o->boosted_at) > BOOST_MAX_NS)
+      asgst__hs_boost_end(0, atomic_exchange(&o->boosted, 0));
     return;
-  int saved = asgst__hs_boost_self();
-  if (saved) atomic_store(&o->boosted, saved);
+  }
+  if ((int32_t)asgst__hs_field((uintptr_t)o->t.vm_thread, asgst__vm.jt_state, 4) != asgst__vm.st_in_java ||
+      ours(o) != 0)
+    return;
+  saved = asgst__hs_boost_self();
+  if (!saved) return;
+  atomic_store(&o->boosted_at, now_ns());
+  atomic_store(&o->boosted, saved);
 }
 
 /* SS. asgst__queue_waker: one write to the eventfd, then (on the owner) the wait above. */
