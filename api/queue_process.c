@@ -71,15 +71,26 @@ static bool still_there(const asgst__queue_point *p, uintptr_t sp, uintptr_t ide
   return false;
 }
 
-/* SP. True if the scanned stack has a frame with the element's identity whose sender is the
- * element's recorded sender (same sp, same return pc). A frame's own sp is not compared: it
- * moves within one activation (an interpreted frame's expression stack, a compiled frame
- * sampled in its prologue), its sender's position does not. */
+/* SP. True if the scanned stack from index `from` on holds the element's recorded callers,
+ * its sender first, each at its recorded place (same sp, same return pc); a caller not
+ * recorded (0) is not compared. */
+static bool callers_there(const asgst__queue_point *p, int from, const asgst__elem_ident *id) {
+  for (int k = 0; k < ASGST__CALLERS && id->caller_sp[k] != 0; k++)
+    if (from + k >= p->nstable || p->stable[from + k].sp != id->caller_sp[k] ||
+        p->stable[from + k].pc != id->caller_pc[k])
+      return false;
+  return true;
+}
+
+/* SP. True if the scanned stack has a frame with the element's identity under the
+ * element's recorded callers. A frame's own sp is not compared: it moves within one
+ * activation (an interpreted frame's expression stack, a compiled frame sampled in its
+ * prologue), its callers' positions do not. */
 static bool sender_still_there(const asgst__queue_point *p, const asgst__elem_ident *id) {
   uintptr_t ident = id->ident & ~(uintptr_t)1;
   for (int i = 0; i + 1 < p->nstable; i++)
-    if (p->stable[i + 1].sp == id->sender_sp)
-      return ident != 0 && p->stable[i + 1].pc == id->sender_pc && p->stable[i].ident == ident;
+    if (p->stable[i + 1].sp == id->caller_sp[0])
+      return ident != 0 && p->stable[i].ident == ident && callers_there(p, i + 1, id);
   return false;
 }
 
@@ -88,7 +99,7 @@ static bool sender_still_there(const asgst__queue_point *p, const asgst__elem_id
  * of the stopped stack is exactly its sender, at the return address into it. The element's
  * frame is then decoded from its recorded registers and its callers read live. */
 static bool returning(const asgst__queue_point *p, const asgst__elem_ident *id) {
-  return p->nstable > 0 && p->stable[0].sp == id->sender_sp && p->stable[0].pc == id->sender_pc;
+  return p->nstable > 0 && callers_there(p, 0, id);
 }
 
 /* SP. See the file comment. With the sender known (it is unless the element's frame is the
@@ -98,7 +109,7 @@ static bool returning(const asgst__queue_point *p, const asgst__elem_ident *id) 
 static bool is_stale(const ASGST_Queue *q, const asgst__queue_point *p,
                      const ASGST_QueueElement *e, const asgst__elem_ident *id) {
   uintptr_t sp = (uintptr_t)e->sp;
-  if (p->nstable >= 0 && id->sender_sp != 0)
+  if (p->nstable >= 0 && id->caller_sp[0] != 0)
     return !returning(p, id) && !sender_still_there(p, id);
   bool on_own_stack = sp >= q->stack_lo && sp < q->stack_hi;
   if (on_own_stack && sp < p->here.sp) return true;

@@ -11,22 +11,20 @@
 #include "queue.h"
 #include "../impl/guard.h"
 
-/* SS. The backend's own top-Java-frame finder, under the crash guard; with the sender
- * too if sender is not NULL. A fault while the sender is sought keeps the top frame (the
- * backend wrote it first) and leaves the sender 0/0: only a Java thread has one. */
+/* SS. The backend's own top-Java-frame finder, under the crash guard, with n callers. A
+ * fault while the callers are sought keeps the top frame (the backend wrote it first) and
+ * the callers found before it (the rest stay 0/0: the stale check compares those found). */
 static int top_from_backend(const asgst__backend *be, const asgst__thread *t,
-                            const asgst__regs *top, asgst__regs *out, asgst__regs *sender) {
+                            const asgst__regs *top, asgst__regs *out, asgst__regs *callers, int n) {
   asgst__guard g;
   volatile int r = ASGST_WALK_FAULTED;
   out->sp = 0;
+  for (int k = 0; k < n; k++) callers[k].pc = callers[k].sp = 0;
   ASGST__GUARD_BEGIN(g)
-    r = be->top_java_frame(t, top, out, sender);
+    r = be->top_java_frame(t, top, out, callers, n);
   ASGST__GUARD_FAULTED(g)
     r = ASGST_WALK_FAULTED;
-    if (sender && *(volatile uintptr_t *)&out->sp != 0) {
-      sender->pc = sender->sp = 0;
-      r = ASGST_JAVA_TRACE;
-    }
+    if (n > 0 && *(volatile uintptr_t *)&out->sp != 0) r = ASGST_JAVA_TRACE;
   ASGST__GUARD_END(g);
   return r;
 }
@@ -75,26 +73,27 @@ static bool position_of(bool (*fn)(const asgst__regs *, uintptr_t *), const asgs
   return ok;
 }
 
-/* SS. The sender of the frame at *f (sp and return pc, the first physical Java frame
- * below it), under the crash guard; 0/0 if there is none or the walk fails. For a
- * backend without its own top-frame finder (which finds the sender on its way). */
-static void sender_of(const asgst__backend *be, const asgst__thread *t, const asgst__regs *f,
-                      bool at_call, asgst__elem_ident *id) {
+/* SS. The callers of the frame at *f (sp and return pc of the next physical Java frames
+ * below it), under the crash guard; 0/0 past the end, or all if the walk faults. For a
+ * backend without its own top-frame finder (which finds them on its way). */
+static void callers_of(const asgst__backend *be, const asgst__thread *t, const asgst__regs *f,
+                       bool at_call, asgst__elem_ident *id) {
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
     ASGST_Iterator it;
     int32_t how = ASGST__OPT_RECORDED_TOP | (at_call ? ASGST__OPT_RECORDED_AT_CALL : 0);
     ASGST_Frame fr;
+    uintptr_t last = f->sp;
+    int k = 0;
     if (asgst__iterator_begin(&it, be, t, f, how) > 0) {
-      while (ASGST_NextFrame(&it, &fr) == 1) {
-        if (fr.type == ASGST_FRAME_JAVA_INLINED || (uintptr_t)fr.sp == f->sp) continue;
-        id->sender_sp = (uintptr_t)fr.sp;
-        id->sender_pc = (uintptr_t)fr.pc;
-        break;
+      while (k < ASGST__CALLERS && ASGST_NextFrame(&it, &fr) == 1) {
+        if (fr.type == ASGST_FRAME_JAVA_INLINED || (uintptr_t)fr.sp == last) continue;
+        last = id->caller_sp[k] = (uintptr_t)fr.sp;
+        id->caller_pc[k++] = (uintptr_t)fr.pc;
       }
     }
   ASGST__GUARD_FAULTED(g)
-    id->sender_sp = id->sender_pc = 0;
+    for (int k = 0; k < ASGST__CALLERS; k++) id->caller_sp[k] = id->caller_pc[k] = 0;
   ASGST__GUARD_END(g);
 }
 
@@ -117,8 +116,8 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__e
   asgst__thread t = {0};
   int kind = be->current_thread(&t);
   if (kind <= 0) return kind;
-  asgst__regs out = {0}, sender = {0};
-  int r = be->top_java_frame ? top_from_backend(be, &t, top, &out, ident ? &sender : NULL)
+  asgst__regs out = {0}, callers[ASGST__CALLERS];
+  int r = be->top_java_frame ? top_from_backend(be, &t, top, &out, callers, ident ? ASGST__CALLERS : 0)
                              : top_from_walk(be, &t, top, &out);
   if (r <= 0) return r;
   e->pc = (void *)out.pc;
@@ -128,10 +127,17 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__e
    * stopped at a call (the anchor's), which its processing must know (queue_process.c). */
   if (ident == NULL) return r;
   bool at_call = out.pc != top->pc;
-  *ident = (asgst__elem_ident){(be->frame_identity ? guarded(be->frame_identity, &out) : 0) | at_call,
-                                sender.sp, sender.pc, 0, false};
+  memset(ident, 0, sizeof *ident);
+  ident->ident = (be->frame_identity ? guarded(be->frame_identity, &out) : 0) | at_call;
   if (be->frame_position) ident->has_position = position_of(be->frame_position, &out, &ident->position);
-  if (!be->top_java_frame) sender_of(be, &t, &out, at_call, ident);
+  if (!be->top_java_frame) {
+    callers_of(be, &t, &out, at_call, ident);
+    return r;
+  }
+  for (int k = 0; k < ASGST__CALLERS; k++) {
+    ident->caller_sp[k] = callers[k].sp;
+    ident->caller_pc[k] = callers[k].pc;
+  }
   return r;
 }
 
@@ -184,7 +190,8 @@ int asgst__queue_enqueue(ASGST_Queue *q, const asgst__regs *top, void *arg) {
   /* A cheap early answer: no walk for a queue that is full anyway. */
   if (is_full(q)) return ASGST_ENQUEUE_FULL_QUEUE;
   ASGST_QueueElement e;
-  asgst__elem_ident ident = {0, 0, 0, 0, false};
+  asgst__elem_ident ident;
+  memset(&ident, 0, sizeof ident);
   int kind = asgst__queue_capture(top, &e, &ident);
   if (kind <= 0) return ASGST_ENQUEUE_OTHER_ERROR;
   e.arg = arg;

@@ -122,12 +122,12 @@ typedef struct asgst__backend {
   int (*fill)(ASGST_Iterator *it, int limit);
 
   /* SS. Find the top Java frame from *top for a queue element (pc/sp/fp of the physical
-   * frame) and, if sender is not NULL, the next physical Java frame's sp and pc (0/0 if
-   * none), by the same walk. *out is written as soon as it is known, before the sender is
-   * sought. Returns the kind or an error. May be NULL: the API then walks with
-   * decode/step. */
+   * frame) and the next ncallers physical Java frames below it (callers[0] its sender;
+   * 0/0 past the stack's end), by the same walk. *out is written as soon as it is known,
+   * each caller as it is found. Returns the kind or an error. May be NULL: the API then
+   * walks with decode/step. */
   int (*top_java_frame)(const asgst__thread *t, const asgst__regs *top, asgst__regs *out,
-                        asgst__regs *sender);
+                        asgst__regs *callers, int ncallers);
 
   /* SS metadata accessors. Strings are copied with asgst__copy_string semantics. */
   void (*method_info)(ASGST_Method m, ASGST_MethodInfo *info);

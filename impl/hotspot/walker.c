@@ -718,10 +718,10 @@ static int next_java_frame(ASGST_Iterator *it, uintptr_t skip_sp) {
   return ASGST_STACK_LOOP;
 }
 
-/* SS. The sender is sought by the walk that found the top frame: a second walk begun
+/* SS. The callers are sought by the walk that found the top frame: a second walk begun
  * at the top frame would decode it again. */
 int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asgst__regs *out,
-                             asgst__regs *sender) {
+                             asgst__regs *callers, int ncallers) {
   ASGST_Iterator it;
   memset(&it, 0, offsetof(ASGST_Iterator, pending));
   it.batch_limit = 1;
@@ -731,10 +731,11 @@ int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asg
   int r = next_java_frame(&it, 0);
   if (r <= 0) return r == 0 ? ASGST_NO_TOP_JAVA_FRAME : r;
   set_regs(out, &it.cur);
-  if (sender == NULL) return kind;
-  sender->pc = sender->sp = sender->fp = 0;
-  uintptr_t old = it.cur.sp;
-  if (asgst__hs_step(&it) > 0 && it.cur.sp > old && next_java_frame(&it, out->sp) > 0)
-    set_regs(sender, &it.cur);
+  for (int k = 0; k < ncallers; k++) callers[k].pc = callers[k].sp = callers[k].fp = 0;
+  for (int k = 0; k < ncallers; k++) {
+    uintptr_t old = it.cur.sp;
+    if (asgst__hs_step(&it) <= 0 || it.cur.sp <= old || next_java_frame(&it, old) <= 0) break;
+    set_regs(&callers[k], &it.cur);
+  }
   return kind;
 }

@@ -302,7 +302,7 @@ static void check_top_java_frame(sample *s, const ucontext_t *u) {
                        (uintptr_t)u->uc_mcontext.gregs[REG_RBP]}, out = {0, 0, 0},
                 sender = {0, 0, 0};
     if (asgst__hs_current_thread(&t) > 0) {
-      s->tjf_rc = asgst__hs_top_java_frame(&t, &top, &out, &sender);
+      s->tjf_rc = asgst__hs_top_java_frame(&t, &top, &out, &sender, 1);
       s->tjf_pc = out.pc;
       s->tjf_sender_sp = sender.sp;
     }
