@@ -133,7 +133,8 @@ static void wait_until_armed(owner *o) {
   }
   /* Given up: withdraw the request. Suspending the owner later, wherever it is then
    * (often descheduled: milliseconds), would only find the frame gone and keep a
-   * processing thread from owners that do wait; its elements go with its next sample's.
+   * processing thread from owners that do wait; its elements go with its next sample's,
+   * or when no owner waits (process_waiting).
    * Armed, it keeps its priority until it is stopped (the processing thread lowers it). */
   if (armed >= 0) note_wait(o, armed, now_ns() - t0);
   if (armed == 0) {
@@ -331,23 +332,32 @@ static void sweep(JNIEnv *env) {
   pthread_rwlock_unlock(&using_handles);
 }
 
+/* N. Suspends and processes owner o unless another processing thread has it; 1 if it did.
+ * One suspension per owner at a time: a second SuspendThread would fail (already
+ * suspended) and its elements would wrongly end as THREAD_EXIT. */
+static int take_and_process(jvmtiEnv *jvmti, owner *o) {
+  int free_ = 0;
+  if (!atomic_compare_exchange_strong(&o->claimed, &free_, 1)) return 0;
+  atomic_store(&o->urgent, 0);
+  process_owner(jvmti, o);
+  atomic_store(&o->claimed, 0);
+  return 1;
+}
+
 /* N. Processes the waiting owners that asked for it (urgent) and no other processing
- * thread has taken. */
+ * thread has taken; when there is none, the others with elements. */
 static void process_waiting(jvmtiEnv *jvmti) {
   void *waiting[MAX_OWNERS];
   pthread_rwlock_rdlock(&using_handles);
-  int n = asgst__queues_waiting(waiting, MAX_OWNERS);
-  for (int i = 0; i < n; i++) {
-    owner *o = waiting[i];
-    int free_ = 0;
-    if (!atomic_load(&o->urgent)) continue;
-    /* One suspension per owner at a time: a second SuspendThread would fail (already
-     * suspended) and its elements would wrongly end as THREAD_EXIT. */
-    if (!atomic_compare_exchange_strong(&o->claimed, &free_, 1)) continue;
-    atomic_store(&o->urgent, 0);
-    process_owner(jvmti, o);
-    atomic_store(&o->claimed, 0);
-  }
+  int n = asgst__queues_waiting(waiting, MAX_OWNERS), done = 0;
+  for (int i = 0; i < n; i++)
+    if (atomic_load(&((owner *)waiting[i])->urgent)) done += take_and_process(jvmti, waiting[i]);
+  /* Owners that gave up waiting withdrew their request (wait_until_armed): left alone,
+   * their elements would wait for the owner's next sample, which may never come (a
+   * processing thread still attaching to the VM when the only samples came). They are
+   * processed when no owner waits: late, so mostly stale, but never left behind. */
+  if (done == 0)
+    for (int i = 0; i < n; i++) take_and_process(jvmti, waiting[i]);
   pthread_rwlock_unlock(&using_handles);
 }
 
