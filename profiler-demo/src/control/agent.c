@@ -45,12 +45,12 @@ static void java_name(jvmtiEnv *env, JNIEnv *jni, jthread thread, char *name, si
 
 /* N. JVMTI ThreadStart: open the new thread's events on the thread itself. The library's
  * and the profiler's own threads (asgst-...: the queue processing threads attach to the
- * JVM) are not profiled: they run no Java code, and their time is the profiler's cost,
- * which the summary reports as such. An attach skips them the same way (threads.c). */
+ * JVM) are not profiled, by the same rule as at attach (prof_thread_not_profiled): they
+ * run no Java code, and their time is the profiler's cost, which the summary reports. */
 static void JNICALL on_thread_start(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
   char name[64];
   java_name(env, jni, thread, name, sizeof name);
-  if (strncmp(name, "asgst", 5) == 0) return;
+  if (prof_thread_not_profiled(name)) return;
   /* The queue first: a sample between the two would find none (the first registration
    * starts the library's processing threads: milliseconds). */
   prof_queue_thread_start(jni);

@@ -69,6 +69,8 @@ void prof_threads_remove(pid_t tid);
 /* N. Registers every existing thread of the process that is not a JVM-internal thread
  * (the calling thread too unless skip_self). */
 void prof_threads_add_existing(bool skip_self);
+/* N. Whether a thread of this name is left out of profiling (threads.c). */
+bool prof_thread_not_profiled(const char *name);
 /* N. Closes every thread's events (stop). */
 void prof_threads_remove_all(void);
 /* N. Reads the kernel's counts of every open event into prof.stats.kernel_live, so an

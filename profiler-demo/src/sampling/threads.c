@@ -91,8 +91,9 @@ int prof_threads_tids(pid_t *out, int max) {
 }
 
 /* N. True for the JVM's own threads, which never run Java code (their names as set by
- * HotSpot, cut to the 15 characters the kernel keeps). */
-static bool vm_internal(const char *comm) {
+ * HotSpot, cut to the 15 characters the kernel keeps), and for the library's and the
+ * profiler's (asgst-...). */
+bool prof_thread_not_profiled(const char *comm) {
   /* JDK 26 and later shorten a long name to its first 7 and last 6 characters around "..":
    * "C2 Comp..hread0". */
   static const char *const prefixes[] = {
@@ -122,7 +123,7 @@ void prof_threads_add_existing(bool skip_self) {
       fclose(f);
     }
     /* On attach, the calling thread is the attach listener: a Java thread that only waits. */
-    if ((skip_self && tid == self) || vm_internal(comm)) continue;
+    if ((skip_self && tid == self) || prof_thread_not_profiled(comm)) continue;
     /* The java launcher's first thread only waits for the main thread it started. */
     if (tid == getpid() && strcmp(comm, "java") == 0) continue;
     prof_threads_add(tid, comm, false);
