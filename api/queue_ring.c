@@ -46,31 +46,17 @@ static int top_from_walk(const asgst__backend *be, const asgst__thread *t,
   return kind;
 }
 
-/* SS. What the backend's fn (frame_identity, frame_position) says of the frame at r, under
- * the crash guard (0 if it faults). */
-static uintptr_t guarded(uintptr_t (*fn)(const asgst__regs *), const asgst__regs *r) {
+/* SS. The backend's identity and position of the frame at r into *id, under one crash
+ * guard (a signal handler pays for each guard it sets up); 0 and none if it faults. */
+static void note_frame(const asgst__backend *be, const asgst__regs *r, asgst__elem_ident *id) {
   asgst__guard g;
-  volatile uintptr_t id = 0;
   ASGST__GUARD_BEGIN(g)
-    id = fn(r);
+    if (be->frame_identity) id->ident = be->frame_identity(r);
+    if (be->frame_position) id->has_position = be->frame_position(r, &id->position);
   ASGST__GUARD_FAULTED(g)
-    id = 0;
+    id->ident = 0;
+    id->has_position = false;
   ASGST__GUARD_END(g);
-  return id;
-}
-
-/* SS. The backend's frame_position of the frame at r, under the crash guard (false if it
- * faults). */
-static bool position_of(bool (*fn)(const asgst__regs *, uintptr_t *), const asgst__regs *r,
-                        uintptr_t *pos) {
-  asgst__guard g;
-  volatile bool ok = false;
-  ASGST__GUARD_BEGIN(g)
-    ok = fn(r, pos);
-  ASGST__GUARD_FAULTED(g)
-    ok = false;
-  ASGST__GUARD_END(g);
-  return ok;
 }
 
 /* SS. The callers of the frame at *f (sp and return pc of the next physical Java frames
@@ -128,8 +114,8 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__e
   if (ident == NULL) return r;
   bool at_call = out.pc != top->pc;
   memset(ident, 0, sizeof *ident);
-  ident->ident = (be->frame_identity ? guarded(be->frame_identity, &out) : 0) | at_call;
-  if (be->frame_position) ident->has_position = position_of(be->frame_position, &out, &ident->position);
+  note_frame(be, &out, ident);
+  ident->ident |= at_call;
   if (!be->top_java_frame) {
     callers_of(be, &t, &out, at_call, ident);
     return r;
