@@ -44,3 +44,11 @@ set(JAVA_AWT_LIBRARY "${ASGST_ARM64_JAVA_HOME}/lib/libjawt.so" CACHE FILEPATH ""
 
 # Under qemu, for CMake's own run-time checks and tests.
 set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64-static -L "${ASGST_ARM64_SYSROOT}")
+
+# Link against the root's libraries before the cross compiler's own arm64 libc (Debian's
+# libc6-dev-arm64-cross, an older glibc): the root's libstdc++ (UBSan's runtime needs it)
+# asks for symbols of the root's newer glibc, which the cross libc lacks.
+foreach(kind EXE SHARED MODULE)
+  set(CMAKE_${kind}_LINKER_FLAGS_INIT
+      "-L${ASGST_ARM64_SYSROOT}/usr/lib/${CMAKE_SYSTEM_PROCESSOR}-linux-gnu -L${ASGST_ARM64_SYSROOT}/lib/${CMAKE_SYSTEM_PROCESSOR}-linux-gnu -Wl,-rpath-link,${ASGST_ARM64_SYSROOT}/usr/lib/${CMAKE_SYSTEM_PROCESSOR}-linux-gnu")
+endforeach()

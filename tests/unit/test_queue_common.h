@@ -18,6 +18,7 @@
 
 #include "asgst.h"
 #include "asgst_synthetic.h"
+#include "test_arch.h"
 
 typedef struct {
   ASGST_SynthVM *vm;
@@ -119,7 +120,7 @@ static inline void *top_fp(ASGST_SynthStack *s) {
 
 /* An interpreted frame built by hand in memory the caller provides (a local array on the
  * real thread stack): slots[4] is its fp, fp[0] = fp[1] = 0 end the walk, fp[-1] holds
- * the Method*, fp[-2] the bci. *uc gets RIP in the interpreter, RSP = fp - 16, RBP = fp. */
+ * the Method*, fp[-2] the bci. *uc gets the pc in the interpreter, sp = fp - 16 and fp. */
 #define QFRAME_SLOTS 8
 static inline void qframe_build(uintptr_t slots[QFRAME_SLOTS], ASGST_Method m, int bci,
                                 ucontext_t *uc) {
@@ -128,9 +129,8 @@ static inline void qframe_build(uintptr_t slots[QFRAME_SLOTS], ASGST_Method m, i
   fp[-1] = (uintptr_t)m;
   fp[-2] = (uintptr_t)bci;
   memset(uc, 0, sizeof *uc);
-  uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ASGST_SynthBlobStart(ASGST_SynthInterpreter(fx.vm));
-  uc->uc_mcontext.gregs[REG_RSP] = (greg_t)(fp - 2);
-  uc->uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
+  uc_set_regs(uc, (uintptr_t)ASGST_SynthBlobStart(ASGST_SynthInterpreter(fx.vm)),
+              (uintptr_t)(fp - 2), (uintptr_t)fp);
 }
 
 #endif

@@ -33,11 +33,27 @@ static void install(int sig, void (*fun)(int, siginfo_t *, void *)) {
   assert_int_equal(sigaction(sig, &sa, NULL), 0);
 }
 
+/* SS. tgkill(pid, tid, sig) as one system call instruction in the caller's own code (no
+ * libc frame between it and the signal). */
+static inline void raw_tgkill(long pid, long tid, long sig) {
+#if defined(__x86_64__)
+  long ret = SYS_tgkill;
+  __asm__ volatile("syscall" : "+a"(ret) : "D"(pid), "S"(tid), "d"(sig) : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+  register long x8 __asm__("x8") = SYS_tgkill;
+  register long x0 __asm__("x0") = pid;
+  register long x1 __asm__("x1") = tid;
+  register long x2 __asm__("x2") = sig;
+  __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+#endif
+}
+
 /* Sends `sig` to this thread with a raw syscall while this frame poses as a callee of a
- * Java frame: its saved fp and return address point at the hand-made interpreted frame
- * java_fp (restored before returning). The signal is delivered when the syscall returns,
- * so the handler's ucontext has RIP in this function and RBP = this frame, and the walk
- * from it reaches the Java frame through the fp chain exactly as in a JIT-ed caller. */
+ * Java frame: its saved fp and return address (the frame record's two words on arm64)
+ * point at the hand-made interpreted frame java_fp (restored before returning). The
+ * signal is delivered when the syscall returns, so the handler's ucontext has its pc in
+ * this function and fp = this frame, and the walk from it reaches the Java frame through
+ * the fp chain exactly as in a JIT-ed caller. */
 static __attribute__((noinline)) void raise_as_callee_of(uintptr_t *java_fp, void *java_pc,
                                                          int sig) {
   long pid = getpid(), tid = syscall(SYS_gettid);
@@ -45,11 +61,7 @@ static __attribute__((noinline)) void raise_as_callee_of(uintptr_t *java_fp, voi
   uintptr_t saved_fp = frame[0], saved_ret = frame[1];
   frame[0] = (uintptr_t)java_fp;
   frame[1] = (uintptr_t)java_pc;
-  long ret = SYS_tgkill;
-  __asm__ volatile("syscall"
-                   : "+a"(ret)
-                   : "D"(pid), "S"(tid), "d"((long)sig)
-                   : "rcx", "r11", "memory");
+  raw_tgkill(pid, tid, sig);
   frame[0] = saved_fp;
   frame[1] = saved_ret;
 }
@@ -64,13 +76,12 @@ static void enqueue_from_a_real_signal_handler(void **state) {
   ucontext_t uc;
   qframe_build(slots, fx.foo, 9, &uc);
   sig_result = 0;
-  raise_as_callee_of((uintptr_t *)uc.uc_mcontext.gregs[REG_RBP],
-                     (void *)uc.uc_mcontext.gregs[REG_RIP], sig);
+  raise_as_callee_of((uintptr_t *)uc_fp(&uc), (void *)uc_pc(&uc), sig);
   assert_int_equal(sig_result, ASGST_JAVA_TRACE);
   ASGST_QueueElement *e = ASGST_GetQueueElement(sig_q, -1);
   assert_non_null(e);
-  assert_ptr_equal(e->fp, (void *)uc.uc_mcontext.gregs[REG_RBP]);
-  assert_ptr_equal(e->pc, (void *)uc.uc_mcontext.gregs[REG_RIP]);
+  assert_ptr_equal(e->fp, (void *)uc_fp(&uc));
+  assert_ptr_equal(e->pc, (void *)uc_pc(&uc));
   assert_int_equal(ASGST_ProcessQueues(), 1);
   assert_ptr_equal(rec.calls[0].arg, (void *)42);
   assert_int_equal(rec.calls[0].state, 1);

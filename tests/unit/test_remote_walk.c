@@ -22,6 +22,7 @@
 #include "asgst.h"
 #include "asgst_synthetic.h"
 #include "impl/guard.h"
+#include "test_arch.h"
 
 static ASGST_SynthVM *vm;
 static volatile int stop_spinning;
@@ -31,7 +32,7 @@ static volatile pid_t spinner_tid;
  * chain_inner, which spins. Exported (-rdynamic) so dladdr1 gives their sizes. */
 __attribute__((noinline)) void chain_inner(void) {
   spinner_tid = (pid_t)syscall(SYS_gettid);
-  while (!stop_spinning) __asm__ volatile("pause");
+  while (!stop_spinning) cpu_pause();
 }
 __attribute__((noinline)) void chain_middle(void) {
   chain_inner();
@@ -140,9 +141,11 @@ static void walks_live_c_chain(void **state) {
   assert_int_equal(good, 1000);
 }
 
-/* Spins with rbp = fake_fp (rdi) until *stop (rsi) is non-zero; written in assembly so
- * no compiled code depends on rbp meanwhile. */
+/* Spins with the frame pointer = fake_fp (first argument) until *stop (second) is
+ * non-zero; written in assembly so no compiled code depends on the frame pointer
+ * meanwhile. */
 void spin_with_fp(void *fake_fp, volatile int *stop);
+#if defined(__x86_64__)
 __asm__(".text\n"
         ".globl spin_with_fp\n"
         "spin_with_fp:\n"
@@ -153,6 +156,18 @@ __asm__(".text\n"
         "  je 1b\n"
         "  pop %rbp\n"
         "  ret\n");
+#elif defined(__aarch64__)
+__asm__(".text\n"
+        ".globl spin_with_fp\n"
+        "spin_with_fp:\n"
+        "  stp x29, x30, [sp, #-16]!\n"
+        "  mov x29, x0\n"
+        "1: yield\n"
+        "  ldr w2, [x1]\n"
+        "  cbz w2, 1b\n"
+        "  ldp x29, x30, [sp], #16\n"
+        "  ret\n");
+#endif
 
 static uintptr_t *volatile corrupt_region;
 static volatile uintptr_t fake_fp;

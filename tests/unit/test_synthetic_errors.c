@@ -138,22 +138,17 @@ static void random_ucontexts_never_crash(void **state) {
     uintptr_t lo = (uintptr_t)ASGST_SynthFrameSp(s, 7);
     switch (i % 4) {
       case 0: /* all random */
-        uc.uc_mcontext.gregs[REG_RIP] = (greg_t)r1;
-        uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(r1 * 31);
-        uc.uc_mcontext.gregs[REG_RBP] = (greg_t)r2;
+        uc_set_regs(&uc, r1, r1 * 31, r2);
         break;
       case 1: /* sp/fp at random places of the synthetic stack, random pc */
-        uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(r2 & 0x7fffffffffff);
         /* Within the 8 frames (64 bytes each) and the guard page above them. */
-        uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(lo + (r1 % 64) * 8);
-        uc.uc_mcontext.gregs[REG_RBP] = (greg_t)(lo + (r2 % 96) * 8);
+        uc_set_regs(&uc, r2 & 0x7fffffffffff, lo + (r1 % 64) * 8, lo + (r2 % 96) * 8);
         break;
       case 2: /* fp into unmapped memory */
-        uc.uc_mcontext.gregs[REG_RBP] = (greg_t)((uintptr_t)unmapped + (r1 % 512) * 8);
+        uc_set_fp(&uc, (uintptr_t)unmapped + (r1 % 512) * 8);
         break;
       case 3: /* fp into the guard page above the stack */
-        uc.uc_mcontext.gregs[REG_RBP] =
-            (greg_t)((uintptr_t)ASGST_SynthGuardPage(s, 1) + (r1 % 512) * 8);
+        uc_set_fp(&uc, (uintptr_t)ASGST_SynthGuardPage(s, 1) + (r1 % 512) * 8);
         break;
     }
     walk w = {0};

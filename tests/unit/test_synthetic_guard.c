@@ -154,7 +154,7 @@ static void random_corruption_never_crashes(void **state) {
     walk w = {0};
     ucontext_t uc;
     ASGST_SynthContext(s, &uc);
-    if (iter % 10 == 0) uc.uc_mcontext.gregs[REG_RBP] = (greg_t)bad_value();
+    if (iter % 10 == 0) uc_set_fp(&uc, bad_value());
     int kind = ASGST_RunWithIterator(&uc, iter % 2 ? ASGST_INCLUDE_NON_JAVA_FRAMES : 0,
                                      collect, &w);
     for (int j = n - 1; j >= 0; j--) *where[j] = saved[j];

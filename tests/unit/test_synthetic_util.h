@@ -16,6 +16,7 @@
 
 #include "asgst.h"
 #include "asgst_synthetic.h"
+#include "test_arch.h"
 
 #define MAX_WALK 256
 

@@ -32,6 +32,7 @@
 #include "impl/guard.h"
 #include "impl/hotspot/codecache.h"
 #include "impl/hotspot/vm_model.h"
+#include "tests/unit/test_arch.h"
 
 #define POOL 8
 #define BUF_SIZE (8u << 20)
@@ -73,7 +74,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   (void)sig, (void)si;
   int saved = errno;
   if (atomic_fetch_add(&samples, 1) < skip || atomic_load(&written) >= want) goto out;
-  if (prologue_only && !in_prologue((uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP])) goto out;
+  if (prologue_only && !in_prologue(uc_pc(uc))) goto out;
   for (int i = 0; i < POOL; i++) {
     int expect = FREE;
     if (!atomic_compare_exchange_strong(&pool[i].state, &expect, BUSY)) continue;

@@ -11,6 +11,7 @@
 #include <ucontext.h>
 
 #include "impl/native/cfi.h"
+#include "tests/unit/test_arch.h"
 
 /* SS. Stack words are read directly: the tests walk their own live stack. */
 __attribute__((no_sanitize("address"))) static bool read_live_word(void *ctx, uintptr_t addr,
@@ -24,9 +25,7 @@ __attribute__((no_sanitize("address"))) static bool read_live_word(void *ctx, ui
 /* SS. Fills pcs[0..max) with the context's pc and the return addresses of its callers,
  * as far as the tables step; their number. *stop: how the walk ended (ASGST_CFI_*). */
 static int unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max, int *stop) {
-  struct asgst_cfi_frame f = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
-                              (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
-                              (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
+  struct asgst_cfi_frame f = {uc_pc(uc), uc_sp(uc), uc_fp(uc)};
   int n = 0, rc = ASGST_CFI_STEPPED;
   pcs[n++] = f.pc;
   while (n < max && rc == ASGST_CFI_STEPPED) {

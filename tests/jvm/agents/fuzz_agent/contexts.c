@@ -10,6 +10,7 @@
 
 #include "../fuzz_agent.h"
 #include "impl/hotspot/codecache.h"
+#include "tests/unit/test_arch.h"
 
 fuzz_range fuzz_heaps[MAX_HEAPS], fuzz_libjvm;
 atomic_int fuzz_nheaps;
@@ -118,9 +119,7 @@ static void launch(enum fuzz_ctx c, ucontext_t *uc, regs g) {
     kind = ASGST_RunWithIterator(NULL, opt, fuzz_drain, &w);
   } else if (fuzz_below(2)) {
     ucontext_t copy = *uc;
-    copy.uc_mcontext.gregs[REG_RIP] = (greg_t)g.pc;
-    copy.uc_mcontext.gregs[REG_RSP] = (greg_t)g.sp;
-    copy.uc_mcontext.gregs[REG_RBP] = (greg_t)g.fp;
+    uc_set_regs(&copy, g.pc, g.sp, g.fp);
     kind = ASGST_RunWithIterator(&copy, opt, fuzz_drain, &w);
   } else {
     kind = ASGST_RunWithIteratorFromFrame((void *)g.sp, (void *)g.fp, (void *)g.pc, opt,
@@ -132,8 +131,6 @@ static void launch(enum fuzz_ctx c, ucontext_t *uc, regs g) {
 /* SS. */
 void fuzz_walk_ctx(enum fuzz_ctx c, void *ucv) {
   ucontext_t *uc = ucv;
-  regs real = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
-               (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
-               (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
+  regs real = {uc_pc(uc), uc_sp(uc), uc_fp(uc)};
   launch(c, uc, make(c, real));
 }

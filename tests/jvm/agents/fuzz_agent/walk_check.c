@@ -6,8 +6,8 @@
  */
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "../fuzz_agent.h"
 
@@ -22,10 +22,16 @@ static atomic_uintptr_t pools[POOL_COUNT][POOL_SIZE];
 static atomic_uint pool_next[POOL_COUNT];
 static __thread uint64_t rng __attribute__((tls_model("initial-exec")));
 
-/* SS. */
+/* SS. Seeded from the thread id and the monotonic clock's nanoseconds (any architecture's
+ * vDSO; x86_64's time stamp counter served before). */
 uint64_t fuzz_rand(void) {
   uint64_t x = rng;
-  if (x == 0) x = ((uint64_t)syscall(SYS_gettid) * 0x9E3779B97F4A7C15ull) ^ __rdtsc() ^ 1;
+  if (x == 0) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    x = ((uint64_t)syscall(SYS_gettid) * 0x9E3779B97F4A7C15ull) ^ (uint64_t)ts.tv_nsec ^
+        ((uint64_t)ts.tv_sec << 30) ^ 1;
+  }
   x ^= x >> 12;
   x ^= x << 25;
   x ^= x >> 27;
