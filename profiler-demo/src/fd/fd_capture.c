@@ -3,10 +3,13 @@
  * registers it left behind. Everything here is async-signal-safe.
  *
  * The signal of a syscall tracepoint is delivered on the way out of the syscall, so the
- * registers hold its arguments (rdi, rsi, rdx, r10: the kernel preserves them) and its
- * result (rax), and memory the call wrote (pipe's int[2], accept's peer address) or read
- * (bind's sockaddr, open's path) is still there. The instruction before the pc must be
- * `syscall` (0f 05), else nothing is claimed.
+ * registers hold its arguments and its result (read_syscall_regs, one per architecture),
+ * and memory the call wrote (pipe's int[2], accept's peer address) or read (bind's
+ * sockaddr, open's path) is still there. The instruction before the pc must be the system
+ * call instruction, else nothing is claimed. On arm64 the result overwrites the first
+ * argument (x0): the calls that name their fd or array there (bind, connect, listen,
+ * close, pipe2) are not claimed, socket's domain is asked of the new socket, and accept's
+ * listening fd is unknown (-1).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -56,42 +59,96 @@ static uint64_t inode_of(int fd) {
   return fstat(fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
+/* A finished system call's arguments and result, as its registers hold them. */
+typedef struct {
+  uintptr_t arg[6];
+  long ret;
+  bool arg0_kept; /* false where the result took the first argument's register */
+} syscall_regs;
+
+#if defined(__x86_64__)
+/* SS. x86_64: `syscall` (0f 05) before the pc; the arguments in rdi, rsi, rdx, r10, r8, r9
+ * (the kernel preserves them), the result in rax. */
+static bool read_syscall_regs(const ucontext_t *uc, syscall_regs *s) {
+  const greg_t *g = uc->uc_mcontext.gregs;
+  uint8_t insn[2];
+  if (!read_own(insn, (const uint8_t *)g[REG_RIP] - 2, 2) || insn[0] != 0x0f || insn[1] != 0x05)
+    return false;
+  static const int args[6] = {REG_RDI, REG_RSI, REG_RDX, REG_R10, REG_R8, REG_R9};
+  for (int i = 0; i < 6; i++) s->arg[i] = (uintptr_t)g[args[i]];
+  s->ret = (long)g[REG_RAX];
+  s->arg0_kept = true;
+  return true;
+}
+#elif defined(__aarch64__)
+/* SS. arm64: `svc #0` (d4000001) before the pc; the arguments in x0..x5, the result in x0
+ * (the first argument is gone; x1..x5 are preserved). */
+static bool read_syscall_regs(const ucontext_t *uc, syscall_regs *s) {
+  uint32_t insn;
+  if (!read_own(&insn, (const uint8_t *)uc->uc_mcontext.pc - 4, 4) || insn != 0xd4000001u)
+    return false;
+  s->arg[0] = 0;
+  for (int i = 1; i < 6; i++) s->arg[i] = (uintptr_t)uc->uc_mcontext.regs[i];
+  s->ret = (long)uc->uc_mcontext.regs[0];
+  s->arg0_kept = false;
+  return true;
+}
+#else
+#error "fd_capture.c: read_syscall_regs for x86_64 and aarch64 only"
+#endif
+
 /* SS. accept's peer: the kernel wrote its length to *arg2 and the address to arg1 (both
  * optional). */
-static void read_peer(prof_fdinfo *fi, const greg_t *g) {
+static void read_peer(prof_fdinfo *fi, const syscall_regs *s) {
   socklen_t len;
-  if (g[REG_RSI] && g[REG_RDX] && read_own(&len, (const void *)g[REG_RDX], sizeof len))
-    read_sockaddr(fi, (uintptr_t)g[REG_RSI], len);
+  if (s->arg[1] && s->arg[2] && read_own(&len, (const void *)s->arg[2], sizeof len))
+    read_sockaddr(fi, s->arg[1], len);
+}
+
+/* SS. socket's domain: its first argument, or where that is gone, the new socket's. */
+static int64_t socket_domain(const syscall_regs *s) {
+  if (s->arg0_kept) return (int64_t)s->arg[0];
+  int domain = -1;
+  socklen_t l = sizeof domain;
+  return getsockopt((int)s->ret, SOL_SOCKET, SO_DOMAIN, &domain, &l) == 0 ? domain : -1;
+}
+
+/* SS. Whether the call names what it is about (an fd, a path, an array) in its first
+ * argument only. */
+static bool needs_arg0(enum prof_fd_call call) {
+  return call == FDC_PATH_ARG0 || call == FDC_PAIR_ARG0 || call == FDC_BIND ||
+         call == FDC_CONNECT || call == FDC_LISTEN || call == FDC_CLOSE;
 }
 
 /* SS. The call-specific part; false if the call is not understood. */
-static bool decode(enum prof_fd_call call, const greg_t *g, long ret, prof_fdinfo *fi) {
+static bool decode(enum prof_fd_call call, const syscall_regs *s, prof_fdinfo *fi) {
+  long ret = s->ret;
+  if (!s->arg0_kept && needs_arg0(call)) return false;
   switch (call) {
     case FDC_RESULT_FD: fi->fd[0] = (int)ret; return true;
     case FDC_SOCKET:
-      fi->args[0] = g[REG_RDI], fi->args[1] = g[REG_RSI], fi->fd[0] = (int)ret;
+      fi->args[0] = socket_domain(s), fi->args[1] = (int64_t)s->arg[1], fi->fd[0] = (int)ret;
       return true;
-    case FDC_PATH_ARG0: fi->fd[0] = (int)ret; return read_path(fi, (uintptr_t)g[REG_RDI]);
-    case FDC_PATH_ARG1: fi->fd[0] = (int)ret; return read_path(fi, (uintptr_t)g[REG_RSI]);
+    case FDC_PATH_ARG0: fi->fd[0] = (int)ret; return read_path(fi, s->arg[0]);
+    case FDC_PATH_ARG1: fi->fd[0] = (int)ret; return read_path(fi, s->arg[1]);
     case FDC_ACCEPT:
-      fi->fd[0] = (int)ret, fi->args[0] = g[REG_RDI];
-      read_peer(fi, g);
+      fi->fd[0] = (int)ret, fi->args[0] = s->arg0_kept ? (int64_t)s->arg[0] : -1;
+      read_peer(fi, s);
       return true;
     case FDC_PAIR_ARG0:
     case FDC_PAIR_ARG3: {
       int sv[2];
-      if (!read_own(sv, (const void *)(call == FDC_PAIR_ARG0 ? g[REG_RDI] : g[REG_R10]),
-                    sizeof sv))
+      if (!read_own(sv, (const void *)s->arg[call == FDC_PAIR_ARG0 ? 0 : 3], sizeof sv))
         return false;
       fi->fd[0] = sv[0], fi->fd[1] = sv[1];
       return true;
     }
     case FDC_BIND:
     case FDC_CONNECT:
-      fi->fd[0] = (int)g[REG_RDI];
-      return read_sockaddr(fi, (uintptr_t)g[REG_RSI], (size_t)g[REG_RDX]);
+      fi->fd[0] = (int)s->arg[0];
+      return read_sockaddr(fi, s->arg[1], (size_t)s->arg[2]);
     case FDC_LISTEN:
-    case FDC_CLOSE: fi->fd[0] = (int)g[REG_RDI]; return true;
+    case FDC_CLOSE: fi->fd[0] = (int)s->arg[0]; return true;
     default: return false;
   }
 }
@@ -108,11 +165,9 @@ static bool failure_kept(enum prof_fd_call call, long ret) {
 
 /* SS. */
 bool prof_fd_capture(const prof_event *ev, const void *ucontext, prof_fdinfo *fi) {
-  const greg_t *g = ((const ucontext_t *)ucontext)->uc_mcontext.gregs;
-  uint8_t insn[2];
-  if (!read_own(insn, (const uint8_t *)g[REG_RIP] - 2, 2) || insn[0] != 0x0f || insn[1] != 0x05)
-    return false;
-  long ret = (long)g[REG_RAX];
+  syscall_regs s;
+  if (!read_syscall_regs(ucontext, &s)) return false;
+  long ret = s.ret;
   if (ret < 0 && !failure_kept(ev->fd_call, ret)) return false;
   memset(fi, 0, offsetof(prof_fdinfo, addr));
   fi->local[0] = 0;
@@ -122,7 +177,7 @@ bool prof_fd_capture(const prof_event *ev, const void *ucontext, prof_fdinfo *fi
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   fi->time_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-  if (!decode(ev->fd_call, g, ret, fi)) return false;
+  if (!decode(ev->fd_call, &s, fi)) return false;
   /* The address the kernel gave the socket: bind to port 0 and connect pick a port that
    * is gone once the socket is closed. getsockname is async-signal-safe. */
   enum prof_fd_call c = ev->fd_call;
