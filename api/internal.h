@@ -23,7 +23,7 @@ int asgst__iterator_begin_at(ASGST_Iterator *it, const asgst__backend *be, const
 /* SS. Makes `it` an iterator that reports `error` (<= 0) from its first use. */
 void asgst__iterator_fail(ASGST_Iterator *it, int error);
 
-/* SS. Registers of an x86_64 Linux ucontext_t. */
+/* SS. Registers of a Linux ucontext_t (impl/arch/). */
 void asgst__regs_from_ucontext(const void *ucontext, asgst__regs *r);
 
 /* SS. Builds an iterator for the thread and top registers and calls fun once; the shared tail of every

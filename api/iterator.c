@@ -210,6 +210,6 @@ ASGST__HOT __attribute__((noinline)) int ASGST_RunWithIterator(void *ucontext, i
 /* SS. */
 int ASGST_RunWithIteratorFromFrame(void *sp, void *fp, void *pc, int32_t options,
                                    ASGST_IteratorHandler fun, void *arg) {
-  asgst__regs top = {(uintptr_t)pc, (uintptr_t)sp, (uintptr_t)fp};
+  asgst__regs top = {(uintptr_t)pc, (uintptr_t)sp, (uintptr_t)fp, 0};
   return run_here(&top, options, fun, arg);
 }

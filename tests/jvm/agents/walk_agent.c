@@ -197,8 +197,8 @@ static int top_debug_info(uintptr_t java_pc, const ucontext_t *u) {
   asgst__guard g;
   volatile int r = NODEBUG_COVERED;
   ASGST__GUARD_BEGIN(g)
-    asgst__regs top = {(uintptr_t)u->uc_mcontext.gregs[REG_RIP], (uintptr_t)u->uc_mcontext.gregs[REG_RSP],
-                       (uintptr_t)u->uc_mcontext.gregs[REG_RBP]};
+    asgst__regs top;
+    asgst__uc_regs(u, &top);
     uintptr_t nm = 0, code = 0, a = 0, b = 0;
     ASGST_Frame one[1];
     if (asgst__hs_classify(java_pc, &nm) != ASGST__HK_NMETHOD || !asgst__vm_code_begin(nm, &code) ||
@@ -234,8 +234,8 @@ static void trace_failure(sample *s, const ucontext_t *u) {
     (void)it_;
 #define it (*itp)
     memset(&it, 0, offsetof(ASGST_Iterator, pending));
-    asgst__regs top = {(uintptr_t)u->uc_mcontext.gregs[REG_RIP], (uintptr_t)u->uc_mcontext.gregs[REG_RSP],
-                       (uintptr_t)u->uc_mcontext.gregs[REG_RBP]};
+    asgst__regs top;
+    asgst__uc_regs(u, &top);
     if (asgst__hs_current_thread(&it.thread) <= 0) goto done;
     int32_t st = 0;
     asgst__load_u32((uintptr_t)it.thread.vm_thread + asgst__vm.jt_state, (uint32_t *)&st);
@@ -298,9 +298,8 @@ static void check_top_java_frame(sample *s, const ucontext_t *u) {
   s->tjf_pc = 0;
   ASGST__GUARD_BEGIN(g)
     asgst__thread t = {0};
-    asgst__regs top = {(uintptr_t)u->uc_mcontext.gregs[REG_RIP], (uintptr_t)u->uc_mcontext.gregs[REG_RSP],
-                       (uintptr_t)u->uc_mcontext.gregs[REG_RBP]}, out = {0, 0, 0},
-                sender = {0, 0, 0};
+    asgst__regs top, out = {0, 0, 0, 0}, sender = {0, 0, 0, 0};
+    asgst__uc_regs(u, &top);
     if (asgst__hs_current_thread(&t) > 0) {
       s->tjf_rc = asgst__hs_top_java_frame(&t, &top, &out, &sender, 1);
       s->tjf_pc = out.pc;
