@@ -339,12 +339,20 @@ static int derive(char *err, size_t errlen) {
   model->mirror_handle = model->jdk >= 9;
   model->anonymous_hash_names = model->jdk <= 14;
   model->jmethodid_table = model->jdk >= 26;
-  /* x86_64 frame::interpreter_frame_method_offset and _bcp_offset, not exported; the same
-   * on 11, 17, 21 and 25. JDK 8 (frame_x86.hpp of jdk8u) exports no interpreter slot: its
-   * frame has sender sp at -1, last sp at -2, Method* at -3 and no mirror slot, so the
-   * bcp (bcx: a bci while a GC runs) is at -7, one above where 9 and later keep it. */
+  /* frame::interpreter_frame_method_offset and _bcp_offset, not exported.
+   * x86_64: the same on 11, 17, 21 and 25. JDK 8 (frame_x86.hpp of jdk8u) exports no
+   * interpreter slot: its frame has sender sp at -1, last sp at -2, Method* at -3 and no
+   * mirror slot, so the bcp (bcx: a bci while a GC runs) is at -7, one above where 9 and
+   * later keep it.
+   * arm64 (frame_aarch64.hpp): one more slot between the mdp and the mirror (padding
+   * that keeps sp 16-byte aligned on 17; the extended sp from 21 on), so the bcp is at
+   * -9 on 17, 21 and 25. */
   model->interp_method_slot = -3;
+#if defined(__aarch64__)
+  model->interp_bcp_slot = -9;
+#else
   model->interp_bcp_slot = model->jdk == 8 ? -7 : -8;
+#endif
   if (model->jdk == 8) {
     model->interp_sender_sp_slot = -1;
     model->interp_last_sp_slot = -2;
