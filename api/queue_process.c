@@ -126,7 +126,9 @@ static void handle_element(ASGST_Queue *q, const asgst__queue_point *p,
   } else if (p->be == NULL || p->thread_kind <= 0) {
     error_iterator(&it, p, q->options, p->be ? p->thread_kind : ASGST_NOT_INITIALIZED);
   } else {
-    asgst__regs top = {(uintptr_t)e->pc, (uintptr_t)e->sp, (uintptr_t)e->fp, 0};
+    /* lr: a frame sampled before it saved its return address (arm64's link register)
+     * returns to where its sender was called, which the element noted. */
+    asgst__regs top = {(uintptr_t)e->pc, (uintptr_t)e->sp, (uintptr_t)e->fp, id->caller_pc[0]};
     /* The element's frame as it was at enqueue time: its pc then, its callers now. */
     int32_t how = ASGST__OPT_RECORDED_TOP | ((ident & 1) ? ASGST__OPT_RECORDED_AT_CALL : 0);
     it.top_position = id->position;

@@ -511,8 +511,8 @@ static bool cfi_read(void *ctx, uintptr_t addr, uintptr_t *value) {
  * value, and a frame pointer step from it would skip C frames silently. `top`: c was interrupted anywhere, so its pc is not a return address. */
 ASGST__HOT static int cfi_sender(const asgst__regs *c, hs_state *s, uintptr_t limit,
                                   asgst__regs *n) {
-  struct asgst_cfi_frame f = {.pc = c->pc, .sp = c->sp, .fp = c->fp};
   bool top = LD(s->top);
+  struct asgst_cfi_frame f = {.pc = c->pc, .sp = c->sp, .fp = c->fp, .lr = top ? c->lr : 0};
   const struct asgst_cfi_rule *rule = !top && c->pc == LD(s->c_pc)
                                           ? s->c_rule
                                           : asgst__cfi_find(c->pc, !top, &s->c_obj);
