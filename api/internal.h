@@ -23,8 +23,22 @@ int asgst__iterator_begin_at(ASGST_Iterator *it, const asgst__backend *be, const
 /* SS. Makes `it` an iterator that reports `error` (<= 0) from its first use. */
 void asgst__iterator_fail(ASGST_Iterator *it, int error);
 
-/* SS. Registers of an x86_64 Linux ucontext_t. */
+/* SS. Registers of a Linux ucontext_t (impl/arch/). */
 void asgst__regs_from_ucontext(const void *ucontext, asgst__regs *r);
+
+/* SS. Registers of the caller of the (noinline) function this is used in, the way
+ * ASGST_RunWithIterator(NULL) finds "here": its pc is our return address, its fp the one
+ * our frame record saved (the build keeps frame pointers), its sp our CFA (on x86_64 two
+ * words above our frame pointer; on arm64, whose frame record sits at the bottom of the
+ * frame, only the unwind tables know it, and the compiler reads them). */
+#define ASGST__CALLER_REGS(r)                                      \
+  do {                                                             \
+    uintptr_t *frame_ = (uintptr_t *)__builtin_frame_address(0);   \
+    (r).pc = (uintptr_t)__builtin_return_address(0);               \
+    (r).fp = frame_[0];                                            \
+    (r).sp = (uintptr_t)__builtin_dwarf_cfa();                     \
+    (r).lr = 0;                                                    \
+  } while (0)
 
 /* SS. Builds an iterator for the thread and top registers and calls fun once; the shared tail of every
  * RunWithIterator variant. */

@@ -199,10 +199,7 @@ ASGST__HOT __attribute__((noinline)) int ASGST_RunWithIterator(void *ucontext, i
   if (ucontext) {
     asgst__regs_from_ucontext(ucontext, &top);
   } else {
-    uintptr_t *frame = (uintptr_t *)__builtin_frame_address(0);
-    top.pc = (uintptr_t)__builtin_return_address(0);
-    top.fp = frame[0];
-    top.sp = (uintptr_t)(frame + 2);
+    ASGST__CALLER_REGS(top);
   }
   return run_here(&top, options, fun, arg);
 }
@@ -210,6 +207,6 @@ ASGST__HOT __attribute__((noinline)) int ASGST_RunWithIterator(void *ucontext, i
 /* SS. */
 int ASGST_RunWithIteratorFromFrame(void *sp, void *fp, void *pc, int32_t options,
                                    ASGST_IteratorHandler fun, void *arg) {
-  asgst__regs top = {(uintptr_t)pc, (uintptr_t)sp, (uintptr_t)fp};
+  asgst__regs top = {(uintptr_t)pc, (uintptr_t)sp, (uintptr_t)fp, 0};
   return run_here(&top, options, fun, arg);
 }

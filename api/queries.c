@@ -2,16 +2,13 @@
  * queries.c - error names, capabilities, the thread state (answered by the active backend,
  * which impl/backend.c holds) and the registers of a signal context.
  */
-#include <ucontext.h>
-
+#include "../impl/arch/arch.h"
 #include "internal.h"
 
 /* SS. */
 ASGST__HOT void asgst__regs_from_ucontext(const void *ucontext, asgst__regs *r) {
   const ucontext_t *uc = (const ucontext_t *)ucontext;
-  r->pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-  r->sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-  r->fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+  asgst__uc_regs(uc, r);
 }
 
 /* SS. */

@@ -103,15 +103,6 @@ typedef struct {
   asgst__stable_frame stable[ASGST__STABLE_MAX];
 } asgst__queue_point;
 
-/* Registers of the caller of the (noinline) function this is used in, the way
- * ASGST_RunWithIterator(NULL) finds "here": needs frame pointers (the build keeps them). */
-#define ASGST__CALLER_REGS(r)                                      \
-  do {                                                             \
-    uintptr_t *frame_ = (uintptr_t *)__builtin_frame_address(0);   \
-    (r).pc = (uintptr_t)__builtin_return_address(0);               \
-    (r).fp = frame_[0];                                            \
-    (r).sp = (uintptr_t)(frame_ + 2);                              \
-  } while (0)
 
 
 /* SS. Fills *e (arg NULL) with the top Java frame of the current thread seen from *top,

@@ -46,7 +46,7 @@ static void scan_frames(ASGST_Iterator *it, void *arg) {
   p->nstable = 0;
   while (p->nstable < ASGST__STABLE_MAX && ASGST_NextFrame(it, &f) == 1) {
     if (f.type == ASGST_FRAME_JAVA_INLINED) continue;
-    asgst__regs r = {(uintptr_t)f.pc, (uintptr_t)f.sp, (uintptr_t)f.fp};
+    asgst__regs r = {(uintptr_t)f.pc, (uintptr_t)f.sp, (uintptr_t)f.fp, 0};
     p->stable[p->nstable++] = (asgst__stable_frame){r.sp, r.pc, p->be->frame_identity(&r)};
   }
 }
@@ -126,7 +126,9 @@ static void handle_element(ASGST_Queue *q, const asgst__queue_point *p,
   } else if (p->be == NULL || p->thread_kind <= 0) {
     error_iterator(&it, p, q->options, p->be ? p->thread_kind : ASGST_NOT_INITIALIZED);
   } else {
-    asgst__regs top = {(uintptr_t)e->pc, (uintptr_t)e->sp, (uintptr_t)e->fp};
+    /* lr: a frame sampled before it saved its return address (arm64's link register)
+     * returns to where its sender was called, which the element noted. */
+    asgst__regs top = {(uintptr_t)e->pc, (uintptr_t)e->sp, (uintptr_t)e->fp, id->caller_pc[0]};
     /* The element's frame as it was at enqueue time: its pc then, its callers now. */
     int32_t how = ASGST__OPT_RECORDED_TOP | ((ident & 1) ? ASGST__OPT_RECORDED_AT_CALL : 0);
     it.top_position = id->position;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "../impl/arch/arch.h"
 #include "../impl/guard.h"
 #include "../impl/stack_copy.h"
 #include "../impl/test_build.h"
@@ -95,7 +96,7 @@ static void on_walk_signal(int sig, siginfo_t *info, void *uc) {
   if (atomic_compare_exchange_strong(&slot.phase, &expected, PUBLISHED)) {
     int64_t deadline = now_ns() + TARGET_MAX_WAIT_NS;
     while (atomic_load(&slot.phase) == PUBLISHED && now_ns() < deadline) {
-      __builtin_ia32_pause();
+      asgst__cpu_relax();
     }
     /* Tell the walker we are leaving the handler: our stack changes from here on. */
     atomic_store(&slot.phase, IDLE);
@@ -139,7 +140,7 @@ static int wait_phase_change(int from, int64_t deadline) {
   const struct timespec step = {0, 20000};
   int p;
   for (int i = 0; (p = atomic_load(&slot.phase)) == from && now_ns() < deadline; i++) {
-    if (i < 200) __builtin_ia32_pause();
+    if (i < 200) asgst__cpu_relax();
     else nanosleep(&step, NULL);
   }
   return p;

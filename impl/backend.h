@@ -41,11 +41,14 @@ extern "C" {
  * anchor of a HotSpot thread). */
 #define ASGST__BACKEND_SCRATCH 128
 
-/* A physical frame position. */
+/* A physical frame position. lr is arm64's link register, meaningful only in a frame
+ * interrupted by a signal (a callee that has not saved it yet keeps its return address
+ * there); 0 elsewhere and on x86_64. */
 typedef struct {
   uintptr_t pc;
   uintptr_t sp;
   uintptr_t fp;
+  uintptr_t lr;
 } asgst__regs;
 
 /* The backend's view of the walked thread, captured on that thread (in its signal handler

@@ -17,10 +17,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* x86_64 user space: [64 KiB, 2^47). Lower addresses are never mapped by Linux by
- * default (vm.mmap_min_addr), higher ones are kernel or non-canonical. */
+#include "arch/arch.h"
+
+/* User space: [64 KiB, ASGST__MAX_ADDR (impl/arch/)). Lower addresses are never mapped by
+ * Linux by default (vm.mmap_min_addr), higher ones are kernel or non-canonical. */
 #define ASGST__MIN_ADDR ((uintptr_t)0x10000)
-#define ASGST__MAX_ADDR ((uintptr_t)1 << 47)
 
 /* Read hooks (safe_read.c): a thread's guarded loads can read somewhere else than the
  * address they name. The read layer knows no user of its hooks; each registers itself:
@@ -100,6 +101,13 @@ static inline bool asgst__load_ptr(uintptr_t a, uintptr_t *out) {
   uint64_t v;
   bool ok = asgst__load_u64(a, &v);
   *out = (uintptr_t)v;
+  return ok;
+}
+/* SS. A saved return address: the word at a without the bits pointer authentication
+ * signs it with (impl/arch/; none on x86_64). */
+static inline bool asgst__load_ret(uintptr_t a, uintptr_t *out) {
+  bool ok = asgst__load_ptr(a, out);
+  *out = asgst__strip_pc(*out);
   return ok;
 }
 static inline bool asgst__load_u32(uintptr_t a, uint32_t *out) {

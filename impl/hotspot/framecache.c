@@ -74,7 +74,7 @@ ASGST__HOT int asgst__hs_fc_frames(const asgst__regs *r, bool top, ASGST_Frame *
    * will read, so that its miss overlaps the compile id check's below instead of
    * following it (two dependent misses per cached frame were most of a deep cold walk). */
   uintptr_t ssp = r->sp + 8 * (uintptr_t)((w[2] >> 32) & 0xffff), ra;
-  if (stack_base && ssp > r->sp && ssp <= stack_base && asgst__load_ptr(ssp - 8, &ra))
+  if (stack_base && ssp > r->sp && ssp <= stack_base && asgst__load_ret(ssp - 8, &ra))
     __builtin_prefetch((const void *)row(key_of(ra, false)));
   /* Is the nmethod still the one decoded? Checked once per walk and nmethod (*checked is
    * the last one proven): a walk is microseconds long, and the load is a cache miss per

@@ -36,6 +36,7 @@
 #include "vm_model.h"
 #include "walker.h"
 
+#include "../arch/arch.h"
 #include "../guard.h"
 #include "../services.h"
 #include "../test_build.h"
@@ -129,7 +130,7 @@ static void wait_until_armed(owner *o) {
      * is 40 us, its p99 10 ms); waiting on would only burn this owner's time. */
     if (hopeless_ns && behind_another(o, t) > hopeless_ns) break;
     if (yield_in_wait) syscall(SYS_sched_yield);
-    else __builtin_ia32_pause();
+    else asgst__cpu_relax();
   }
   /* Given up: withdraw the request. Suspending the owner later, wherever it is then
    * (often descheduled: milliseconds), would only find the frame gone and keep a
@@ -303,7 +304,7 @@ static void process_owner(jvmtiEnv *jvmti, owner *o) {
    * another thread's already. */
   int saved = atomic_exchange(&o->boosted, 0);
   if (err != JVMTI_ERROR_THREAD_NOT_ALIVE) asgst__hs_boost_end(o->tid, saved);
-  asgst__regs here = {0, 0, 0};
+  asgst__regs here = {0, 0, 0, 0};
   int kind = o->kind;
   if (err != JVMTI_ERROR_NONE) kind = ASGST_THREAD_EXIT; /* ended, or not suspendable */
   else if (!last_java_frame(o, &here)) kind = ASGST_NO_TOP_JAVA_FRAME;

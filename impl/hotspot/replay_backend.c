@@ -151,7 +151,7 @@ int asgst__replay_open(const void *rec, size_t len, asgst__replay *out) {
   asgst__set_backend(&replay_backend);
   out->be = &replay_backend;
   out->thread = recorded_thread;
-  out->top = (asgst__regs){h->pc, h->sp, h->fp};
+  out->top = (asgst__regs){h->pc, h->sp, h->fp, 0};
   out->options = h->options;
   out->header = h;
   return 0;

@@ -42,6 +42,15 @@ typedef struct {
 #define FROM17 17, 0  /* ThreadsSMRSupport's lists (exported from 12 on; 11 does not) */
 #define ONLY25 25, 25 /* the method handle deoptimization handler, dropped in 26 */
 #define UPTO27 0, 27  /* the transition thread states, dropped in 28 */
+/* Frame constants the x86_64 tables export and the arm64 tables do not (derive() sets
+ * arm64's from frame_aarch64.hpp): rows that never apply on arm64. */
+#if defined(__aarch64__)
+#define X86_FROM9 1000, 0
+#define X86_ANY 1000, 0
+#else
+#define X86_FROM9 FROM9
+#define X86_ANY ANY
+#endif
 #define REQ NULL
 /* Optional features, named as ASGST_InitializeError and the notes report them. */
 #define F_HIDDEN "unload handlers for hidden classes that unload on their own"
@@ -107,9 +116,9 @@ static const row rows[] = {
     {STATIC, "AbstractInterpreter::_code", NULL, &asgst__vm.interpreter_code, NULL, ANY, REQ},
     {OFFSET, "StubQueue::_stub_buffer", NULL, &asgst__vm.sq_stub_buffer, NULL, ANY, REQ},
     {OFFSET, "StubQueue::_buffer_limit", NULL, &asgst__vm.sq_buffer_limit, NULL, ANY, REQ},
-    {INT, "frame::interpreter_frame_sender_sp_offset", NULL, &asgst__vm.interp_sender_sp_slot, NULL, FROM9, REQ},
-    {INT, "frame::interpreter_frame_last_sp_offset", NULL, &asgst__vm.interp_last_sp_slot, NULL, FROM9, REQ},
-    {INT, "frame::entry_frame_call_wrapper_offset", NULL, &asgst__vm.entry_wrapper_slot, NULL, ANY, REQ},
+    {INT, "frame::interpreter_frame_sender_sp_offset", NULL, &asgst__vm.interp_sender_sp_slot, NULL, X86_FROM9, REQ},
+    {INT, "frame::interpreter_frame_last_sp_offset", NULL, &asgst__vm.interp_last_sp_slot, NULL, X86_FROM9, REQ},
+    {INT, "frame::entry_frame_call_wrapper_offset", NULL, &asgst__vm.entry_wrapper_slot, NULL, X86_ANY, REQ},
     {STATIC, "StubRoutines::_call_stub_return_address", NULL, &asgst__vm.call_stub_return, NULL, ANY, REQ},
     {OFFSET, "JavaThread::_anchor", NULL, &asgst__vm.jt_anchor, NULL, ANY, REQ},
     {OFFSET, "JavaFrameAnchor::_last_Java_sp", NULL, &asgst__vm.anchor_sp, NULL, ANY, REQ},
@@ -339,12 +348,23 @@ static int derive(char *err, size_t errlen) {
   model->mirror_handle = model->jdk >= 9;
   model->anonymous_hash_names = model->jdk <= 14;
   model->jmethodid_table = model->jdk >= 26;
-  /* x86_64 frame::interpreter_frame_method_offset and _bcp_offset, not exported; the same
-   * on 11, 17, 21 and 25. JDK 8 (frame_x86.hpp of jdk8u) exports no interpreter slot: its
-   * frame has sender sp at -1, last sp at -2, Method* at -3 and no mirror slot, so the
-   * bcp (bcx: a bci while a GC runs) is at -7, one above where 9 and later keep it. */
+  /* frame::interpreter_frame_method_offset and _bcp_offset, not exported.
+   * x86_64: the same on 11, 17, 21 and 25. JDK 8 (frame_x86.hpp of jdk8u) exports no
+   * interpreter slot: its frame has sender sp at -1, last sp at -2, Method* at -3 and no
+   * mirror slot, so the bcp (bcx: a bci while a GC runs) is at -7, one above where 9 and
+   * later keep it.
+   * arm64 (frame_aarch64.hpp): one more slot between the mdp and the mirror (padding
+   * that keeps sp 16-byte aligned on 17; the extended sp from 21 on), so the bcp is at
+   * -9 on 17, 21 and 25. */
   model->interp_method_slot = -3;
+#if defined(__aarch64__)
+  model->interp_bcp_slot = -9;
+  model->interp_sender_sp_slot = -1;
+  model->interp_last_sp_slot = -2;
+  model->entry_wrapper_slot = -8; /* the call stub's JavaCallWrapper* */
+#else
   model->interp_bcp_slot = model->jdk == 8 ? -7 : -8;
+#endif
   if (model->jdk == 8) {
     model->interp_sender_sp_slot = -1;
     model->interp_last_sp_slot = -2;

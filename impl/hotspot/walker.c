@@ -68,9 +68,11 @@ static inline void set_regs(asgst__regs *d, const asgst__regs *s) {
   uintptr_t pc = __atomic_load_n(&s->pc, __ATOMIC_RELAXED);
   uintptr_t sp = __atomic_load_n(&s->sp, __ATOMIC_RELAXED);
   uintptr_t fp = __atomic_load_n(&s->fp, __ATOMIC_RELAXED);
+  uintptr_t lr = __atomic_load_n(&s->lr, __ATOMIC_RELAXED);
   d->pc = pc;
   d->sp = sp;
   d->fp = fp;
+  d->lr = lr;
 }
 
 /* SS. */
@@ -86,10 +88,11 @@ ASGST__HOT static bool anchor_frame(uintptr_t anchor, asgst__regs *r) {
     return false;
   /* No pc stored (the interpreter's calls into the VM): it is the return address the call
    * left just below the anchor's sp. */
-  if (pc == 0 && !asgst__load_ptr(sp - 8, &pc)) return false;
+  if (pc == 0 && !asgst__load_ret(sp - 8, &pc)) return false;
   r->sp = sp;
   r->pc = pc;
   r->fp = fp;
+  r->lr = 0;
   return true;
 }
 
@@ -339,7 +342,7 @@ ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
   while (it->npending < it->batch_limit && n <= asgst__room(it) && it->depth < ASGST__MAX_DEPTH) {
     uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)fsize, npc, nfp;
     if (it->thread.stack_base && ssp >= it->thread.stack_base) break;
-    if (!asgst__load_ptr(ssp - 8, &npc) || npc != pc || !asgst__load_ptr(ssp - 16, &nfp)) break;
+    if (!asgst__load_ret(ssp - 8, &npc) || npc != pc || !asgst__load_ptr(ssp - 16, &nfp)) break;
     /* The step the iterator would have made, without leaving this frame's state. */
     *(volatile int32_t *)&it->committed = it->npending;
     it->cur.sp = ssp;
@@ -508,8 +511,8 @@ static bool cfi_read(void *ctx, uintptr_t addr, uintptr_t *value) {
  * value, and a frame pointer step from it would skip C frames silently. `top`: c was interrupted anywhere, so its pc is not a return address. */
 ASGST__HOT static int cfi_sender(const asgst__regs *c, hs_state *s, uintptr_t limit,
                                   asgst__regs *n) {
-  struct asgst_cfi_frame f = {.pc = c->pc, .sp = c->sp, .fp = c->fp};
   bool top = LD(s->top);
+  struct asgst_cfi_frame f = {.pc = c->pc, .sp = c->sp, .fp = c->fp, .lr = top ? c->lr : 0};
   const struct asgst_cfi_rule *rule = !top && c->pc == LD(s->c_pc)
                                           ? s->c_rule
                                           : asgst__cfi_find(c->pc, !top, &s->c_obj);
@@ -525,7 +528,7 @@ ASGST__HOT static int cfi_sender(const asgst__regs *c, hs_state *s, uintptr_t li
 /* SS. Sender of a C frame by frame pointer into *n; false if the chain is broken. */
 ASGST__HOT static bool fp_sender(const asgst__regs *c, uintptr_t limit, asgst__regs *n) {
   bool ok = c->fp > c->sp && !(c->fp & 7) && (limit == 0 || c->fp + 16 <= limit);
-  if (!ok || !asgst__load_ptr(c->fp + 8, &n->pc) || !asgst__load_ptr(c->fp, &n->fp)) return false;
+  if (!ok || !asgst__load_ret(c->fp + 8, &n->pc) || !asgst__load_ptr(c->fp, &n->fp)) return false;
   n->sp = c->fp + 16;
   return true;
 }
@@ -535,7 +538,7 @@ ASGST__HOT static bool fp_sender(const asgst__regs *c, uintptr_t limit, asgst__r
 ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   asgst__regs *c = &it->cur;
   uintptr_t limit = s->has_target ? s->target.sp : it->thread.stack_base;
-  asgst__regs n;
+  asgst__regs n = {0};
   bool tables = !(it->options & ASGST__OPT_REPLAYABLE);
   int cfi = tables ? cfi_sender(c, s, limit, &n) : -1;
   /* The tables' outermost frame (the thread's start), or without a rule an fp of 0. */
@@ -596,8 +599,8 @@ ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
     s->top = 0;
     return 1;
   }
-  asgst__regs n;
-  if (!asgst__load_ptr(fp + 8, &n.pc) || !asgst__load_ptr(fp, &n.fp)) return ASGST_BAD_FRAME;
+  asgst__regs n = {0};
+  if (!asgst__load_ret(fp + 8, &n.pc) || !asgst__load_ptr(fp, &n.fp)) return ASGST_BAD_FRAME;
   n.sp = fp + 16;
   s->top = 0;
   if (more) {
@@ -623,7 +626,7 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
       return step_entry(it, s);
     case ASGST__HK_INTERP: {
       uintptr_t fp = it->cur.fp;
-      if (!asgst__load_ptr(fp + 8, &n.pc) || !asgst__load_ptr(fp, &n.fp) ||
+      if (!asgst__load_ret(fp + 8, &n.pc) || !asgst__load_ptr(fp, &n.fp) ||
           !asgst__load_ptr(fp + 8 * model->interp_sender_sp_slot, &n.sp))
         return ASGST_BAD_FRAME;
       /* The sender's own view of its sp (compiled callers are sized from it). It may lie
@@ -635,7 +638,7 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
       if (LD(s->fsize) && !LD(s->top)) {
         /* A complete compiled frame of known size (from the frame cache). */
         uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)s->fsize;
-        if (!asgst__load_ptr(ssp - 8, &n.pc) || !asgst__load_ptr(ssp - 16, &n.fp)) return ASGST_BAD_FRAME;
+        if (!asgst__load_ret(ssp - 8, &n.pc) || !asgst__load_ptr(ssp - 16, &n.fp)) return ASGST_BAD_FRAME;
         n.sp = ssp;
         break;
       }
@@ -653,6 +656,7 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
    * may have been called without debug information: a leaf call, such as C1's GC barrier
    * stubs, records no PcDesc at its return address. Exact if there is one, else near. */
   bool leaf_callee = !LD(s->java_seen) && LD(s->kind) == ASGST__HK_STUB;
+  n.lr = 0; /* the link register belongs to the interrupted frame only */
   set_regs(&it->cur, &n);
   s->top = 0;
   s->pcmode = asgct_rule ? ASGST__PC_NEAR : leaf_callee ? ASGST__PC_ANCHOR : ASGST__PC_EXACT;

@@ -10,18 +10,30 @@
 
 #include "../backend.h"
 
-/* Stack effect of the instructions between a frame's entry and pc (walker_code.c). */
+/* Stack effect of the instructions between a frame's entry and pc. */
 typedef struct {
-  long depth;     /* bytes pushed/allocated since entry: the return address is at sp+depth */
-  long fp_slot;   /* offset from sp of the caller's saved rbp, -1 if rbp not saved */
-  bool fp_moved;  /* mov rbp,rsp executed: rbp no longer holds the caller's fp */
+  long depth;     /* bytes from sp up to the sender's sp */
+  long ra_slot;   /* offset from sp of the return address; -1: still in the link register */
+  long fp_slot;   /* offset from sp of the caller's saved fp, -1 if fp not saved */
+  bool fp_moved;  /* fp set to this frame: it no longer holds the caller's fp */
 } asgst__hs_stack_effect;
+
+/* The per-architecture decoders (walker_code_x86_64.c, walker_code_aarch64.c). */
 /* SS. Stack effect from a verified entry point up to pc, through the prologue
- * instructions HotSpot's x86_64 compilers emit; false at any other instruction. */
-bool asgst__hs_decode_prologue(uintptr_t entry, uintptr_t pc, asgst__hs_stack_effect *e);
-/* SS. If the code at pc is an epilogue ([vzeroupper] [add rsp,N] [pop rbp] [return poll]
- * ret), its stack effect. */
+ * instructions HotSpot's compilers emit; false at any other instruction. frame_bytes is
+ * the blob's whole frame (arm64 stops decoding once the frame is that big). */
+bool asgst__hs_decode_prologue(uintptr_t entry, uintptr_t pc, long frame_bytes,
+                               asgst__hs_stack_effect *e);
+/* SS. If the code at pc is a compiled epilogue (from the frame's release through the
+ * return poll to the return), its stack effect. */
 bool asgst__hs_decode_epilogue(uintptr_t pc, asgst__hs_stack_effect *e);
+/* SS. The stack effect at a function's first instruction (nothing saved yet). */
+void asgst__hs_entry_effect(asgst__hs_stack_effect *e);
+/* SS. True if pc is a return instruction. */
+bool asgst__hs_at_return(uintptr_t pc);
+/* SS. If pc is the first instruction of a continuation return barrier, the byte offset in
+ * the current JavaThread that it loads the stack pointer from; -1 otherwise. */
+long asgst__hs_barrier_thread_offset(uintptr_t pc);
 
 /* SS. Sender of a frame of code blob `blob` (compiled or stub) at r. `top` says r was
  * interrupted anywhere (prologue/epilogue possible); otherwise r.pc is a return address.

@@ -47,6 +47,7 @@ struct asgst_cfi_rule {
 /* A thread's registers at one frame. */
 struct asgst_cfi_frame {
   uintptr_t pc, sp, fp;
+  uintptr_t lr; /* arm64's link register, known in the interrupted frame only (else 0) */
 };
 
 /* SS. Reads the word at addr into *value; false if the address cannot be read. */

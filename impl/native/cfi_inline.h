@@ -8,6 +8,7 @@
 #ifndef ASGST_NATIVE_CFI_INLINE_H
 #define ASGST_NATIVE_CFI_INLINE_H
 
+#include "impl/arch/arch.h"
 #include "impl/native/cfi.h"
 #include "impl/native/cfi_snapshot.h"
 
@@ -81,24 +82,26 @@ static inline int asgst__cfi_apply(const struct asgst_cfi_rule *rule, struct asg
   if (!rule || (rule->cfa_reg != ASGST_CFA_SP && rule->cfa_reg != ASGST_CFA_FP))
     return ASGST_CFI_NO_RULE;
   if (rule->ra_rule == ASGST_REG_UNDEF) return ASGST_CFI_OUTERMOST;
-  /* "Same value" return addresses (arm64 leaf functions keep it in the link register)
-   * need a register the frame does not carry yet. */
-  if (rule->ra_rule != ASGST_REG_AT_CFA || rule->fp_rule == ASGST_REG_OTHER)
+  /* A "same value" return address is still in the link register (arm64: a leaf
+   * function, or one interrupted before it saved x30), known in the interrupted frame. */
+  bool in_lr = rule->ra_rule == ASGST_REG_SAME && frame->lr != 0;
+  if ((rule->ra_rule != ASGST_REG_AT_CFA && !in_lr) || rule->fp_rule == ASGST_REG_OTHER)
     return ASGST_CFI_NO_RULE;
   uintptr_t cfa = (rule->cfa_reg == ASGST_CFA_SP ? frame->sp : frame->fp) + (intptr_t)rule->cfa_off;
   /* The caller's frame lies above this one (the CFA equals sp only at an arm64 entry): a
    * CFA below sp comes from a corrupt frame pointer, and would let a walk go round. */
   if (cfa < frame->sp) return ASGST_CFI_BAD_READ;
-  uintptr_t ra, fp = frame->fp;
-  if (!read(ctx, cfa + (intptr_t)rule->ra_off, &ra)) return ASGST_CFI_BAD_READ;
+  uintptr_t ra = frame->lr, fp = frame->fp;
+  if (!in_lr && !read(ctx, cfa + (intptr_t)rule->ra_off, &ra)) return ASGST_CFI_BAD_READ;
   if (rule->fp_rule == ASGST_REG_AT_CFA && !read(ctx, cfa + (intptr_t)rule->fp_off, &fp))
     return ASGST_CFI_BAD_READ;
   if (rule->fp_rule == ASGST_REG_UNDEF) fp = 0;
   /* On both x86_64 and arm64 the caller's stack pointer is the CFA. Field by field: a
    * packed 16-byte store would be read back 8 bytes at a time. */
-  frame->pc = ra;
+  frame->pc = asgst__strip_pc(ra);
   frame->sp = cfa;
   frame->fp = fp;
+  frame->lr = 0;
   return ASGST_CFI_STEPPED;
 }
 

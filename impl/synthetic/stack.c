@@ -1,6 +1,7 @@
 /*
  * stack.c - the synthetic stack builder: real stack memory between two PROT_NONE guard
- * pages, frames laid out as x86_64 code with frame pointers lays them out.
+ * pages, frames laid out as code with frame pointers lays them out (x86_64, and arm64 frame
+ * records: the same two words).
  *
  * Pushing a frame on top of the current top (its caller) at caller sp `csp`:
  *     fp = csp - 16, fp[0] = caller's fp, fp[1] = caller's pc (the return address),
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "../arch/arch.h"
 
 /* Bytes of locals below fp in every synthetic frame (keeps sp 16-byte aligned). */
 #define FRAME_LOCALS 48
@@ -152,9 +154,7 @@ int ASGST_SynthContext(const ASGST_SynthStack *s, ucontext_t *uc) {
   memset(uc, 0, sizeof *uc);
   const asgst__regs *top = frame_at(s, s->nframes - 1);
   if (top == NULL) return ASGST_NO_FRAME;
-  uc->uc_mcontext.gregs[REG_RIP] = (greg_t)top->pc;
-  uc->uc_mcontext.gregs[REG_RSP] = (greg_t)top->sp;
-  uc->uc_mcontext.gregs[REG_RBP] = (greg_t)top->fp;
+  asgst__uc_set_regs(uc, top);
   return 0;
 }
 

@@ -172,7 +172,7 @@ static void a_pc_in_no_object_has_no_rule(void **state) {
   assert_null(asgst__cfi_lookup((uintptr_t)heap, false));
   assert_null(asgst__cfi_lookup(0, false));
   assert_null(asgst__cfi_lookup(UINTPTR_MAX, true));
-  struct asgst_cfi_frame f = {(uintptr_t)heap, 0, 0};
+  struct asgst_cfi_frame f = {(uintptr_t)heap, 0, 0, 0};
   assert_int_equal(asgst__cfi_step(&f, false, read_word, NULL), ASGST_CFI_NO_RULE);
   assert_int_equal(f.pc, (uintptr_t)heap);
   free(heap);
@@ -210,7 +210,7 @@ static void a_function_entry_has_the_call_rule(void **state) {
   assert_int_equal(r->ra_rule, ASGST_REG_AT_CFA);
   assert_int_equal(r->ra_off, -8);
   /* A return address that cannot be read leaves the frame as it was. */
-  struct asgst_cfi_frame f = {(uintptr_t)a_hand_made_eh_frame_gives_its_rows, 4096, 0};
+  struct asgst_cfi_frame f = {(uintptr_t)a_hand_made_eh_frame_gives_its_rows, 4096, 0, 0};
   assert_int_equal(asgst__cfi_step(&f, false, read_word, NULL), ASGST_CFI_BAD_READ);
   assert_int_equal(f.sp, 4096);
   asgst__cfi_shutdown();

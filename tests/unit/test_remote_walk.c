@@ -32,7 +32,7 @@ static volatile pid_t spinner_tid;
  * chain_inner, which spins. Exported (-rdynamic) so dladdr1 gives their sizes. */
 __attribute__((noinline)) void chain_inner(void) {
   spinner_tid = (pid_t)syscall(SYS_gettid);
-  while (!stop_spinning) cpu_pause();
+  while (!stop_spinning) asgst__cpu_relax();
 }
 __attribute__((noinline)) void chain_middle(void) {
   chain_inner();

@@ -48,7 +48,6 @@
 #include "impl/hotspot/walker.h"
 #include "impl/hotspot/vmstructs.h"
 #include "impl/test_build.h" /* ASGST__OPT_ASGCT_PCDESC_RULE */
-#include "api/internal.h" /* asgst__regs_from_ucontext: the walker's registers of a context */
 _Static_assert(ASGST__OPT_ASGCT_PCDESC_RULE != 0, "the agent links the test build (impl/test_build.h)");
 #include <ucontext.h>
 #include "walk_agent.h"
@@ -170,7 +169,7 @@ static void describe_pcdescs(sample *s, const ucontext_t *u) {
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
     asgst__regs top;
-    asgst__regs_from_ucontext(u, &top);
+    asgst__uc_regs(u, &top);
     uintptr_t pc = top.pc, blob = 0, code = 0;
     if (asgst__hs_classify(pc, &blob) != ASGST__HK_NMETHOD) goto done;
     uintptr_t a = 0, b = 0;
@@ -201,7 +200,7 @@ static int top_debug_info(uintptr_t java_pc, const ucontext_t *u) {
   volatile int r = NODEBUG_COVERED;
   ASGST__GUARD_BEGIN(g)
     asgst__regs top;
-    asgst__regs_from_ucontext(u, &top);
+    asgst__uc_regs(u, &top);
     uintptr_t nm = 0, code = 0, a = 0, b = 0;
     ASGST_Frame one[1];
     if (asgst__hs_classify(java_pc, &nm) != ASGST__HK_NMETHOD || !asgst__vm_code_begin(nm, &code) ||
@@ -238,7 +237,7 @@ static void trace_failure(sample *s, const ucontext_t *u) {
 #define it (*itp)
     memset(&it, 0, offsetof(ASGST_Iterator, pending));
     asgst__regs top;
-    asgst__regs_from_ucontext(u, &top);
+    asgst__uc_regs(u, &top);
     if (asgst__hs_current_thread(&it.thread) <= 0) goto done;
     int32_t st = 0;
     asgst__load_u32((uintptr_t)it.thread.vm_thread + asgst__vm.jt_state, (uint32_t *)&st);
@@ -301,8 +300,8 @@ static void check_top_java_frame(sample *s, const ucontext_t *u) {
   s->tjf_pc = 0;
   ASGST__GUARD_BEGIN(g)
     asgst__thread t = {0};
-    asgst__regs top, out = {0}, sender = {0};
-    asgst__regs_from_ucontext(u, &top);
+    asgst__regs top, out = {0, 0, 0, 0}, sender = {0, 0, 0, 0};
+    asgst__uc_regs(u, &top);
     if (asgst__hs_current_thread(&t) > 0) {
       s->tjf_rc = asgst__hs_top_java_frame(&t, &top, &out, &sender, 1);
       s->tjf_pc = out.pc;

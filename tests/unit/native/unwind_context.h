@@ -25,7 +25,8 @@ __attribute__((no_sanitize("address"))) static bool read_live_word(void *ctx, ui
 /* SS. Fills pcs[0..max) with the context's pc and the return addresses of its callers,
  * as far as the tables step; their number. *stop: how the walk ended (ASGST_CFI_*). */
 static int unwind_context(const ucontext_t *uc, uintptr_t *pcs, int max, int *stop) {
-  struct asgst_cfi_frame f = {uc_pc(uc), uc_sp(uc), uc_fp(uc)};
+  asgst__regs r = uc_regs(uc);
+  struct asgst_cfi_frame f = {r.pc, r.sp, r.fp, r.lr};
   int n = 0, rc = ASGST_CFI_STEPPED;
   pcs[n++] = f.pc;
   while (n < max && rc == ASGST_CFI_STEPPED) {

@@ -1,0 +1,39 @@
+/*
+ * x86_64.h - x86_64 Linux: registers of a signal context, the user address limit, the
+ * spin-wait hint. Included through arch.h only.
+ */
+#ifndef ASGST_IMPL_ARCH_X86_64_H
+#define ASGST_IMPL_ARCH_X86_64_H
+
+#include <stdint.h>
+#include <ucontext.h>
+
+/* User space is [64 KiB, 2^47): higher addresses are kernel or non-canonical. */
+#define ASGST__MAX_ADDR ((uintptr_t)1 << 47)
+/* A call pushes the return address: it is at sp in a callee that has pushed nothing. */
+#define ASGST__RET_AT_SP 1
+
+/* SS. */
+static inline void asgst__cpu_relax(void) { __builtin_ia32_pause(); }
+
+/* SS. x86_64 return addresses carry no signature. */
+static inline uintptr_t asgst__strip_pc(uintptr_t pc) { return pc; }
+
+/* SS. rip, rsp, rbp; x86_64 has no link register (lr 0). */
+#define asgst__uc_regs(uc, r)                                  \
+  do {                                                         \
+    (r)->pc = (uintptr_t)(uc)->uc_mcontext.gregs[REG_RIP];     \
+    (r)->sp = (uintptr_t)(uc)->uc_mcontext.gregs[REG_RSP];     \
+    (r)->fp = (uintptr_t)(uc)->uc_mcontext.gregs[REG_RBP];     \
+    (r)->lr = 0;                                               \
+  } while (0)
+
+/* SS. */
+#define asgst__uc_set_regs(uc, r)                              \
+  do {                                                         \
+    (uc)->uc_mcontext.gregs[REG_RIP] = (greg_t)(r)->pc;        \
+    (uc)->uc_mcontext.gregs[REG_RSP] = (greg_t)(r)->sp;        \
+    (uc)->uc_mcontext.gregs[REG_RBP] = (greg_t)(r)->fp;        \
+  } while (0)
+
+#endif
