@@ -13,6 +13,10 @@
 #                      profiler mode on every JDK (default 60 min; tests/soak/soak.sh)
 #   ./build.sh aarch64-env  provision the arm64 sysroot (JDKs 17, 21, 25 for qemu-user, cross
 #                      build files) and print its shell variables (tests/aarch64/env.sh)
+#   ./build.sh build-aarch64  provision it, then cross-build everything for arm64 into
+#                      build-aarch64/ (cmake/aarch64-linux-gnu.cmake); `test` does it too
+#   ./build.sh test-aarch64  build-aarch64, then run the arm64 suite under qemu-user
+#                      (tests/aarch64/run_suite.sh; part of `test`'s run_all.sh)
 #   ./build.sh clean   remove build/ and out/
 # Missing Debian build dependencies are installed when running as root; otherwise the
 # exact apt-get command is printed.
@@ -69,9 +73,26 @@ do_build() {
   test "${PIPESTATUS[0]}" = 0
 }
 
+# The arm64 cross build. If the root cannot be provisioned (not root and no cache), says why
+# and returns 1; the arm64 suite then reports a skip.
+do_build_aarch64() {
+  local env
+  if ! env=$("$ROOT/tests/aarch64/env.sh"); then
+    echo "build.sh: no arm64 cross build: the arm64 root could not be provisioned (tests/aarch64/env.sh)" >&2
+    return 1
+  fi
+  eval "$env"
+  cmake -S "$ROOT" -B "$BUILD-aarch64" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
+    -DASGST_ARM64_SYSROOT="$ASGST_ARM64_SYSROOT" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$BUILD-aarch64" -j"$(nproc)" 2>&1 | grep -Ev '^\[ *[0-9]+%\]|^Consolidate|^Scanning|^Built target' || true
+  test "${PIPESTATUS[0]}" = 0
+}
+
 case "${1:-build}" in
   build) do_build ;;
-  test) do_build; exec "$ROOT/tests/run_all.sh" "$BUILD" ;;
+  test) do_build; do_build_aarch64 || true; exec "$ROOT/tests/run_all.sh" "$BUILD" ;;
+  build-aarch64) do_build_aarch64 ;;
+  test-aarch64) do_build_aarch64; exec "$ROOT/tests/aarch64/run_suite.sh" "$BUILD-aarch64" ;;
   demo)
     do_build
     if [ -x "$ROOT/profiler-demo/run-demo.sh" ]; then exec "$ROOT/profiler-demo/run-demo.sh" "$BUILD"; fi
@@ -84,6 +105,6 @@ case "${1:-build}" in
   memsoak) do_build; exec "$ROOT/tests/soak/memory.sh" "$BUILD" "${2:-60}" ;;
   install) do_build; cmake --install "$BUILD" --prefix "${2:-/usr/local}" | grep -v '^-- Up-to-date' ;;
   aarch64-env) exec "$ROOT/tests/aarch64/env.sh" ;;
-  clean) rm -rf "$BUILD" "$ROOT/out" ;;
-  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench|eval|fuzz [SECONDS]|soak [MINUTES]|memsoak [MINUTES]|aarch64-env|clean" >&2; exit 2 ;;
+  clean) rm -rf "$BUILD" "$BUILD-aarch64" "$ROOT/out" ;;
+  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench|eval|fuzz [SECONDS]|soak [MINUTES]|memsoak [MINUTES]|aarch64-env|build-aarch64|test-aarch64|clean" >&2; exit 2 ;;
 esac

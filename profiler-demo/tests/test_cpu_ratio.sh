@@ -11,16 +11,25 @@ three=$(samples_with "$OUTF" 'Ratio\.threeParts')
 one=$(samples_with "$OUTF" 'Ratio\.onePart')
 ratio=$(awk -v a="$three" -v b="$one" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "inf" }')
 figure "cpu: threeParts $three samples, onePart $one samples, ratio $ratio (expected 3)"
-check "threeParts:onePart is 3:1 within 10%" \
-  awk -v r="$ratio" 'BEGIN { exit !(r != "inf" && r >= 2.7 && r <= 3.3) }'
+# ASGST_TEST_QEMU=1 (arm64 under qemu-user, tests/aarch64/run_suite.sh): about one SIGPROF in
+# five arrives there, so the ratio rests on ~700 samples instead of ~3,000: within 20%.
+tol=10
+[ "${ASGST_TEST_QEMU:-0}" = 1 ] && tol=20
+check "threeParts:onePart is 3:1 within $tol%" \
+  awk -v r="$ratio" -v t="$tol" 'BEGIN { exit !(r != "inf" && r >= 3 * (1 - t / 100) && r <= 3 * (1 + t / 100)) }'
 line=$(grep -A1 '^  cpu ' "$WORK/stderr" | tr '\n' ' ')
 samples=$(echo "$line" | sed -n 's/.* samples \([0-9]*\) .*/\1/p')
 expected=$(echo "$line" | sed -n 's/.*expected about \([0-9]*\) samples.*/\1/p')
 figure "cpu: $samples samples, kernel-counted CPU time gives $expected"
 # SIGPROF is pending at most once per thread: a sample that comes while the previous one is
 # still pending (a long kernel path, a busy machine) is lost and counted in the summary.
-check "one sample per 1 ms of CPU (within 5%)" \
-  awk -v s="${samples:-0}" -v e="${expected:-0}" 'BEGIN { exit !(e > 1000 && s >= e * 0.95 && s <= e * 1.02) }'
+# Under qemu-user (ASGST_TEST_QEMU=1) there is no perf cpu-clock to count against.
+if [ "${ASGST_TEST_QEMU:-0}" = 1 ]; then
+  skip "one sample per 1 ms of CPU" "qemu-user has no perf events to count the CPU time with"
+else
+  check "one sample per 1 ms of CPU (within 5%)" \
+    awk -v s="${samples:-0}" -v e="${expected:-0}" 'BEGIN { exit !(e > 1000 && s >= e * 0.95 && s <= e * 1.02) }'
+fi
 run_agent "event=cputimer,interval=10ms,file=$WORK/timer.collapsed" Ratio 1 >/dev/null
 check "JVM with the CPU-timer fallback exits 0" [ $? = 0 ]
 n=$(samples_total "$WORK/timer.collapsed")
