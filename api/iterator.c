@@ -59,6 +59,7 @@ static inline void copy_regs(asgst__regs *d, const asgst__regs *s) {
   d->pc = __atomic_load_n(&s->pc, __ATOMIC_RELAXED);
   d->sp = __atomic_load_n(&s->sp, __ATOMIC_RELAXED);
   d->fp = __atomic_load_n(&s->fp, __ATOMIC_RELAXED);
+  d->lr = __atomic_load_n(&s->lr, __ATOMIC_RELAXED);
 }
 
 /* SS. Starts (or restarts) the walk at it->top: the backend's begin(), then the first batch.

@@ -12,20 +12,28 @@
 #ifndef ASGST_IMPL_FILL_LOOP_H
 #define ASGST_IMPL_FILL_LOOP_H
 
+#include "arch/arch.h"
 #include "backend.h"
 
 /* Physical frames one walk may step over before it is declared a loop. */
 #define ASGST__MAX_DEPTH 8192
 
+/* SS. True if a step from a frame at old_sp to one at new_sp went toward the stack's base.
+ * Strictly, except for the first step on arm64: a frame interrupted before it allocated
+ * anything (its return address still in the link register) shares its sender's sp. */
+static inline bool asgst__sp_grew(uintptr_t old_sp, uintptr_t new_sp, bool first_step) {
+  return new_sp > old_sp || (new_sp == old_sp && first_step && !ASGST__RET_AT_SP);
+}
+
 /* SS. Steps to the sender physical frame with the API's loop checks: the stack must grow
- * toward its base (strictly increasing sp) and stay within a bounded depth. */
+ * toward its base (increasing sp, asgst__sp_grew) and stay within a bounded depth. */
 static inline __attribute__((always_inline)) int asgst__step_checked(
     ASGST_Iterator *it, int (*step)(ASGST_Iterator *)) {
   uintptr_t old_sp = it->cur.sp;
   int r = step(it);
   if (r <= 0) return r;
   if (++it->depth > ASGST__MAX_DEPTH) return ASGST_STACK_LOOP;
-  if (it->cur.sp <= old_sp) return ASGST_STACK_LOOP;
+  if (!asgst__sp_grew(old_sp, it->cur.sp, it->depth == 1)) return ASGST_STACK_LOOP;
   if (it->thread.stack_base && it->cur.sp >= it->thread.stack_base) return ASGST_BAD_FRAME;
   return 1;
 }

@@ -84,7 +84,29 @@ typedef struct {
   uintptr_t first_java_pc, first_java_sp;
   uintptr_t second_java_sp; /* sp of the next physical frame with a Java frame */
   uintptr_t fail[3]; /* the physical frame where the walk failed */
+  /* The first physical frame's frame count, and that of a sender at the same sp (arm64:
+   * the first frame had released its frame, its return address in the link register). */
+  int top_n, released_n, phase;
+  uintptr_t pc0, sp0, released_pc;
 } walk_ctx;
+
+/* SS. Counts the frames of the first physical frame (c->top_n) and of a sender at the
+ * same sp (c->released_n), told apart by their pc: inlined frames share their physical
+ * frame's pc and sp. Called before frame c->n is stored. */
+static void note_released_caller(walk_ctx *c, const ASGST_Frame *fr) {
+  uintptr_t pc = (uintptr_t)fr->pc, sp = (uintptr_t)fr->sp;
+  if (c->n == 0) {
+    c->pc0 = pc, c->sp0 = sp, c->top_n = 1, c->phase = 0;
+  } else if (c->phase == 0 && pc == c->pc0 && sp == c->sp0) {
+    c->top_n++;
+  } else if (c->phase == 0 && sp == c->sp0) {
+    c->released_pc = pc, c->released_n = 1, c->phase = 1;
+  } else if (c->phase == 1 && pc == c->released_pc && sp == c->sp0) {
+    c->released_n++;
+  } else {
+    c->phase = 2;
+  }
+}
 
 /* SS. ASGST iterator handler: copies every frame. */
 static void collect(ASGST_Iterator *it, void *arg) {
@@ -101,6 +123,7 @@ static void collect(ASGST_Iterator *it, void *arg) {
         c->second_java_sp = (uintptr_t)fr.sp;
       }
     }
+    note_released_caller(c, &fr);
     wframe *w = &c->f[c->n++];
     w->type = fr.type;
     w->level = (int8_t)fr.comp_level;
@@ -125,12 +148,16 @@ static sample *grab_slot(void) {
 /* SS. One ASGST walk into s. */
 static __thread uintptr_t tl_first_java_pc __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t tl_second_java_sp __attribute__((tls_model("initial-exec")));
+static __thread int tl_top_n __attribute__((tls_model("initial-exec")));
+static __thread int tl_released_n __attribute__((tls_model("initial-exec")));
 static void walk_asgst(void *uc, int options, wframe *f, int *n, int *rc, uintptr_t *fail) {
-  walk_ctx c = {f, 0, MAXF, ASGST_NO_FRAME, options, 0, 0, 0, {0, 0, 0}};
+  walk_ctx c = {.f = f, .max = MAXF, .rc = ASGST_NO_FRAME, .include_non_java = options};
   int kind = ASGST_RunWithIterator(uc, options, collect, &c);
   if (fail) memcpy(fail, c.fail, sizeof c.fail);
   tl_first_java_pc = c.first_java_pc;
   tl_second_java_sp = c.second_java_sp;
+  tl_top_n = c.top_n;
+  tl_released_n = c.released_n;
   *n = c.n;
   *rc = kind <= 0 ? kind : c.rc;
 }
@@ -423,7 +450,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
     s->t_info = t3 - t2;
     /* The fixed part of a walk: thread lookup, begin, the first frame. */
     wframe one[2];
-    walk_ctx c = {one, 0, 2, ASGST_NO_FRAME, 0, 0, 0, 0, {0, 0, 0}};
+    walk_ctx c = {.f = one, .max = 2, .rc = ASGST_NO_FRAME};
     t2 = now_ns();
     ASGST_RunWithIterator(uc, ASGST_END_ON_FIRST_JAVA_FRAME, collect, &c);
     t3 = now_ns();
@@ -432,6 +459,8 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   if (walk_opts.diag && s->a_rc < 0) trace_failure(s, uc);
   s->first_java_pc = tl_first_java_pc;
   s->second_java_sp = tl_second_java_sp;
+  s->top_n = tl_top_n;
+  s->released_n = tl_released_n;
   check_top_java_frame(s, uc);
   s->anchor = anchor_kind();
   s->c_n = -1;

@@ -45,6 +45,10 @@ typedef struct {
   uintptr_t first_java_pc; /* pc of the first Java frame of the ASGST walk */
   uintptr_t tjf_pc;        /* asgst__hs_top_java_frame's pc for the same ucontext */
   uintptr_t second_java_sp; /* sp of the walk's next physical frame with a Java frame */
+  /* Frames of the walk's first physical frame, and of its sender when that has the same
+   * sp (released_n > 0: arm64, the first frame had released its frame and its return
+   * address was in the link register). */
+  int top_n, released_n;
   uintptr_t tjf_sender_sp;  /* the sender's sp top_java_frame found, 0 if none */
   int tjf_rc;
   int anchor;          /* where the thread's last Java frame anchor points: 0 none, 1 Java code, 2 SafepointBlob, 3 other stub, 4 C */      /* with diag=1: what the top pc is, when ASGST failed */

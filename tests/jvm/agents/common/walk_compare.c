@@ -202,6 +202,19 @@ static void compare(const sample *s) {
     ws.unknown_bci_out_of_line += s->top_nodebug == NODEBUG_OUT_OF_LINE;
     return;
   }
+  /* Explained class 5 (arm64): the interrupted frame had already released its frame (at
+   * its return poll or its ret, the return address in the link register), so its sender's
+   * frame starts at the same sp. AsyncGetCallTrace sizes the interrupted frame as if it
+   * were whole, which skips that sender: its trace is ASGST's without the sender's frames.
+   * Proven per sample by that equality. */
+  int top = s->top_n, rel = s->released_n;
+  if (rel > 0 && s->a_n < MAXF && n < MAXF && top + rel <= s->a_n && n == s->a_n - rel &&
+      same_trace(s->a, top, s->g, top) &&
+      same_trace(s->a + top + rel, s->a_n - top - rel, s->g + top, n - top)) {
+    ws.explained_released++;
+    disagree("asgct_skips_sender_of_released_frame", s);
+    return;
+  }
   for (int i = 0; i < m; i++) {
     bool meth = s->a[i].method != s->g[i].method, bci = s->a[i].bci != s->g[i].bci;
     if (!meth && !bci) continue;
@@ -399,7 +412,7 @@ void walk_report_slow(void) {
 static void process(const sample *s) {
   if (walk_opts.slow) record_slow(s);
   long agree0 = ws.agree;
-  long explained0 = ws.explained_safepoint + ws.explained_null_id + ws.explained_truncated;
+  long explained0 = ws.explained_safepoint + ws.explained_null_id + ws.explained_truncated + ws.explained_released;
   ws.samples++;
   bool a_ok = s->a_rc == 0 && s->a_n > 0, g_ok = s->gct_n > 0;
   if (s->a_rc < 0) {
@@ -426,7 +439,7 @@ static void process(const sample *s) {
     compare(s);
   }
   count_kind(s, a_ok, g_ok, ws.agree - agree0,
-             ws.explained_safepoint + ws.explained_null_id + ws.explained_truncated - explained0);
+             ws.explained_safepoint + ws.explained_null_id + ws.explained_truncated + ws.explained_released - explained0);
   if (walk_opts.nonjava) check_nonjava(s);
   /* A sample of a thread with Java frames: either walker found some or failed. */
   ws.java_samples += s->a_rc < 0 || s->a_n > 0 || s->gct_n > 0 || (s->gct_n < 0 && s->gct_n != -3);

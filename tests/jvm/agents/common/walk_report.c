@@ -164,15 +164,18 @@ static void report_vthreads(const walk_stats *st) {
 void walk_report(long signals, long dropped) {
   const walk_stats *st = walk_get_stats();
   double pct = st->both ? 100.0 * (double)st->agree / (double)st->both : 0;
-  long comparable = st->both - st->explained_safepoint - st->explained_null_id - st->explained_truncated;
+  long comparable = st->both - st->explained_safepoint - st->explained_null_id - st->explained_truncated -
+                    st->explained_released;
   double adj = comparable ? 100.0 * (double)st->agree / (double)comparable : 0;
   fprintf(stderr, "WALK # figure: workload=%s samples=%ld asgst_ok=%ld asgct_ok=%ld both=%ld agree=%ld (%.3f%%; "
           "%.3f%% without the %ld proven ASGCT PcDesc misreads at safepoint polls/stub calls and the %ld "
-          "proven ASGCT frames without jmethodID and the %ld proven early stops of ASGCT; %ld agreeing with "
+          "proven ASGCT frames without jmethodID and the %ld proven early stops of ASGCT and the %ld proven "
+          "skips of a released frame's sender (arm64); %ld agreeing with "
           "ASGCT's placeholder bci 0 at a pc no debug information covers, %ld of them after the method's "
           "last PcDesc) disagreements:",
           walk_opts.label, st->samples, st->asgst_ok, st->asgct_ok, st->both, st->agree, pct, adj,
-          st->explained_safepoint, st->explained_null_id, st->explained_truncated, st->unknown_bci,
+          st->explained_safepoint, st->explained_null_id, st->explained_truncated, st->explained_released,
+          st->unknown_bci,
           st->unknown_bci_out_of_line);
   for (int i = 0; i < st->nclasses; i++) fprintf(stderr, " %s=%ld", st->classes[i].name, st->classes[i].count);
   fprintf(stderr, "%s\n", st->nclasses ? "" : " none");
