@@ -83,7 +83,7 @@ do_build_aarch64() {
   fi
   eval "$env"
   cmake -S "$ROOT" -B "$BUILD-aarch64" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
-    -DASGST_ARM64_SYSROOT="$ASGST_ARM64_SYSROOT" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    -DASGST_ARM64_SYSROOT="$ASGST_ARM64_SYSROOT" -DCMAKE_BUILD_TYPE=RelWithDebInfo --no-warn-unused-cli >/dev/null
   cmake --build "$BUILD-aarch64" -j"$(nproc)" 2>&1 | grep -Ev '^\[ *[0-9]+%\]|^Consolidate|^Scanning|^Built target' || true
   test "${PIPESTATUS[0]}" = 0
 }

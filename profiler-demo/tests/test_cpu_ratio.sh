@@ -36,6 +36,9 @@ n=$(samples_total "$WORK/timer.collapsed")
 cpu=$(sed -n 's/^ratio_cpu_ms //p' "$WORK/stderr")
 figure "cputimer at 10 ms: $n samples for ${cpu:-?} ms of the main thread's CPU"
 # The timer counts CPU time, which a busy machine gives out slowly: compare with what the
-# thread got (the kernel checks CPU timers at its 4 ms tick).
-check "the CPU timer delivers a sample per 10 ms of CPU (>= 70%, and >= 20)" \
-  [ "$n" -ge 20 -a "$((n * 10 * 10))" -ge "$((${cpu:-0} * 7))" ]
+# thread got (the kernel checks CPU timers at its 4 ms tick). Under qemu-user
+# (ASGST_TEST_QEMU=1) some CPU-timer signals are lost (64-73% arrived there): >= 50%.
+pct=70
+[ "${ASGST_TEST_QEMU:-0}" = 1 ] && pct=50
+check "the CPU timer delivers a sample per 10 ms of CPU (>= $pct%, and >= 20)" \
+  [ "$n" -ge 20 -a "$((n * 10 * 100))" -ge "$((${cpu:-0} * pct))" ]
