@@ -35,9 +35,9 @@ if [ ! -f "$LIB" ] || [ ! -x "$JAVA" ]; then
   exit 0
 fi
 
-mkdir -p "$WORK/classes" "$WORK/v2" # JDK 8's javac does not create them
-"$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE"/java/info/info/*.java || { echo "not ok 1 - javac"; exit 1; }
-"$JAVA_HOME/bin/javac" -d "$WORK/v2" "$HERE"/java/info/v2/info/Redefinee.java || { echo "not ok 1 - javac v2"; exit 1; }
+. "$HERE/javac_once.sh"
+javac_once "$WORK/classes" "$HERE"/java/info/info/*.java || { echo "not ok 1 - javac"; exit 1; }
+javac_once "$WORK/v2" "$HERE"/java/info/v2/info/Redefinee.java || { echo "not ok 1 - javac v2"; exit 1; }
 CP=$WORK/classes
 
 # 1. Agent_OnLoad: compare everything at VMDeath.
@@ -54,8 +54,7 @@ for _ in $(seq 100); do grep -q READY "$WORK/attach.out" && break; sleep 0.1; do
 "$JAVA_HOME/bin/jcmd" "$pid" VM.flags -all 2>/dev/null | grep -w DebugNonSafepoints >"$WORK/flag-before.out"
 if [ -f "$JAVA_HOME/lib/tools.jar" ]; then
   # JDK 8: its jcmd has no JVMTI.agent_load; the Attach API of its tools.jar loads the agent.
-  mkdir -p "$WORK/attach"
-  "$JAVA_HOME/bin/javac" -cp "$JAVA_HOME/lib/tools.jar" -d "$WORK/attach" "$HERE"/java/info/attach/info/Attach.java
+  javac_once "$WORK/attach" -cp "$JAVA_HOME/lib/tools.jar" "$HERE"/java/info/attach/info/Attach.java
   "$JAVA" -cp "$JAVA_HOME/lib/tools.jar:$WORK/attach" info.Attach "$pid" "$LIB" attach >"$WORK/jcmd.out" 2>&1
   loaded="agent loaded"
 else

@@ -31,7 +31,8 @@ if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$LIB" ]; then
   exit 0
 fi
 echo "1..4"
-if ! "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/native/NativeFrames.java" \
+. "$HERE/javac_once.sh"
+if ! javac_once "$WORK/classes" "$HERE/java/native/NativeFrames.java" \
   "$HERE/java/native/NativeAgree.java" >"$WORK/javac.log" 2>&1; then
   tap "not ok" "NativeAgree.java compiles"; sed 's/^/# /' "$WORK/javac.log"; exit 1
 fi

@@ -26,7 +26,8 @@ if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ] || [ ! -f "$LIB" ]; then
   exit 0
 fi
 echo "1..8"
-if ! "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/native/NativeFrames.java" >"$WORK/javac.log" 2>&1; then
+. "$HERE/javac_once.sh"
+if ! javac_once "$WORK/classes" "$HERE/java/native/NativeFrames.java" >"$WORK/javac.log" 2>&1; then
   tap "not ok" "NativeFrames.java compiles"; sed 's/^/# /' "$WORK/javac.log"; exit 1
 fi
 rm -f "$WORK"/hs_err_*.log

@@ -22,10 +22,11 @@ WORK=$BUILD/tests/jvm/queues-$(basename "$JAVA_HOME")
 mkdir -p "$WORK/classes"
 n=0
 tap() { n=$((n + 1)); echo "$1 $n - $2"; }
+. "$HERE/javac_once.sh"
 if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ]; then
   tap "not ok" "queue tests: no JDK at $JAVA_HOME or the agent is not built (./build.sh build)"; exit 1
 fi
-"$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/walk/Workload.java" || { tap "not ok" "compile Workload.java"; exit 1; }
+javac_once "$WORK/classes" "$HERE/java/walk/Workload.java" || { tap "not ok" "compile Workload.java"; exit 1; }
 ops() { sed -n 's/^workload .* ops=\([0-9]*\).*/\1/p' "$1"; }
 WORKLOAD=mix+mix+deep+deep
 # The stale limit per JDK: the 5% where the JDK can make it, else what it can do,

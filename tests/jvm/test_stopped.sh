@@ -17,7 +17,8 @@ if [ "${feature:-17}" -le 11 ]; then SECS=${STOPPED_SECONDS:-30}; else SECS=${ST
 WORK=$BUILD/tests/jvm/stopped
 mkdir -p "$WORK/classes"
 echo "1..6"
-if ! "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/walk/Workload.java" >"$WORK/javac.log" 2>&1; then
+. "$HERE/javac_once.sh"
+if ! javac_once "$WORK/classes" "$HERE/java/walk/Workload.java" >"$WORK/javac.log" 2>&1; then
   echo "not ok 1 - Workload.java compiles"; sed 's/^/# /' "$WORK/javac.log"; exit 1
 fi
 rm -f "$WORK"/hs_err_*.log

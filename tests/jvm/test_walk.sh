@@ -21,12 +21,13 @@ n=0
 total=0
 
 tap() { n=$((n + 1)); echo "$1 $n - $2"; }
+. "$HERE/javac_once.sh"
 
 if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ]; then
   tap "not ok" "walk tests: no JDK at $JAVA_HOME or the agent is not built (./build.sh build)"
   exit 0
 fi
-if ! "$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/walk/Workload.java" >"$WORK/javac.log" 2>&1; then
+if ! javac_once "$WORK/classes" "$HERE/java/walk/Workload.java" >"$WORK/javac.log" 2>&1; then
   tap "not ok" "compile Workload.java"; cat "$WORK/javac.log"; exit 1
 fi
 
