@@ -47,8 +47,10 @@ report "$WORK/onload.out"
 if [ $rc = 0 ]; then tap ok "onload: JVM exited normally"; else tap "not ok" "onload: JVM exit status $rc"; fi
 
 # 2. Agent_OnAttach through jcmd (diagnostic flags unlocked only so that VM.flags lists
-#    DebugNonSafepoints).
-"$JAVA" -XX:+UnlockDiagnosticVMOptions -cp "$CP" info.InfoWorkload wait 15000 >"$WORK/attach.out" 2>&1 &
+#    DebugNonSafepoints). The workload waits up to 15 s, and ends as soon as the attach
+#    and the flag reads are done (the agent compares at attach; the stop file).
+rm -f "$WORK/attach.stop"
+"$JAVA" -XX:+UnlockDiagnosticVMOptions -cp "$CP" info.InfoWorkload wait 15000 "$WORK/attach.stop" >"$WORK/attach.out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do grep -q READY "$WORK/attach.out" && break; sleep 0.1; done
 "$JAVA_HOME/bin/jcmd" "$pid" VM.flags -all 2>/dev/null | grep -w DebugNonSafepoints >"$WORK/flag-before.out"
@@ -62,6 +64,7 @@ else
   loaded="return code: 0"
 fi
 "$JAVA_HOME/bin/jcmd" "$pid" VM.flags -all 2>/dev/null | grep -w DebugNonSafepoints >"$WORK/flag-after.out"
+touch "$WORK/attach.stop"
 wait "$pid"
 rc=$?
 report "$WORK/attach.out"
