@@ -5,16 +5,17 @@
 # Java threads with SIGPROF and walks each sample with ASGST and with AsyncGetCallTrace in
 # the same handler on the same ucontext. The agent prints "WALK ok|not ok - ..." checks and
 # "WALK # figure: ..." lines; this script numbers them as TAP, adds a crash check per JVM
-# run and a total sample count. WALK_SECONDS scales the short runs (default 8 s each);
-# the stress run samples every 100 us for 60 s (WALK_STRESS_SECONDS).
+# run and a total sample count. WALK_SECONDS scales the short runs (default 5 s each,
+# some 15,000 samples a run on a busy 2-core machine); the stress run samples every 100 us
+# for 30 s (WALK_STRESS_SECONDS).
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 AGENT=$BUILD/tests/jvm/libwalk_agent.so
 JNILIB=$BUILD/tests/jvm/libwalk_jni.so
-SECS=${WALK_SECONDS:-8}
-STRESS=${WALK_STRESS_SECONDS:-60}
+SECS=${WALK_SECONDS:-5}
+STRESS=${WALK_STRESS_SECONDS:-30}
 WORK=$BUILD/tests/jvm/walk
 mkdir -p "$WORK/classes"
 n=0
