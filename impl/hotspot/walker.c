@@ -702,22 +702,29 @@ bool asgst__hs_frame_position(const asgst__regs *r, uintptr_t *pos) {
 /* Physical frames a search for a queue element's Java frames steps over at most. */
 #define TOP_SEARCH_DEPTH 4096
 
+/* SS. True if it->cur is the physical frame at skip_sp/skip_pc. By sp alone on x86_64; on
+ * arm64 a sender may share the sp of a frame that had not allocated its own yet or had
+ * released it, and only the pc tells them apart. */
+static inline bool same_physical(const ASGST_Iterator *it, uintptr_t skip_sp, uintptr_t skip_pc) {
+  return it->cur.sp == skip_sp && (ASGST__RET_AT_SP || it->cur.pc == skip_pc);
+}
+
 /* SS. Decodes physical frames of `it` from its current one on, stepping between them,
  * until one reports a Java frame (an inlined one counts: its physical frame is the
- * answer) whose sp is not `skip_sp`: 1 with it->cur there, 0 if the stack ends first,
- * or an error. */
-static int next_java_frame(ASGST_Iterator *it, uintptr_t skip_sp) {
+ * answer) other than the physical frame at skip_sp/skip_pc: 1 with it->cur there, 0 if
+ * the stack ends first, or an error. skip_sp 0: it->cur is the interrupted frame. */
+static int next_java_frame(ASGST_Iterator *it, uintptr_t skip_sp, uintptr_t skip_pc) {
   for (int depth = 0; depth < TOP_SEARCH_DEPTH; depth++) {
     it->npending = 0;
     int r = asgst__hs_decode(it);
     if (r < 0) return r == ASGST__NO_ROOM ? ASGST_BAD_FRAME : r;
-    if (it->cur.sp != skip_sp)
+    if (!same_physical(it, skip_sp, skip_pc))
       for (int i = 0; i < it->npending; i++)
         if (it->pending[i].type != ASGST_FRAME_NON_JAVA) return 1;
     uintptr_t old = it->cur.sp;
     r = asgst__hs_step(it);
     if (r <= 0) return r;
-    if (it->cur.sp <= old) return ASGST_STACK_LOOP;
+    if (!asgst__sp_grew(old, it->cur.sp, skip_sp == 0 && depth == 0)) return ASGST_STACK_LOOP;
   }
   return ASGST_STACK_LOOP;
 }
@@ -732,13 +739,17 @@ int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asg
   it.thread = *t;
   int kind = asgst__hs_begin(&it, top);
   if (kind <= 0) return kind;
-  int r = next_java_frame(&it, 0);
+  int r = next_java_frame(&it, 0, 0);
   if (r <= 0) return r == 0 ? ASGST_NO_TOP_JAVA_FRAME : r;
   set_regs(out, &it.cur);
+  /* The Java frame is the interrupted one: its sender may share its sp (asgst__sp_grew). */
+  bool interrupted = it.cur.pc == top->pc && it.cur.sp == top->sp;
   for (int k = 0; k < ncallers; k++) callers[k].pc = callers[k].sp = callers[k].fp = 0;
   for (int k = 0; k < ncallers; k++) {
-    uintptr_t old = it.cur.sp;
-    if (asgst__hs_step(&it) <= 0 || it.cur.sp <= old || next_java_frame(&it, old) <= 0) break;
+    uintptr_t old = it.cur.sp, old_pc = it.cur.pc;
+    if (asgst__hs_step(&it) <= 0 || !asgst__sp_grew(old, it.cur.sp, interrupted && k == 0) ||
+        next_java_frame(&it, old, old_pc) <= 0)
+      break;
     set_regs(&callers[k], &it.cur);
   }
   return kind;

@@ -214,6 +214,11 @@ static bool run_extended(struct cfa_run *r, struct asgst_dw_cursor *c, uint8_t o
     else asgst__dw_sleb(c);
     set_rule(r, reg, ASGST_REG_OTHER, 0);
     return true;
+  case 0x2d: return true; /* AARCH64_negate_ra_state (arm64's pac-ret code: the return
+                             address is signed from here on; where it is saved does not
+                             change, and the walker strips the signature). On SPARC the
+                             same number is GNU_window_save, which no x86_64 or arm64
+                             object carries. */
   case 0x2e: asgst__dw_uleb(c); return true; /* GNU_args_size: no bearing on the CFA */
   case 0x2f: /* GNU_negative_offset_extended */
     reg = asgst__dw_uleb(c);

@@ -29,10 +29,11 @@ has_unix_channels() { [ "$(jdk_feature)" -ge 16 ]; }
 NO_UNIX="JDK $(jdk_feature) has no UNIX-domain socket channels (16+)"
 diag() { sed 's/^/# /'; }
 
-# Compiles the test programs once per test script.
+# Compiles the test programs into $CLASSES (once per build directory and JDK version:
+# later scripts copy the classes, tests/jvm/javac_once.sh).
+. "$TESTS/../../tests/jvm/javac_once.sh"
 compile() {
-  mkdir -p "$CLASSES"
-  "$JAVA_HOME/bin/javac" -d "$CLASSES" "$TESTS"/java/*.java "$TESTS"/../sample/*.java
+  javac_once "$CLASSES" "$TESTS"/java/*.java "$TESTS"/../sample/*.java
 }
 
 # Seconds a test's JVM may run before it is stopped; the test then says which JVM did not

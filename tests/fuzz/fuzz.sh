@@ -24,6 +24,7 @@ JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 AGENT=$BUILD/tests/jvm/libfuzz_agent.so
 JNILIB=$BUILD/tests/jvm/libwalk_jni.so
 WORK=$BUILD/fuzz
+. "$ROOT/tests/jvm/javac_once.sh"
 MIN_RATE=${FUZZ_MIN_WALKS_PER_S:-2000}
 n=0
 failed=0
@@ -106,8 +107,7 @@ fuzz_jdk() {
   flags=$(jvm_flags "$i" "$home")
   echo "# $label: $home, $secs s, $flags"
   # Each JDK compiles the workload itself: a class file of 17 does not load on 8 or 11.
-  mkdir -p "$dir/classes" # JDK 8's javac does not make it
-  if ! "$home/bin/javac" -d "$dir/classes" "$ROOT/tests/jvm/java/walk/Workload.java" >"$dir/javac.log" 2>&1; then
+  if ! JAVA_HOME=$home javac_once "$dir/classes" "$ROOT/tests/jvm/java/walk/Workload.java" >"$dir/javac.log" 2>&1; then
     tap "not ok" "$label: compile Workload.java"; sed 's/^/# /' "$dir/javac.log" | head -5; return
   fi
   # Cores and hs_err files land in the working directory; a core of a JVM is big, and one

@@ -35,9 +35,9 @@ if [ ! -f "$LIB" ] || [ ! -x "$JAVA" ]; then
   exit 0
 fi
 
-mkdir -p "$WORK/classes" "$WORK/v2" # JDK 8's javac does not create them
-"$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE"/java/info/info/*.java || { echo "not ok 1 - javac"; exit 1; }
-"$JAVA_HOME/bin/javac" -d "$WORK/v2" "$HERE"/java/info/v2/info/Redefinee.java || { echo "not ok 1 - javac v2"; exit 1; }
+. "$HERE/javac_once.sh"
+javac_once "$WORK/classes" "$HERE"/java/info/info/*.java || { echo "not ok 1 - javac"; exit 1; }
+javac_once "$WORK/v2" "$HERE"/java/info/v2/info/Redefinee.java || { echo "not ok 1 - javac v2"; exit 1; }
 CP=$WORK/classes
 
 # 1. Agent_OnLoad: compare everything at VMDeath.
@@ -47,15 +47,16 @@ report "$WORK/onload.out"
 if [ $rc = 0 ]; then tap ok "onload: JVM exited normally"; else tap "not ok" "onload: JVM exit status $rc"; fi
 
 # 2. Agent_OnAttach through jcmd (diagnostic flags unlocked only so that VM.flags lists
-#    DebugNonSafepoints).
-"$JAVA" -XX:+UnlockDiagnosticVMOptions -cp "$CP" info.InfoWorkload wait 15000 >"$WORK/attach.out" 2>&1 &
+#    DebugNonSafepoints). The workload waits up to 15 s, and ends as soon as the attach
+#    and the flag reads are done (the agent compares at attach; the stop file).
+rm -f "$WORK/attach.stop"
+"$JAVA" -XX:+UnlockDiagnosticVMOptions -cp "$CP" info.InfoWorkload wait 15000 "$WORK/attach.stop" >"$WORK/attach.out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do grep -q READY "$WORK/attach.out" && break; sleep 0.1; done
 "$JAVA_HOME/bin/jcmd" "$pid" VM.flags -all 2>/dev/null | grep -w DebugNonSafepoints >"$WORK/flag-before.out"
 if [ -f "$JAVA_HOME/lib/tools.jar" ]; then
   # JDK 8: its jcmd has no JVMTI.agent_load; the Attach API of its tools.jar loads the agent.
-  mkdir -p "$WORK/attach"
-  "$JAVA_HOME/bin/javac" -cp "$JAVA_HOME/lib/tools.jar" -d "$WORK/attach" "$HERE"/java/info/attach/info/Attach.java
+  javac_once "$WORK/attach" -cp "$JAVA_HOME/lib/tools.jar" "$HERE"/java/info/attach/info/Attach.java
   "$JAVA" -cp "$JAVA_HOME/lib/tools.jar:$WORK/attach" info.Attach "$pid" "$LIB" attach >"$WORK/jcmd.out" 2>&1
   loaded="agent loaded"
 else
@@ -63,6 +64,7 @@ else
   loaded="return code: 0"
 fi
 "$JAVA_HOME/bin/jcmd" "$pid" VM.flags -all 2>/dev/null | grep -w DebugNonSafepoints >"$WORK/flag-after.out"
+touch "$WORK/attach.stop"
 wait "$pid"
 rc=$?
 report "$WORK/attach.out"

@@ -14,7 +14,8 @@ agent=$BUILD/tests/jvm/libremote_agent.so
 classes=$BUILD/tests/jvm/classes/remote
 mkdir -p "$classes"
 echo "1..7"
-if ! "$JAVA_HOME/bin/javac" -d "$classes" "$HERE/java/remote/RemoteWalkWorkload.java"; then
+. "$HERE/javac_once.sh"
+if ! javac_once "$classes" "$HERE/java/remote/RemoteWalkWorkload.java"; then
   echo "not ok 1 - workload compiles"; exit 1
 fi
 out=$(timeout 120 "$JAVA_HOME/bin/java" -agentpath:"$agent" -cp "$classes" RemoteWalkWorkload 6 2>&1)

@@ -84,7 +84,8 @@ if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ]; then
   tap "not ok" "record and replay on a live JVM: no JDK at $JAVA_HOME or the agent is not built (./build.sh build)"
   exit 0
 fi
-"$JAVA_HOME/bin/javac" -d "$WORK/classes" "$HERE/java/walk/Workload.java" || { tap "not ok" "compile Workload.java"; exit 1; }
+. "$HERE/javac_once.sh"
+javac_once "$WORK/classes" "$HERE/java/walk/Workload.java" || { tap "not ok" "compile Workload.java"; exit 1; }
 (cd "$WORK" && timeout -k 5 120 "$JAVA_HOME/bin/java" -Xss4m \
   "-agentpath:$AGENT=dir=$WORK/rec,n=$N,interval_us=1000,skip=300" \
   -Dwalk.jni="$BUILD/tests/jvm/libwalk_jni.so" -cp "$WORK/classes" Workload all 12) >"$WORK/jvm.log" 2>&1

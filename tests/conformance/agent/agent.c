@@ -89,6 +89,7 @@ JNIEXPORT jint JNICALL Java_conf_Native_probe(JNIEnv *env, jclass cls, jint what
     case PROBE_UNLOADED: return unload_poll(false);
     case PROBE_QUEUE: check_queue(); break;
     case PROBE_QUEUE_DONE: return queue_poll(false);
+    case PROBE_QUEUE_FILLED: return queue_filled();
     case PROBE_FINISH: finish(); break;
     default: break;
   }

@@ -146,14 +146,22 @@ void check_queue(void) {
   if (pthread_create(&t, NULL, kicker, NULL) == 0) pthread_detach(t);
 }
 
-/* N. PROBE_QUEUE_DONE: 1 once the end hook ran. With `final`, decides Q03. */
+/* N. PROBE_QUEUE_FILLED: the owner spins in Java until then. Without a queue (no
+ * capability, or RegisterQueue failed) nothing will fill, so it need not spin. */
+int queue_filled(void) {
+  return !queue || atomic_load(&filled);
+}
+
+/* N. PROBE_QUEUE_DONE: 1 once the end hook ran (or at once without a queue: nothing to
+ * wait for). With `final`, decides Q03. */
 int queue_poll(bool final) {
   pthread_mutex_lock(&lock);
   char seen[64];
   snprintf(seen, sizeof seen, "%s", log_text);
   pthread_mutex_unlock(&lock);
   int done = strstr(seen, "E") != NULL;
-  if (!final || !queue) return done;
+  if (!final) return done || !queue;
+  if (!queue) return done;
   if (!atomic_load(&filled)) {
     point_fail(CONF_Q01, "no signal reached the owner while it ran Java code in 3 s");
     point_fail(CONF_Q03, "the queue was never filled");

@@ -23,8 +23,9 @@ enum {
   PROBE_INFO = 5,      /* error inputs, extensions, capabilities */
   PROBE_UNLOADED = 6,  /* 1 once the unload handlers saw the noted class */
   PROBE_QUEUE = 7,     /* the queue checks that need no safe point; enqueue two elements */
-  PROBE_QUEUE_DONE = 8,/* 1 once the two elements were processed */
+  PROBE_QUEUE_DONE = 8,/* 1 once the two elements were processed, or when there is no queue */
   PROBE_FINISH = 9,    /* print the results */
+  PROBE_QUEUE_FILLED = 10, /* 1 once the queue holds its elements, or when there is no queue */
 };
 
 enum { MAXF = 128 };
@@ -81,5 +82,6 @@ void unload_note(JNIEnv *env, jclass c);
 int unload_poll(bool final);
 void check_queue(void);
 int queue_poll(bool final);
+int queue_filled(void);
 
 #endif

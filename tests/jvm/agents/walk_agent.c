@@ -81,8 +81,9 @@ static inline uint64_t now_ns(void) {
 typedef struct {
   wframe *f;
   int n, max, rc, include_non_java;
-  uintptr_t first_java_pc, first_java_sp;
-  uintptr_t second_java_sp; /* sp of the next physical frame with a Java frame */
+  uintptr_t first_java_pc, first_java_sp, first_java_pc_any;
+  uintptr_t second_java_sp; /* sp of the next physical frame with a Java frame (on arm64 it
+                              may share the first one's sp: told apart by the pc) */
   uintptr_t fail[3]; /* the physical frame where the walk failed */
   /* The first physical frame's frame count, and that of a sender at the same sp (arm64:
    * the first frame had released its frame, its return address in the link register). */
@@ -118,8 +119,10 @@ static void collect(ASGST_Iterator *it, void *arg) {
     if (fr.type != ASGST_FRAME_NON_JAVA) {
       if (c->first_java_sp == 0) {
         c->first_java_pc = c->n == 0 ? (uintptr_t)fr.pc : 0;
+        c->first_java_pc_any = (uintptr_t)fr.pc;
         c->first_java_sp = (uintptr_t)fr.sp;
-      } else if (c->second_java_sp == 0 && (uintptr_t)fr.sp != c->first_java_sp) {
+      } else if (c->second_java_sp == 0 && ((uintptr_t)fr.sp != c->first_java_sp ||
+                                            (!ASGST__RET_AT_SP && (uintptr_t)fr.pc != c->first_java_pc_any))) {
         c->second_java_sp = (uintptr_t)fr.sp;
       }
     }

@@ -46,8 +46,8 @@ typedef struct {
   uintptr_t tjf_pc;        /* asgst__hs_top_java_frame's pc for the same ucontext */
   uintptr_t second_java_sp; /* sp of the walk's next physical frame with a Java frame */
   /* Frames of the walk's first physical frame, and of its sender when that has the same
-   * sp (released_n > 0: arm64, the first frame had released its frame and its return
-   * address was in the link register). */
+   * sp (released_n > 0: arm64, the first frame had not allocated its frame yet or had
+   * released it, its return address in the link register). */
   int top_n, released_n;
   uintptr_t tjf_sender_sp;  /* the sender's sp top_java_frame found, 0 if none */
   int tjf_rc;

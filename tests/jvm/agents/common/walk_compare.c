@@ -138,6 +138,15 @@ static bool same_trace(const wframe *a, int na, const wframe *b, int nb) {
   return true;
 }
 
+/* N. True if the first n frames agree, a bci of -1 (no debug information at an
+ * interrupted pc) matching ASGCT's placeholder 0. */
+static bool same_top_frames(const wframe *a, const wframe *g, int n) {
+  for (int i = 0; i < n; i++)
+    if (a[i].method != g[i].method || (a[i].bci != g[i].bci && !(a[i].bci == -1 && g[i].bci == 0)))
+      return false;
+  return true;
+}
+
 /* N. True if the traces differ only in Java frames that ASGCT reports without a method
  * (NULL jmethodID) and ASGST with one, at the same bci. */
 static bool only_null_ids_differ(const sample *s, int n) {
@@ -202,17 +211,19 @@ static void compare(const sample *s) {
     ws.unknown_bci_out_of_line += s->top_nodebug == NODEBUG_OUT_OF_LINE;
     return;
   }
-  /* Explained class 5 (arm64): the interrupted frame had already released its frame (at
-   * its return poll or its ret, the return address in the link register), so its sender's
-   * frame starts at the same sp. AsyncGetCallTrace sizes the interrupted frame as if it
-   * were whole, which skips that sender: its trace is ASGST's without the sender's frames.
-   * Proven per sample by that equality. */
+  /* Explained class 5 (arm64): the interrupted frame had not allocated its frame yet or
+   * had released it already (in its prologue, or at its return poll or ret: the return
+   * address in the link register), so its sender's frame starts at the same sp.
+   * AsyncGetCallTrace sizes the interrupted frame as if it were whole, which skips that
+   * sender: its trace is ASGST's without the sender's frames (the top frames compared as
+   * class 2 does, bci -1 against ASGCT's placeholder 0). Proven per sample by that
+   * equality. */
   int top = s->top_n, rel = s->released_n;
   if (rel > 0 && s->a_n < MAXF && n < MAXF && top + rel <= s->a_n && n == s->a_n - rel &&
-      same_trace(s->a, top, s->g, top) &&
+      same_top_frames(s->a, s->g, top) &&
       same_trace(s->a + top + rel, s->a_n - top - rel, s->g + top, n - top)) {
     ws.explained_released++;
-    disagree("asgct_skips_sender_of_released_frame", s);
+    disagree("asgct_skips_sender_at_same_sp", s);
     return;
   }
   for (int i = 0; i < m; i++) {

@@ -170,7 +170,7 @@ void walk_report(long signals, long dropped) {
   fprintf(stderr, "WALK # figure: workload=%s samples=%ld asgst_ok=%ld asgct_ok=%ld both=%ld agree=%ld (%.3f%%; "
           "%.3f%% without the %ld proven ASGCT PcDesc misreads at safepoint polls/stub calls and the %ld "
           "proven ASGCT frames without jmethodID and the %ld proven early stops of ASGCT and the %ld proven "
-          "skips of a released frame's sender (arm64); %ld agreeing with "
+          "skips of a sender at the interrupted frame's sp (arm64); %ld agreeing with "
           "ASGCT's placeholder bci 0 at a pc no debug information covers, %ld of them after the method's "
           "last PcDesc) disagreements:",
           walk_opts.label, st->samples, st->asgst_ok, st->asgct_ok, st->both, st->agree, pct, adj,

@@ -28,7 +28,7 @@ typedef struct {
   long unknown_bci_out_of_line; /* of unknown_bci: after the method's last PcDesc */
   long explained_null_id; /* ASGCT frames without a method (no jmethodID), set apart */
   long explained_truncated; /* ASGCT stopped early where ASGST reached the root, set apart */
-  long explained_released; /* ASGCT skipped the sender of a released frame (arm64), set apart */
+  long explained_released; /* ASGCT skipped a sender at the interrupted frame's sp (arm64), set apart */
   kind_stats kinds[TK_N];
   long nonjava_in_java_walk, self_walks, self_bad, tjf_checked, tjf_same;
   long tjf_sender_checked, tjf_sender_same;

@@ -5,7 +5,8 @@ import java.util.function.*;
 import java.util.stream.*;
 
 /** Runs a mix of code (generics, lambdas, streams, nested classes, exceptions) so that many
- *  methods are loaded and on stacks; with "wait" it then waits for an attach. */
+ *  methods are loaded and on stacks; with "wait MS [STOPFILE]" it then waits for an attach,
+ *  MS milliseconds or until STOPFILE exists (the script makes it once the attach is done). */
 public class InfoWorkload {
   interface Shape<T extends Number> { T area(); }
   static final class Square implements Shape<Double> {
@@ -52,7 +53,11 @@ public class InfoWorkload {
       System.out.println("READY");
       System.out.flush();
       long end = System.currentTimeMillis() + Long.parseLong(args[1]);
-      while (System.currentTimeMillis() < end) { t += work(500); Thread.sleep(10); }
+      java.io.File stop = args.length > 2 ? new java.io.File(args[2]) : null;
+      while (System.currentTimeMillis() < end && (stop == null || !stop.exists())) {
+        t += work(500);
+        Thread.sleep(10);
+      }
     }
     if (args.length > 0 && args[0].equals("jni")) {
       System.load(args[1]);
