@@ -64,9 +64,10 @@ unit_tests() {
     why=$(echo "$UNIT_SKIPS" | awk -v t="$name" '$1 == t { $1 = ""; sub(/^ /, ""); print }')
     n=$((n + 1))
     if [ -n "$why" ]; then echo "ok $n - $name # SKIP $why"; continue; fi
-    # LeakSanitizer cannot run under qemu-user (it stops the threads with ptrace).
-    ASAN_OPTIONS=detect_leaks=0 CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 5 60 \
-      qemu-aarch64-static -cpu max -L "$ASGST_ARM64_SYSROOT" "$t" >"$BUILD/tests/unit/$name.qemu.log" 2>&1
+    # LeakSanitizer cannot run under qemu-user (it stops the threads with ptrace). The root
+    # through QEMU_LD_PREFIX (qemu's -L), which the CFI tests read too (readelf_frames.h).
+    ASAN_OPTIONS=detect_leaks=0 CMOCKA_MESSAGE_OUTPUT=TAP QEMU_LD_PREFIX=$ASGST_ARM64_SYSROOT \
+      timeout -k 5 60 qemu-aarch64-static -cpu max "$t" >"$BUILD/tests/unit/$name.qemu.log" 2>&1
     rc=$?
     if [ $rc = 0 ]; then echo "ok $n - $name"
     else

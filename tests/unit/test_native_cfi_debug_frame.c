@@ -45,7 +45,7 @@ static int setup(void **state) {
   fclose(f);
   snprintf(lib_path, sizeof lib_path, "%s/libdebugframe.so", dir);
   snprintf(cmd, sizeof cmd,
-           "cc -O2 -g -fPIC -shared -fomit-frame-pointer -fno-asynchronous-unwind-tables "
+           ASGST_TEST_CC " -O2 -g -fPIC -shared -fomit-frame-pointer -fno-asynchronous-unwind-tables "
            "-fno-unwind-tables -Wl,--no-eh-frame-hdr -o %s %s/lib.c 2>/dev/null",
            lib_path, dir);
   if (system(cmd) != 0) return -1;

@@ -39,7 +39,7 @@ static int setup(void **state) {
   if (!f) return -1;
   fputs(library_source, f);
   fclose(f);
-  snprintf(cmd, sizeof cmd, "cc -O2 -fPIC -shared -o %s/lib0.so %s 2>/dev/null", dir, path);
+  snprintf(cmd, sizeof cmd, ASGST_TEST_CC " -O2 -fPIC -shared -o %s/lib0.so %s 2>/dev/null", dir, path);
   if (system(cmd) != 0) return -1;
   for (int i = 1; i < COPIES; i++) {
     snprintf(cmd, sizeof cmd, "cp %s/lib0.so %s/lib%d.so", dir, dir, i);

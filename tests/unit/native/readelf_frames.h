@@ -13,12 +13,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
 #include "impl/native/cfi.h"
 
 enum { CFA_SP, CFA_FP, CFA_OTHER, CFA_EXP };
+
+/* readelf's names of the stack and frame pointer registers. */
+#if defined(__aarch64__)
+#define READELF_SP "sp"
+#define READELF_FP "x29"
+#else
+#define READELF_SP "rsp"
+#define READELF_FP "rbp"
+#endif
 
 /* readelf's rule at one row: CFA kind + offset; rbp saved at CFA + rbp_off or not. */
 struct ref_row {
@@ -49,8 +59,10 @@ static void parse_cfa(const char *tok, struct ref_row *r) {
   const char *sign = strpbrk(tok, "+-");
   r->cfa = CFA_OTHER;
   r->cfa_off = sign ? strtol(sign, NULL, 10) : 0;
-  if (sign && !strncmp(tok, "rsp", 3) && sign == tok + 3) r->cfa = CFA_SP;
-  if (sign && !strncmp(tok, "rbp", 3) && sign == tok + 3) r->cfa = CFA_FP;
+  if (sign && !strncmp(tok, READELF_SP, strlen(READELF_SP)) && sign == tok + strlen(READELF_SP))
+    r->cfa = CFA_SP;
+  if (sign && !strncmp(tok, READELF_FP, strlen(READELF_FP)) && sign == tok + strlen(READELF_FP))
+    r->cfa = CFA_FP;
   if (!strcmp(tok, "exp")) r->cfa = CFA_EXP;
 }
 
@@ -82,9 +94,15 @@ static void parse_row(char **tok, int ntok, int rbp_col, struct ref_row *out) {
   parse_rbp(rbp_col >= 0 && rbp_col < ntok ? tok[rbp_col] : NULL, out);
 }
 
-/* Reads readelf's interpretation of path's `section` (".eh_frame", ".debug_frame"). */
+/* Reads readelf's interpretation of path's `section` (".eh_frame", ".debug_frame"). Under
+ * qemu-user the loader's paths are the target root's (QEMU_LD_PREFIX, tests/aarch64/) and
+ * readelf runs on the host: a path only the root has is read there. */
 static struct ref read_reference(const char *path, const char *section) {
-  char cmd[1024], line[4096];
+  char cmd[4200], line[4096];
+  const char *root = getenv("QEMU_LD_PREFIX");
+  char rooted[4096];
+  snprintf(rooted, sizeof rooted, "%s%s", root ? root : "", path);
+  if (root && path[0] == '/' && access(path, R_OK) != 0 && access(rooted, R_OK) == 0) path = rooted;
   snprintf(cmd, sizeof cmd, "readelf --debug-dump=frames-interp '%s' 2>/dev/null", path);
   FILE *f = popen(cmd, "r");
   assert_non_null(f);
@@ -113,7 +131,7 @@ static struct ref read_reference(const char *path, const char *section) {
     } else if (!strcmp(tok[0], "LOC")) {
       rbp_col = -1;
       for (int i = 0; i < n; i++)
-        if (!strcmp(tok[i], "rbp")) rbp_col = i;
+        if (!strcmp(tok[i], READELF_FP)) rbp_col = i;
     } else if (strlen(tok[0]) == 16 && in_cie) {
       parse_row(tok, n, rbp_col, &cies[ncies - 1].row);
     } else if (strlen(tok[0]) == 16 && ref.nfdes > 0) {
