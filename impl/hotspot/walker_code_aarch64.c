@@ -80,18 +80,12 @@ static inline bool is_ret(uint32_t i) {
 /* SS. Notes a movz/movk into a scratch register; false if i is neither. */
 static bool track_mov(uint32_t i, scratch_regs *s) {
   unsigned r = rd(i), shift = ((i >> 21) & 3) * 16;
-  long imm = (long)((i >> 5) & 0xffff) << shift;
-  if (r >= FP) return false;
-  if (is_movz(i)) {
-    s->val[r] = imm;
-    s->known |= 1u << r;
-    return true;
-  }
-  if (is_movk(i) && (s->known & (1u << r))) {
-    s->val[r] = (s->val[r] & ~((long)0xffff << shift)) | imm;
-    return true;
-  }
-  return false;
+  if (r >= FP || !(is_movz(i) || (is_movk(i) && (s->known & (1u << r))))) return false;
+  uint64_t imm = (uint64_t)((i >> 5) & 0xffff) << shift;
+  uint64_t old = is_movz(i) ? 0 : (uint64_t)s->val[r] & ~((uint64_t)0xffff << shift);
+  s->val[r] = (long)(old | imm);
+  s->known |= 1u << r;
+  return true;
 }
 
 /* SS. The value of an sp move through xM, or -1 if not known. */

@@ -132,7 +132,7 @@ static int synth_step(ASGST_Iterator *it) {
   if (fp < it->cur.sp || (fp & 7) || !asgst__plausible(fp, 16))
     return is_java_pc(it->cur.pc) ? ASGST_BAD_FRAME : 0;
   uintptr_t sender_fp, sender_pc;
-  if (!asgst__load_ptr(fp, &sender_fp) || !asgst__load_ptr(fp + 8, &sender_pc))
+  if (!asgst__load_ptr(fp, &sender_fp) || !asgst__load_ret(fp + 8, &sender_pc))
     return ASGST_BAD_FRAME;
   if (sender_pc == 0) return 0;
   it->cur.pc = sender_pc;

@@ -258,7 +258,10 @@ static void garbage_return_pc_is_a_c_frame_or_an_error(void **state) {
   assert_int_equal(w.frames[3].type, ASGST_FRAME_NON_JAVA);
   assert_ptr_equal(w.frames[3].pc, (void *)0x1234567);
   assert_int_equal(w.last, 0);
-  fp[1] = 0xffff800000001234; /* non-canonical: cannot be code */
+  /* Cannot be code: in the first 64 KiB, which Linux never maps. (A non-canonical
+   * address is no test on arm64, where the bits above 48 of a return address are a
+   * pointer-authentication signature that the walker strips.) */
+  fp[1] = 0x1234;
   walk w2 = {0};
   walk_stack(s, ASGST_INCLUDE_NON_JAVA_FRAMES, &w2);
   assert_int_equal(w2.n, 3);
