@@ -43,6 +43,19 @@ run() {
     "-agentpath:$AGENT=label=$name,$opts" -Dwalk.jni="$JNILIB" -cp "$WORK/classes" \
     Workload "$mode" "$secs") >"$log" 2>&1
   local rc=$?
+  # Under qemu (ASGST_TEST_QEMU=1, the arm64 suite) JDK 21's own AsyncGetCallTrace, the
+  # oracle these runs compare with, faults now and then in the tiers-noinline run: the
+  # crash report's problematic frame is its vframeStreamForte::forte_next, libjvm code
+  # that ASGST neither calls nor shares. Such a run proves nothing either way: a skip that
+  # names the frame. Any other crash fails as everywhere.
+  local hs problem
+  hs=$(ls "$WORK"/hs_err_*.log 2>/dev/null | head -1)
+  problem=$([ -n "$hs" ] && grep -A1 -m1 '^# Problematic frame:' "$hs" | tail -1)
+  if [ "${ASGST_TEST_QEMU:-0}" = 1 ] && [ $rc != 0 ] &&
+     echo "$problem" | grep -q 'libjvm\.so.*\(vframeStreamForte\|forte_\|AsyncGetCallTrace\)'; then
+    tap "ok" "$name # SKIP AsyncGetCallTrace (the oracle) crashed the JVM under qemu:${problem#\#}"
+    return
+  fi
   if [ $rc = 0 ] && grep -q "^workload .* done" "$log" && ! ls "$WORK"/hs_err_*.log >/dev/null 2>&1; then
     tap "ok" "$name: JVM ran and exited cleanly"
   else

@@ -96,8 +96,13 @@ static void loads_parse_only_the_new_library(void **state) {
   assert_ptr_equal(asgst__cfi_lookup((uintptr_t)qsort + 4, false), libc_rule);
   assert_int_equal(after.objects, before.objects + COPIES);
   size_t per_load = (after.bytes - before.bytes) / COPIES;
-  /* Each load retired one snapshot's array of pointers, no table. */
-  assert_true(after.retired_bytes < before.bytes / 20);
+  /* Each load retired one snapshot's arrays (objects and their code segments), no table:
+   * all of them together stay a small part of the first build (on arm64, whose first
+   * build is smaller, about 8% after 20 loads; on x86_64 under 5%). */
+  if (after.retired_bytes >= before.bytes / 10)
+    print_message("# retired %zu bytes after %d loads, first build %zu bytes in %zu objects\n",
+                  after.retired_bytes, COPIES, before.bytes, (size_t)before.objects);
+  assert_true(after.retired_bytes < before.bytes / 10);
   qsort(ms, COPIES, sizeof *ms, by_value);
   /* Against the first build of the same run: parsing one small library is far cheaper
    * than parsing libc, the sanitizer runtime and the rest again. */

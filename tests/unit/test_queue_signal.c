@@ -68,6 +68,13 @@ static __attribute__((noinline)) void raise_as_callee_of(uintptr_t *java_fp, voi
 
 static void enqueue_from_a_real_signal_handler(void **state) {
   (void)state;
+#if !defined(__x86_64__)
+  /* The synthetic backend steps by frame pointer with x86_64's rule, sender sp = fp + 16.
+   * That holds for the hand-made frames, not for this real C frame on arm64, whose frame
+   * record sits at the bottom of its frame: the Java frame's sp then lies below the
+   * processing point on this stack, and the element is rightly called stale. */
+  skip();
+#endif
   memset(&rec, 0, sizeof rec);
   int sig = SIGRTMIN + 5;
   install(sig, enqueue_on_signal);
