@@ -358,7 +358,14 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
          latency_n ? (double)latency_sum / (double)latency_n / 1000.0 : 0.0,
          st ? (double)latency_stale_sum / (double)st / 1000.0 : 0.0);
   check(in > 1000, "more than 1000 elements enqueued (%ld)", in);
-  check(in == h + dr + left, "every enqueued element is handled, stale or dropped: %ld = %ld handled + %ld dropped + %ld left", in, h, dr, left);
+  /* dropped is the queue's size read at ThreadEnd just before deregistering: an element
+   * the queue thread processes in between (the owner is in native code there, so its
+   * queue may be processed) counts in both. Nothing lost: in <= h + dr + left; nothing
+   * handled twice: h + left <= in. Exact on x86_64 in every run so far; once 1 over
+   * under qemu, whose slower owners widen that window. */
+  check(h + left <= in && in <= h + dr + left,
+        "every enqueued element is handled, stale or dropped: %ld <= %ld handled + %ld dropped + %ld left, "
+        "%ld handled + %ld left <= %ld", in, h, dr, left, h, left, in);
   check(off == 0 && at > 0, "every current element's iterator starts at its method (%ld of %ld)", at, at + off);
   check(in > 0 && (double)st / (double)in < stale_max_pct / 100.0, "stale below %d%% of enqueued (%ld of %ld)",
         stale_max_pct, st, in);
