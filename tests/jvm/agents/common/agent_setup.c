@@ -50,6 +50,12 @@ void agent_tids_remove(atomic_int *tids, int n) {
 }
 
 /* N. */
+bool agent_under_qemu(void) {
+  const char *v = getenv("ASGST_TEST_QEMU");
+  return v && strcmp(v, "1") == 0;
+}
+
+/* N. */
 int agent_init_flags(void) {
   const char *v = getenv("ASGST_TEST_UNTESTED_JDK");
   return v && strcmp(v, "1") == 0 ? ASGST_INIT_UNTESTED_JDK : 0;

@@ -9,6 +9,7 @@
 #include "asgst.h"
 #include "../walk_agent.h"
 #include "walk_stats.h"
+#include "agent_setup.h"
 
 /* N. Prints one trace with method names. */
 static void print_trace(const char *side, const wframe *f, int n) {
@@ -160,12 +161,6 @@ static void report_vthreads(const walk_stats *st) {
   check(m->asgst_ok >= m->asgct_ok && m->shorter == 0, msg);
 }
 
-/* N. True in the arm64 suite under qemu-user (tests/aarch64/run_suite.sh). */
-static bool qemu(void) {
-  const char *v = getenv("ASGST_TEST_QEMU");
-  return v && strcmp(v, "1") == 0;
-}
-
 /* N. */
 void walk_report(long signals, long dropped) {
   const walk_stats *st = walk_get_stats();
@@ -222,7 +217,7 @@ void walk_report(long signals, long dropped) {
      * reported twice in the walk with C frames, under a C function (Unsafe's
      * compareAndSet*) on top; not explained yet (issue 30's closing note). */
     long nj_bad = st->nj_checked - st->nj_consistent;
-    check(st->nj_checked > 0 && (qemu() ? nj_bad * 500 <= st->nj_checked : nj_bad == 0), msg);
+    check(st->nj_checked > 0 && (agent_under_qemu() ? nj_bad * 500 <= st->nj_checked : nj_bad == 0), msg);
     if (st->nj_consistent != st->nj_checked) {
       print_trace("asgst", st->nj_bad.example.a, st->nj_bad.example.a_n);
       print_trace("asgst+c", st->nj_bad.example.nj, st->nj_bad.example.n_n);
@@ -235,7 +230,7 @@ void walk_report(long signals, long dropped) {
     /* arm64 under qemu (ASGST_TEST_QEMU=1): >= 98%. 98.3-99.4% seen with trixie's JDK 21
      * and 25 (their libjvm built with pac-ret), 100% with 17; the missing C frames are not
      * explained yet (issue 30's closing note). */
-    check(st->jni_pairs > 0 && st->jni_c_found * 100 >= st->jni_pairs * (qemu() ? 98 : 99), msg);
+    check(st->jni_pairs > 0 && st->jni_c_found * 100 >= st->jni_pairs * (agent_under_qemu() ? 98 : 99), msg);
   }
   if (walk_opts.bench) report_bench(st), report_all(st);
   if (walk_opts.slow) walk_report_slow();
