@@ -109,6 +109,10 @@ static bool returning(const asgst__queue_point *p, const asgst__elem_ident *id) 
 static bool is_stale(const ASGST_Queue *q, const asgst__queue_point *p,
                      const ASGST_QueueElement *e, const asgst__elem_ident *id) {
   uintptr_t sp = (uintptr_t)e->sp;
+  /* A stopped owner with no Java frame on its stack (its last Java frame has returned and
+   * it is ending: other agents' ThreadEnd callbacks run in native code, where it can be
+   * suspended) holds none of its elements' frames any more. */
+  if (p->thread_kind == ASGST_NO_TOP_JAVA_FRAME) return true;
   if (p->nstable >= 0 && id->caller_sp[0] != 0)
     return !returning(p, id) && !sender_still_there(p, id);
   bool on_own_stack = sp >= q->stack_lo && sp < q->stack_hi;

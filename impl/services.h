@@ -43,8 +43,9 @@ static inline void asgst__notify_class_unload(ASGST_Class k, ASGST_Method *metho
 
 /* SP. Processes every queue bound to `owner` (a handle the backend's queue_bind gave) while
  * that thread is stopped at a safe point: t is the thread as the backend sees it
- * (thread_kind its current_thread() answer, or an error), `here` its last Java frame.
- * Returns the number of elements handled. */
+ * (thread_kind its current_thread() answer, or an error: ASGST_NO_TOP_JAVA_FRAME says the
+ * stopped thread has no Java frame, so every element is stale), `here` its last Java
+ * frame. Returns the number of elements handled. */
 static inline int asgst__queues_process_stopped(void *owner, const asgst__thread *t,
                                                 int thread_kind, const asgst__regs *here) {
   const asgst__services *s = asgst__services_get();

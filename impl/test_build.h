@@ -65,13 +65,14 @@ typedef struct {
 asgst__hs_shadow_stats_t asgst__hs_shadow_stats(void);
 
 /* 5. What the queue processing thread did: rounds (one owner suspended and resumed),
- * elements handled, owners that could not be suspended, and the suspend-to-resume
+ * elements handled, owners that could not be suspended, owners stopped with no Java
+ * frame (their elements all stale), and the suspend-to-resume
  * times; what owners did in their handlers: waits for their poll to be armed, how many
  * saw it armed, how many gave up at the bound (of which while every processing thread
  * was busy with another owner's round), and the time spent waiting; how many waited at
  * real-time priority (queue_boost.c) and how many of those gave up. */
 typedef struct {
-  _Atomic uint64_t rounds, elements, not_suspended, stopped_ns;
+  _Atomic uint64_t rounds, elements, not_suspended, no_java, stopped_ns;
   _Atomic uint64_t waits, armed, gave_up, gave_up_behind, wait_ns, raised, raised_gave_up;
 } asgst__hs_queue_stats;
 /* N. */

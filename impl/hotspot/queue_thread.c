@@ -16,7 +16,9 @@
  *
  * An owner that has ended cannot be suspended: its remaining elements are handled as
  * stale (ASGST_THREAD_EXIT in their iterators). The library's ThreadEnd callback processes
- * a thread's queues on the thread itself before it ends, so that case is rare.
+ * a thread's queues on the thread itself before it ends, so that case is rare. An owner
+ * suspended with no Java frame left (ending, inside another agent's ThreadEnd callback)
+ * has its elements reported as ASGST_STALE_FRAME: their frames have returned.
  *
  * Owner handles are freed only by the first processing thread, with the handles lock
  * taken for writing (processing threads hold it for reading), so a handle in use never
@@ -233,6 +235,9 @@ static void note_wait(const owner *o, int armed, uint64_t ns) {
   atomic_fetch_add(&stats.wait_ns, ns);
 }
 
+/* N. Counts a round whose owner was stopped with no Java frame. */
+static void note_no_java(void) { atomic_fetch_add(&stats.no_java, 1); }
+
 /* N. The start of a round. */
 static uint64_t round_start(void) { return now_ns(); }
 
@@ -252,6 +257,7 @@ asgst__hs_queue_stats asgst__hs_queue_stats_get(void) {
   s.rounds = atomic_load(&stats.rounds);
   s.elements = atomic_load(&stats.elements);
   s.not_suspended = atomic_load(&stats.not_suspended);
+  s.no_java = atomic_load(&stats.no_java);
   s.stopped_ns = atomic_load(&stats.stopped_ns);
   s.waits = atomic_load(&stats.waits);
   s.armed = atomic_load(&stats.armed);
@@ -288,6 +294,7 @@ uint64_t asgst__hs_queue_quantile_ns(double q) {
 #else
 /* The product measures no round and no wait. */
 static void note_wait(const owner *o, int armed, uint64_t ns) { (void)o, (void)armed, (void)ns; }
+static inline void note_no_java(void) {}
 static inline uint64_t round_start(void) { return 0; }
 static inline void round_end(uint64_t t0, int n, bool suspended) { (void)t0, (void)n, (void)suspended; }
 #endif
@@ -307,7 +314,10 @@ static void process_owner(jvmtiEnv *jvmti, owner *o) {
   asgst__regs here = {0, 0, 0, 0};
   int kind = o->kind;
   if (err != JVMTI_ERROR_NONE) kind = ASGST_THREAD_EXIT; /* ended, or not suspendable */
-  else if (!last_java_frame(o, &here)) kind = ASGST_NO_TOP_JAVA_FRAME;
+  else if (!last_java_frame(o, &here)) {
+    kind = ASGST_NO_TOP_JAVA_FRAME;
+    note_no_java();
+  }
   int n = asgst__queues_process_stopped(o, &o->t, kind, &here);
   if (err == JVMTI_ERROR_NONE) (*jvmti)->ResumeThread(jvmti, o->thread);
   atomic_store(&round_began, 0);

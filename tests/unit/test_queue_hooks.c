@@ -148,6 +148,30 @@ static void element_of_a_popped_frame_is_stale(void **state) {
   assert_true(ASGST_DeregisterQueue(NULL, q));
 }
 
+/* A backend's processing thread that stopped the owner and found no Java frame on its
+ * stack (an ending thread) has every element handled as stale: the same element is
+ * current when its frame is there. */
+static void elements_of_an_owner_without_java_frames_are_stale(void **state) {
+  (void)state;
+  reset();
+  int owner_handle;
+  ASGST_Queue *q = ASGST_RegisterQueue(NULL, 4, 0, qrec_handler, &rec);
+  q->vm_owner = &owner_handle;
+  assert_int_equal(ASGST_Enqueue(q, &fx.uc1, (void *)3), ASGST_JAVA_TRACE);
+  asgst__thread t = {0};
+  asgst__regs here = {0};
+  assert_int_equal(asgst__api_queues_process_stopped(&owner_handle, &t, ASGST_NO_TOP_JAVA_FRAME, &here), 1);
+  assert_int_equal(rec.calls[0].state, ASGST_STALE_FRAME);
+  assert_int_equal(rec.calls[0].nframes, 0);
+  assert_ptr_equal(rec.calls[0].arg, (void *)3);
+  q->vm_owner = NULL;
+  assert_int_equal(ASGST_Enqueue(q, &fx.uc1, (void *)4), ASGST_JAVA_TRACE);
+  assert_int_equal(ASGST_ProcessQueues(), 1);
+  assert_int_equal(rec.calls[1].state, ASGST_JAVA_TRACE);
+  assert_ptr_equal(rec.calls[1].methods[0], fx.bar);
+  assert_true(ASGST_DeregisterQueue(NULL, q));
+}
+
 typedef struct {
   ASGST_Queue *q;
   pthread_barrier_t enqueued, checked;
@@ -222,6 +246,7 @@ int main(void) {
       T(hooks_get_an_iterator_at_the_safe_point),
       T(handler_may_deregister_its_queue),
       T(element_of_a_popped_frame_is_stale),
+      T(elements_of_an_owner_without_java_frames_are_stale),
       T(a_queue_is_processed_by_its_own_thread_only),
       T(successful_enqueue_requests_processing),
   };

@@ -330,8 +330,9 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   printf("QUEUE # figure: signals=%ld enqueued=%ld full=%ld no_java_frame=%ld handled=%ld (stale %ld, walk errors %ld) dropped=%ld still_queued=%ld\n",
          atomic_load(&sent), in, atomic_load(&full), atomic_load(&other_error), h, st,
          atomic_load(&walk_error), dr, left);
-  printf("QUEUE # figure: processing rounds=%lu elements=%lu not_suspended=%lu suspend_to_resume_median_us=%.1f p99_us=%.1f mean_us=%.1f\n",
-         (unsigned long)qs.rounds, (unsigned long)qs.elements, (unsigned long)qs.not_suspended, median_us,
+  printf("QUEUE # figure: processing rounds=%lu elements=%lu not_suspended=%lu no_java_frame_left=%lu suspend_to_resume_median_us=%.1f p99_us=%.1f mean_us=%.1f\n",
+         (unsigned long)qs.rounds, (unsigned long)qs.elements, (unsigned long)qs.not_suspended,
+         (unsigned long)qs.no_java, median_us,
          (double)asgst__hs_queue_quantile_ns(0.99) / 1000.0,
          qs.rounds ? (double)qs.stopped_ns / (double)qs.rounds / 1000.0 : 0.0);
   long sig = atomic_load(&sent);
