@@ -44,11 +44,12 @@ typedef struct {
 /* What the stale check of an element needs, noted at enqueue time: the backend's identity
  * of its frame (bit 0: the frame was stopped at a call, see asgst__queue_capture) and its
  * callers' positions (sp and pc, the return address into each; [0] its sender; 0/0 where
- * unknown); and where the frame stood in its method then (the backend's frame_position,
- * if has_position). */
+ * unknown); whether that sender is the frame's own physical sender (sender_direct: no C
+ * or entry frame between); and where the frame stood in its method then (the backend's
+ * frame_position, if has_position). */
 typedef struct {
   uintptr_t ident, caller_sp[ASGST__CALLERS], caller_pc[ASGST__CALLERS], position;
-  bool has_position;
+  bool has_position, sender_direct;
 } asgst__elem_ident;
 
 typedef struct {

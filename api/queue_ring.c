@@ -14,14 +14,14 @@
 /* SS. The backend's own top-Java-frame finder, under the crash guard, with n callers. A
  * fault while the callers are sought keeps the top frame (the backend wrote it first) and
  * the callers found before it (the rest stay 0/0: the stale check compares those found). */
-static int top_from_backend(const asgst__backend *be, const asgst__thread *t,
-                            const asgst__regs *top, asgst__regs *out, asgst__regs *callers, int n) {
+static int top_from_backend(const asgst__backend *be, const asgst__thread *t, const asgst__regs *top,
+                            asgst__regs *out, asgst__regs *callers, int n, bool *direct) {
   asgst__guard g;
   volatile int r = ASGST_WALK_FAULTED;
   out->sp = 0;
   for (int k = 0; k < n; k++) callers[k].pc = callers[k].sp = 0;
   ASGST__GUARD_BEGIN(g)
-    r = be->top_java_frame(t, top, out, callers, n);
+    r = be->top_java_frame(t, top, out, callers, n, direct);
   ASGST__GUARD_FAULTED(g)
     r = ASGST_WALK_FAULTED;
     if (n > 0 && *(volatile uintptr_t *)&out->sp != 0) r = ASGST_JAVA_TRACE;
@@ -60,26 +60,32 @@ static void note_frame(const asgst__backend *be, const asgst__regs *r, asgst__el
 }
 
 /* SS. The callers of the frame at *f (sp and return pc of the next physical Java frames
- * below it), under the crash guard; 0/0 past the end, or all if the walk faults. For a
- * backend without its own top-frame finder (which finds them on its way). */
+ * below it, and whether the first is its own sender), under the crash guard; 0/0 past
+ * the end, or all if the walk faults. For a backend without its own top-frame finder
+ * (which finds them on its way). */
 static void callers_of(const asgst__backend *be, const asgst__thread *t, const asgst__regs *f,
                        bool at_call, asgst__elem_ident *id) {
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
     ASGST_Iterator it;
-    int32_t how = ASGST__OPT_RECORDED_TOP | (at_call ? ASGST__OPT_RECORDED_AT_CALL : 0);
+    int32_t how = ASGST__OPT_RECORDED_TOP | ASGST_INCLUDE_NON_JAVA_FRAMES |
+                  (at_call ? ASGST__OPT_RECORDED_AT_CALL : 0);
     ASGST_Frame fr;
     uintptr_t last = f->sp;
-    int k = 0;
+    int k = 0, physical = 0; /* physical frames below the element's */
     if (asgst__iterator_begin(&it, be, t, f, how) > 0) {
       while (k < ASGST__CALLERS && ASGST_NextFrame(&it, &fr) == 1) {
         if (fr.type == ASGST_FRAME_JAVA_INLINED || (uintptr_t)fr.sp == last) continue;
+        physical++;
+        if (fr.type == ASGST_FRAME_NON_JAVA) continue;
+        if (k == 0) id->sender_direct = physical == 1;
         last = id->caller_sp[k] = (uintptr_t)fr.sp;
         id->caller_pc[k++] = (uintptr_t)fr.pc;
       }
     }
   ASGST__GUARD_FAULTED(g)
     for (int k = 0; k < ASGST__CALLERS; k++) id->caller_sp[k] = id->caller_pc[k] = 0;
+    id->sender_direct = false;
   ASGST__GUARD_END(g);
 }
 
@@ -103,8 +109,10 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__e
   int kind = be->current_thread(&t);
   if (kind <= 0) return kind;
   asgst__regs out = {0}, callers[ASGST__CALLERS];
-  int r = be->top_java_frame ? top_from_backend(be, &t, top, &out, callers, ident ? ASGST__CALLERS : 0)
-                             : top_from_walk(be, &t, top, &out);
+  bool direct = false;
+  int r = be->top_java_frame
+              ? top_from_backend(be, &t, top, &out, callers, ident ? ASGST__CALLERS : 0, &direct)
+              : top_from_walk(be, &t, top, &out);
   if (r <= 0) return r;
   e->pc = (void *)out.pc;
   e->sp = (void *)out.sp;
@@ -124,6 +132,7 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__e
     ident->caller_sp[k] = callers[k].sp;
     ident->caller_pc[k] = callers[k].pc;
   }
+  ident->sender_direct = direct;
   return r;
 }
 

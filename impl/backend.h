@@ -127,10 +127,12 @@ typedef struct asgst__backend {
   /* SS. Find the top Java frame from *top for a queue element (pc/sp/fp of the physical
    * frame) and the next ncallers physical Java frames below it (callers[0] its sender;
    * 0/0 past the stack's end), by the same walk. *out is written as soon as it is known,
-   * each caller as it is found. Returns the kind or an error. May be NULL: the API then
-   * walks with decode/step. */
+   * each caller as it is found. *direct (if not NULL): callers[0] is the frame's own
+   * physical sender, the frame returns straight into it (not a Java frame below C or entry
+   * frames: a frame the VM called). Returns the kind or an error. May be NULL: the API
+   * then walks with decode/step. */
   int (*top_java_frame)(const asgst__thread *t, const asgst__regs *top, asgst__regs *out,
-                        asgst__regs *callers, int ncallers);
+                        asgst__regs *callers, int ncallers, bool *direct);
 
   /* SS metadata accessors. Strings are copied with asgst__copy_string semantics. */
   void (*method_info)(ASGST_Method m, ASGST_MethodInfo *info);

@@ -732,7 +732,8 @@ static int next_java_frame(ASGST_Iterator *it, uintptr_t skip_sp, uintptr_t skip
 /* SS. The callers are sought by the walk that found the top frame: a second walk begun
  * at the top frame would decode it again. */
 int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asgst__regs *out,
-                             asgst__regs *callers, int ncallers) {
+                             asgst__regs *callers, int ncallers, bool *direct) {
+  if (direct) *direct = false;
   ASGST_Iterator it;
   memset(&it, 0, offsetof(ASGST_Iterator, pending));
   it.batch_limit = 1;
@@ -747,9 +748,11 @@ int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asg
   for (int k = 0; k < ncallers; k++) callers[k].pc = callers[k].sp = callers[k].fp = 0;
   for (int k = 0; k < ncallers; k++) {
     uintptr_t old = it.cur.sp, old_pc = it.cur.pc;
-    if (asgst__hs_step(&it) <= 0 || !asgst__sp_grew(old, it.cur.sp, interrupted && k == 0) ||
-        next_java_frame(&it, old, old_pc) <= 0)
+    if (asgst__hs_step(&it) <= 0 || !asgst__sp_grew(old, it.cur.sp, interrupted && k == 0))
       break;
+    uintptr_t sender_sp = it.cur.sp, sender_pc = it.cur.pc;
+    if (next_java_frame(&it, old, old_pc) <= 0) break;
+    if (k == 0 && direct) *direct = it.cur.sp == sender_sp && it.cur.pc == sender_pc;
     set_regs(&callers[k], &it.cur);
   }
   return kind;

@@ -35,9 +35,10 @@ int asgst__hs_step(ASGST_Iterator *it);
 int asgst__hs_fill(ASGST_Iterator *it, int limit);
 
 /* SS. backend.h top_java_frame(): the physical frame (pc/sp/fp) of the top Java frame,
- * and the next ncallers physical Java frames'. */
+ * the next ncallers physical Java frames', and whether the first of them is its own
+ * physical sender. */
 int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asgst__regs *out,
-                             asgst__regs *callers, int ncallers);
+                             asgst__regs *callers, int ncallers, bool *direct);
 
 /* SS (under the guard). The last Java frame of thread t from its frame anchor (a thread
  * stopped in the VM has one); false if it has none. */

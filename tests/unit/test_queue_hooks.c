@@ -5,6 +5,7 @@
 #include "test_queue_common.h"
 /* Internal: the wake-up hook a VM's processing thread sets. */
 #include "api/queue.h"
+#include "impl/synthetic/internal.h" /* the synthetic backend's table */
 
 static qrec rec;
 
@@ -172,6 +173,53 @@ static void elements_of_an_owner_without_java_frames_are_stale(void **state) {
   assert_true(ASGST_DeregisterQueue(NULL, q));
 }
 
+/* SS. A frame's identity as a VM backend gives it (the synthetic backend gives none, so
+ * its elements are judged by position only): an interpreted frame's Method* slot. */
+static uintptr_t method_slot(const asgst__regs *r) { return ((const uintptr_t *)r->fp)[-1]; }
+
+/* Processes, as a backend's processing thread would, one element taken at the top of a
+ * stack main -> [a C frame if via_c] -> foo, with the owner stopped while main is on top
+ * at the same place; returns the handler's iterator state. The synthetic backend with
+ * frame identities is active meanwhile. */
+static int state_with_sender_on_top(bool via_c) {
+  reset();
+  static asgst__backend with_identity;
+  with_identity = asgst__synthetic_backend;
+  with_identity.frame_identity = method_slot;
+  asgst__set_backend(&with_identity);
+  ASGST_SynthStack *s = ASGST_SynthCreateStack(fx.vm, 16384);
+  assert_non_null(s);
+  ASGST_SynthPushInterpreted(s, fx.main_m, 1);
+  if (via_c) ASGST_SynthPushC(s, NULL);
+  ASGST_SynthPushInterpreted(s, fx.foo, 2);
+  ucontext_t uc;
+  assert_int_equal(ASGST_SynthContext(s, &uc), 0);
+  int owner_handle;
+  ASGST_Queue *q = ASGST_RegisterQueue(NULL, 4, 0, qrec_handler, &rec);
+  q->vm_owner = &owner_handle;
+  assert_int_equal(ASGST_Enqueue(q, &uc, (void *)5), ASGST_JAVA_TRACE);
+  asgst__thread t = {fx.vm, 0, 0};
+  asgst__regs main_frame = {(uintptr_t)ASGST_SynthFramePc(s, 0), (uintptr_t)ASGST_SynthFrameSp(s, 0),
+                            (uintptr_t)ASGST_SynthFrameFp(s, 0), 0};
+  assert_int_equal(asgst__api_queues_process_stopped(&owner_handle, &t, ASGST_JAVA_TRACE, &main_frame), 1);
+  q->vm_owner = NULL;
+  assert_true(ASGST_DeregisterQueue(NULL, q));
+  ASGST_SynthDestroyStack(s);
+  asgst__set_backend(&asgst__synthetic_backend);
+  return rec.calls[0].state;
+}
+
+/* Stopped with its sender on top at the return address into it: a frame its sender called
+ * is being returned from (a compiled method's return poll), and is current; a frame the VM
+ * called from C code under that sender (a class initializer) may have returned long ago,
+ * the VM's call going on: stale. */
+static void sender_on_top_is_a_return_only_for_a_direct_call(void **state) {
+  (void)state;
+  assert_int_equal(state_with_sender_on_top(false), ASGST_JAVA_TRACE);
+  assert_ptr_equal(rec.calls[0].methods[0], fx.foo);
+  assert_int_equal(state_with_sender_on_top(true), ASGST_STALE_FRAME);
+}
+
 typedef struct {
   ASGST_Queue *q;
   pthread_barrier_t enqueued, checked;
@@ -247,6 +295,7 @@ int main(void) {
       T(handler_may_deregister_its_queue),
       T(element_of_a_popped_frame_is_stale),
       T(elements_of_an_owner_without_java_frames_are_stale),
+      T(sender_on_top_is_a_return_only_for_a_direct_call),
       T(a_queue_is_processed_by_its_own_thread_only),
       T(successful_enqueue_requests_processing),
   };

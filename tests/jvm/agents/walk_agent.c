@@ -333,7 +333,7 @@ static void check_top_java_frame(sample *s, const ucontext_t *u) {
     asgst__regs top, out = {0, 0, 0, 0}, sender = {0, 0, 0, 0};
     asgst__uc_regs(u, &top);
     if (asgst__hs_current_thread(&t) > 0) {
-      s->tjf_rc = asgst__hs_top_java_frame(&t, &top, &out, &sender, 1);
+      s->tjf_rc = asgst__hs_top_java_frame(&t, &top, &out, &sender, 1, NULL);
       s->tjf_pc = out.pc;
       s->tjf_sender_sp = sender.sp;
     }
