@@ -177,7 +177,10 @@ static void JNICALL walker_thread(jvmtiEnv *env, JNIEnv *jni, void *arg) {
   (void)env;
   (void)jni;
   (void)arg;
-  struct timespec pause = {0, 2000000};
+  struct timespec pause = {0, 2000000}, settle = {1, 0};
+  /* The workload's threads first climb their recursions (interpreted, loading classes):
+   * a pair of walks then sees two different stacks. A second is ample (the run lasts 6). */
+  nanosleep(&settle, NULL);
   while (!finished) {
     nanosleep(&pause, NULL);
     int n = atomic_load(&ntargets);

@@ -8,7 +8,10 @@ public class RemoteWalkWorkload {
 
     static void sleepAt(int depth) throws InterruptedException {
         if (depth > 0) { sleepAt(depth - 1); return; }
-        while (!done) Thread.sleep(5);
+        // 50 ms naps: a thread that wakes runs Thread.sleep's Java code (much of it on
+        // JDK 25), and a pair of walks straddling a wake-up differs. At 5 ms, 4 of 384
+        // pairs did once on JDK 25 on a loaded machine.
+        while (!done) Thread.sleep(50);
     }
 
     static void spinAt(int depth) {
