@@ -97,14 +97,18 @@ static bool sender_still_there(const asgst__queue_point *p, const asgst__elem_id
 /* SP. True if the owner stopped while returning from the element's frame: that frame is
  * gone (a compiled method's return poll comes after its frame is popped) but the top frame
  * of the stopped stack is exactly its sender, at the return address into it. The element's
- * frame is then decoded from its recorded registers and its callers read live. Only a
- * frame that returns straight into its sender: one the VM called from C code under that
- * sender (a class initializer, a JavaCalls upcall) leaves the sender at the same place
- * for as long as the VM's own call lasts, with the frame long gone (seen under qemu: an
- * interpreted <clinit> taken for current after it had returned, its iterator reading a
- * Method* from the popped frame). */
+ * frame is then decoded from its recorded registers and its callers read live. Only
+ * - a frame that returns straight into its sender: one the VM called from C code under
+ *   that sender (a class initializer, a JavaCalls upcall) leaves the sender at the same
+ *   place for as long as the VM's own call lasts, with the frame long gone;
+ * - a frame that can be decoded from its registers alone: one whose position lies in its
+ *   own memory (an interpreted frame: Method* and bcp in slots) has nothing left to decode
+ *   once popped, and another callee returning to the same return address (an interpreted
+ *   sender's is shared by its call sites) looks just the same.
+ * Both were seen under qemu, each an interpreted frame taken for current after it had
+ * returned, its iterator reading a Method* from the popped frame. */
 static bool returning(const asgst__queue_point *p, const asgst__elem_ident *id) {
-  return id->sender_direct && p->nstable > 0 && callers_there(p, 0, id);
+  return id->sender_direct && !id->has_position && p->nstable > 0 && callers_there(p, 0, id);
 }
 
 /* SP. See the file comment. With the sender known (it is unless the element's frame is the

@@ -177,15 +177,23 @@ static void elements_of_an_owner_without_java_frames_are_stale(void **state) {
  * its elements are judged by position only): an interpreted frame's Method* slot. */
 static uintptr_t method_slot(const asgst__regs *r) { return ((const uintptr_t *)r->fp)[-1]; }
 
+/* SS. A frame's position kept in its own memory, as a VM backend gives it for an
+ * interpreted frame: here its bci slot. */
+static bool bci_slot(const asgst__regs *r, uintptr_t *pos) {
+  *pos = ((const uintptr_t *)r->fp)[-2];
+  return true;
+}
+
 /* Processes, as a backend's processing thread would, one element taken at the top of a
  * stack main -> [a C frame if via_c] -> foo, with the owner stopped while main is on top
  * at the same place; returns the handler's iterator state. The synthetic backend with
- * frame identities is active meanwhile. */
-static int state_with_sender_on_top(bool via_c) {
+ * frame identities (and positions in frame memory if in_memory) is active meanwhile. */
+static int state_with_sender_on_top(bool via_c, bool in_memory) {
   reset();
   static asgst__backend with_identity;
   with_identity = asgst__synthetic_backend;
   with_identity.frame_identity = method_slot;
+  with_identity.frame_position = in_memory ? bci_slot : NULL;
   asgst__set_backend(&with_identity);
   ASGST_SynthStack *s = ASGST_SynthCreateStack(fx.vm, 16384);
   assert_non_null(s);
@@ -212,12 +220,14 @@ static int state_with_sender_on_top(bool via_c) {
 /* Stopped with its sender on top at the return address into it: a frame its sender called
  * is being returned from (a compiled method's return poll), and is current; a frame the VM
  * called from C code under that sender (a class initializer) may have returned long ago,
- * the VM's call going on: stale. */
+ * the VM's call going on, and a frame whose position lies in its memory (interpreted)
+ * cannot be decoded once popped: both stale. */
 static void sender_on_top_is_a_return_only_for_a_direct_call(void **state) {
   (void)state;
-  assert_int_equal(state_with_sender_on_top(false), ASGST_JAVA_TRACE);
+  assert_int_equal(state_with_sender_on_top(false, false), ASGST_JAVA_TRACE);
   assert_ptr_equal(rec.calls[0].methods[0], fx.foo);
-  assert_int_equal(state_with_sender_on_top(true), ASGST_STALE_FRAME);
+  assert_int_equal(state_with_sender_on_top(true, false), ASGST_STALE_FRAME);
+  assert_int_equal(state_with_sender_on_top(false, true), ASGST_STALE_FRAME);
 }
 
 typedef struct {
