@@ -88,7 +88,7 @@ struct _ASGST_Queue {
 
 /* A physical frame of the stopped stack, for stale checks. */
 typedef struct {
-  uintptr_t sp, pc, ident;
+  uintptr_t sp, pc, fp, ident;
 } asgst__stable_frame;
 
 /* Where processing happens: the backend, the processed thread and its position. */

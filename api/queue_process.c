@@ -47,7 +47,7 @@ static void scan_frames(ASGST_Iterator *it, void *arg) {
   while (p->nstable < ASGST__STABLE_MAX && ASGST_NextFrame(it, &f) == 1) {
     if (f.type == ASGST_FRAME_JAVA_INLINED) continue;
     asgst__regs r = {(uintptr_t)f.pc, (uintptr_t)f.sp, (uintptr_t)f.fp, 0};
-    p->stable[p->nstable++] = (asgst__stable_frame){r.sp, r.pc, p->be->frame_identity(&r)};
+    p->stable[p->nstable++] = (asgst__stable_frame){r.sp, r.pc, r.fp, p->be->frame_identity(&r)};
   }
 }
 
@@ -85,12 +85,18 @@ static bool callers_there(const asgst__queue_point *p, int from, const asgst__el
 /* SP. True if the scanned stack has a frame with the element's identity under the
  * element's recorded callers. A frame's own sp is not compared: it moves within one
  * activation (an interpreted frame's expression stack, a compiled frame sampled in its
- * prologue), its callers' positions do not. */
-static bool sender_still_there(const asgst__queue_point *p, const asgst__elem_ident *id) {
+ * prologue), its callers' positions do not. A frame whose position lies in its own memory
+ * (has_position: an interpreted frame, decoded from slots below its fp) must have kept
+ * its fp, which does not move within an activation: the iterator reads those slots at the
+ * recorded fp (under qemu, a new activation of the same method under the same sender, at
+ * another fp, once had the element's iterator read a Method* from stale memory). */
+static bool sender_still_there(const asgst__queue_point *p, const ASGST_QueueElement *e,
+                               const asgst__elem_ident *id) {
   uintptr_t ident = id->ident & ~(uintptr_t)1;
   for (int i = 0; i + 1 < p->nstable; i++)
     if (p->stable[i + 1].sp == id->caller_sp[0])
-      return ident != 0 && p->stable[i].ident == ident && callers_there(p, i + 1, id);
+      return ident != 0 && p->stable[i].ident == ident && callers_there(p, i + 1, id) &&
+             (!id->has_position || p->stable[i].fp == (uintptr_t)e->fp);
   return false;
 }
 
@@ -123,7 +129,7 @@ static bool is_stale(const ASGST_Queue *q, const asgst__queue_point *p,
    * suspended) holds none of its elements' frames any more. */
   if (p->thread_kind == ASGST_NO_TOP_JAVA_FRAME) return true;
   if (p->nstable >= 0 && id->caller_sp[0] != 0)
-    return !returning(p, id) && !sender_still_there(p, id);
+    return !returning(p, id) && !sender_still_there(p, e, id);
   bool on_own_stack = sp >= q->stack_lo && sp < q->stack_hi;
   if (on_own_stack && sp < p->here.sp) return true;
   return p->nstable >= 0 && !still_there(p, sp, id->ident);
