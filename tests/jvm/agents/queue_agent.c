@@ -367,11 +367,8 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   check(h + left <= in && in <= h + dr + left,
         "every enqueued element is handled, stale or dropped: %ld <= %ld handled + %ld dropped + %ld left, "
         "%ld handled + %ld left <= %ld", in, h, dr, left, h, left, in);
-  /* arm64 under qemu (ASGST_TEST_QEMU=1): 1 in 1,000 may start elsewhere. Seen once in
-   * 2,495 on JDK 25 and once in 2,918 on 21, never on 17; not explained yet (issue 30's
-   * closing note). */
-  check(at > 0 && (agent_under_qemu() ? off * 1000 <= at + off : off == 0),
-        "every current element's iterator starts at its method (%ld of %ld)", at, at + off);
+  check(at > 0 && off == 0, "every current element's iterator starts at its method (%ld of %ld)",
+        at, at + off);
   check(in > 0 && (double)st / (double)in < stale_max_pct / 100.0, "stale below %d%% of enqueued (%ld of %ld)",
         stale_max_pct, st, in);
   check(in > 0 && h * 10 >= in * 9, "handled (current + stale) at least 90%% of enqueued (%ld of %ld)", h, in);
