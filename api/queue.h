@@ -44,11 +44,15 @@ typedef struct {
 /* What the stale check of an element needs, noted at enqueue time: the backend's identity
  * of its frame (bit 0: the frame was stopped at a call, see asgst__queue_capture) and its
  * callers' positions (sp and pc, the return address into each; [0] its sender; 0/0 where
- * unknown); whether that sender is the frame's own physical sender (sender_direct: no C
- * or entry frame between); and where the frame stood in its method then (the backend's
+ * unknown); for each caller whose position lies in its memory (an interpreted one, whose
+ * return pc is shared by every call site, bit k of caller_kept) its identity and position;
+ * whether the sender is the frame's own physical sender (sender_direct: no C or entry
+ * frame between); and where the frame stood in its method then (the backend's
  * frame_position, if has_position). */
 typedef struct {
   uintptr_t ident, caller_sp[ASGST__CALLERS], caller_pc[ASGST__CALLERS], position;
+  uintptr_t caller_ident[ASGST__CALLERS], caller_position[ASGST__CALLERS];
+  unsigned caller_kept;
   bool has_position, sender_direct;
 } asgst__elem_ident;
 
@@ -86,9 +90,11 @@ struct _ASGST_Queue {
 
 #define ASGST__STABLE_MAX 512
 
-/* A physical frame of the stopped stack, for stale checks. */
+/* A physical frame of the stopped stack, for stale checks: its place, identity and, where
+ * the backend keeps it in the frame's memory, its position (has_position). */
 typedef struct {
-  uintptr_t sp, pc, fp, ident;
+  uintptr_t sp, pc, fp, ident, position;
+  bool has_position;
 } asgst__stable_frame;
 
 /* Where processing happens: the backend, the processed thread and its position. */

@@ -46,25 +46,35 @@ static int top_from_walk(const asgst__backend *be, const asgst__thread *t,
   return kind;
 }
 
-/* SS. The backend's identity and position of the frame at r into *id, under one crash
+/* SS. The backend's identity and position of the frame at r, and of each caller whose
+ * position lies in its memory (callers[k].sp 0: none from k on), into *id, under one crash
  * guard (a signal handler pays for each guard it sets up); 0 and none if it faults. */
-static void note_frame(const asgst__backend *be, const asgst__regs *r, asgst__elem_ident *id) {
+static void note_frames(const asgst__backend *be, const asgst__regs *r, const asgst__regs *callers,
+                        asgst__elem_ident *id) {
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
     if (be->frame_identity) id->ident = be->frame_identity(r);
-    if (be->frame_position) id->has_position = be->frame_position(r, &id->position);
+    if (be->frame_position) {
+      id->has_position = be->frame_position(r, &id->position);
+      for (int k = 0; k < ASGST__CALLERS && callers[k].sp; k++)
+        if (be->frame_identity && be->frame_position(&callers[k], &id->caller_position[k])) {
+          id->caller_ident[k] = be->frame_identity(&callers[k]);
+          id->caller_kept |= 1u << k;
+        }
+    }
   ASGST__GUARD_FAULTED(g)
     id->ident = 0;
     id->has_position = false;
+    id->caller_kept = 0;
   ASGST__GUARD_END(g);
 }
 
 /* SS. The callers of the frame at *f (sp and return pc of the next physical Java frames
- * below it, and whether the first is its own sender), under the crash guard; 0/0 past
- * the end, or all if the walk faults. For a backend without its own top-frame finder
- * (which finds them on its way). */
+ * below it, and whether the first is its own sender; their registers into callers[]),
+ * under the crash guard; 0/0 past the end, or all if the walk faults. For a backend
+ * without its own top-frame finder (which finds them on its way). */
 static void callers_of(const asgst__backend *be, const asgst__thread *t, const asgst__regs *f,
-                       bool at_call, asgst__elem_ident *id) {
+                       bool at_call, asgst__elem_ident *id, asgst__regs *callers) {
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
     ASGST_Iterator it;
@@ -79,6 +89,7 @@ static void callers_of(const asgst__backend *be, const asgst__thread *t, const a
         physical++;
         if (fr.type == ASGST_FRAME_NON_JAVA) continue;
         if (k == 0) id->sender_direct = physical == 1;
+        callers[k] = (asgst__regs){(uintptr_t)fr.pc, (uintptr_t)fr.sp, (uintptr_t)fr.fp, 0};
         last = id->caller_sp[k] = (uintptr_t)fr.sp;
         id->caller_pc[k++] = (uintptr_t)fr.pc;
       }
@@ -86,6 +97,7 @@ static void callers_of(const asgst__backend *be, const asgst__thread *t, const a
   ASGST__GUARD_FAULTED(g)
     for (int k = 0; k < ASGST__CALLERS; k++) id->caller_sp[k] = id->caller_pc[k] = 0;
     id->sender_direct = false;
+    for (int k = 0; k < ASGST__CALLERS; k++) callers[k].sp = 0;
   ASGST__GUARD_END(g);
 }
 
@@ -108,7 +120,7 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__e
   asgst__thread t = {0};
   int kind = be->current_thread(&t);
   if (kind <= 0) return kind;
-  asgst__regs out = {0}, callers[ASGST__CALLERS];
+  asgst__regs out = {0}, callers[ASGST__CALLERS] = {{0}};
   bool direct = false;
   int r = be->top_java_frame
               ? top_from_backend(be, &t, top, &out, callers, ident ? ASGST__CALLERS : 0, &direct)
@@ -122,17 +134,17 @@ int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__e
   if (ident == NULL) return r;
   bool at_call = out.pc != top->pc;
   memset(ident, 0, sizeof *ident);
-  note_frame(be, &out, ident);
+  if (be->top_java_frame) {
+    for (int k = 0; k < ASGST__CALLERS; k++) {
+      ident->caller_sp[k] = callers[k].sp;
+      ident->caller_pc[k] = callers[k].pc;
+    }
+    ident->sender_direct = direct;
+  } else {
+    callers_of(be, &t, &out, at_call, ident, callers);
+  }
+  note_frames(be, &out, callers, ident);
   ident->ident |= at_call;
-  if (!be->top_java_frame) {
-    callers_of(be, &t, &out, at_call, ident);
-    return r;
-  }
-  for (int k = 0; k < ASGST__CALLERS; k++) {
-    ident->caller_sp[k] = callers[k].sp;
-    ident->caller_pc[k] = callers[k].pc;
-  }
-  ident->sender_direct = direct;
   return r;
 }
 

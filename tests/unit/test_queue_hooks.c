@@ -184,21 +184,33 @@ static bool bci_slot(const asgst__regs *r, uintptr_t *pos) {
   return true;
 }
 
+/* SS. As bci_slot for every method but foo, whose frames play compiled ones. */
+static bool bci_slot_but_foo(const asgst__regs *r, uintptr_t *pos) {
+  return method_slot(r) != (uintptr_t)fx.foo && bci_slot(r, pos);
+}
+
+/* How state_with_sender_on_top builds and changes the stack. */
+typedef struct {
+  bool via_c;                                     /* a C frame between main and foo */
+  bool (*position)(const asgst__regs *, uintptr_t *); /* the backend's frame_position */
+  bool move_sender;                               /* main's bci changes before processing */
+} sender_case;
+
 /* Processes, as a backend's processing thread would, one element taken at the top of a
- * stack main -> [a C frame if via_c] -> foo, with the owner stopped while main is on top
- * at the same place; returns the handler's iterator state. The synthetic backend with
- * frame identities (and positions in frame memory if in_memory) is active meanwhile. */
-static int state_with_sender_on_top(bool via_c, bool in_memory) {
+ * stack main -> [a C frame] -> foo, with the owner stopped while main is on top at the
+ * same place; returns the handler's iterator state. The synthetic backend with frame
+ * identities (and positions as the case says) is active meanwhile. */
+static int state_with_sender_on_top(sender_case c) {
   reset();
   static asgst__backend with_identity;
   with_identity = asgst__synthetic_backend;
   with_identity.frame_identity = method_slot;
-  with_identity.frame_position = in_memory ? bci_slot : NULL;
+  with_identity.frame_position = c.position;
   asgst__set_backend(&with_identity);
   ASGST_SynthStack *s = ASGST_SynthCreateStack(fx.vm, 16384);
   assert_non_null(s);
   ASGST_SynthPushInterpreted(s, fx.main_m, 1);
-  if (via_c) ASGST_SynthPushC(s, NULL);
+  if (c.via_c) ASGST_SynthPushC(s, NULL);
   ASGST_SynthPushInterpreted(s, fx.foo, 2);
   ucontext_t uc;
   assert_int_equal(ASGST_SynthContext(s, &uc), 0);
@@ -206,6 +218,7 @@ static int state_with_sender_on_top(bool via_c, bool in_memory) {
   ASGST_Queue *q = ASGST_RegisterQueue(NULL, 4, 0, qrec_handler, &rec);
   q->vm_owner = &owner_handle;
   assert_int_equal(ASGST_Enqueue(q, &uc, (void *)5), ASGST_JAVA_TRACE);
+  if (c.move_sender) ((uintptr_t *)ASGST_SynthFrameFp(s, 0))[-2] = 7;
   asgst__thread t = {fx.vm, 0, 0};
   asgst__regs main_frame = {(uintptr_t)ASGST_SynthFramePc(s, 0), (uintptr_t)ASGST_SynthFrameSp(s, 0),
                             (uintptr_t)ASGST_SynthFrameFp(s, 0), 0};
@@ -218,16 +231,19 @@ static int state_with_sender_on_top(bool via_c, bool in_memory) {
 }
 
 /* Stopped with its sender on top at the return address into it: a frame its sender called
- * is being returned from (a compiled method's return poll), and is current; a frame the VM
- * called from C code under that sender (a class initializer) may have returned long ago,
- * the VM's call going on, and a frame whose position lies in its memory (interpreted)
- * cannot be decoded once popped: both stale. */
+ * is being returned from (a compiled method's return poll), and is current; stale are a
+ * frame the VM called from C code under that sender (a class initializer: it may have
+ * returned long ago, the VM's call going on), a frame whose position lies in its memory
+ * (interpreted: nothing left to decode once popped), and a frame whose interpreted sender
+ * has moved on (the same return from a later call). */
 static void sender_on_top_is_a_return_only_for_a_direct_call(void **state) {
   (void)state;
-  assert_int_equal(state_with_sender_on_top(false, false), ASGST_JAVA_TRACE);
+  assert_int_equal(state_with_sender_on_top((sender_case){false, NULL, false}), ASGST_JAVA_TRACE);
   assert_ptr_equal(rec.calls[0].methods[0], fx.foo);
-  assert_int_equal(state_with_sender_on_top(true, false), ASGST_STALE_FRAME);
-  assert_int_equal(state_with_sender_on_top(false, true), ASGST_STALE_FRAME);
+  assert_int_equal(state_with_sender_on_top((sender_case){true, NULL, false}), ASGST_STALE_FRAME);
+  assert_int_equal(state_with_sender_on_top((sender_case){false, bci_slot, false}), ASGST_STALE_FRAME);
+  assert_int_equal(state_with_sender_on_top((sender_case){false, bci_slot_but_foo, false}), ASGST_JAVA_TRACE);
+  assert_int_equal(state_with_sender_on_top((sender_case){false, bci_slot_but_foo, true}), ASGST_STALE_FRAME);
 }
 
 typedef struct {
