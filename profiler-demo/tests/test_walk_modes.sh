@@ -48,10 +48,7 @@ check "walk=queue: the summary names the mode and elements were enqueued" \
 # and the JVM's own (their JDK 26+ short names included) are not profiled, main has a queue.
 compared=$(stat compared) same=$(stat same) events=$(stat events)
 failed=$(( $(stat enqueue_failed) + $(stat no_queue) ))
-# Under qemu-user (ASGST_TEST_QEMU=1, arm64): >= 98%. 98.8% seen on JDK 25 (410 of 415),
-# 100% on 17; the few differing stacks are not explained yet (issue 30's closing note).
 same_pct=99
-[ "${ASGST_TEST_QEMU:-0}" = 1 ] && same_pct=98
 check "walk=queue with compare: >= $same_pct% of the ${compared:-?} compared stacks identical (${same:-?})" \
   bash -c "[ '${compared:-0}' -ge 50 ] && [ \$(( ${same:-0} * 100 )) -ge \$(( ${compared:-0} * $same_pct )) ]"
 check "walk=queue: at most 2% of the ${events:-?} events not enqueued for want of a Java frame or a queue (${failed:-?})" \
