@@ -10,11 +10,11 @@
 /* N. Gets a JVMTI environment, installs cb and enables the n events. 0, or -1. */
 int agent_setup(JavaVM *vm, jvmtiEnv **jvmti, const jvmtiEventCallbacks *cb, const jvmtiEvent *events,
                 int n);
+/* N. True in the arm64 suite under qemu-user (ASGST_TEST_QEMU=1, tests/aarch64/run_suite.sh). */
+bool agent_under_qemu(void);
 /* N. The flags the test agents give ASGST_Initialize: ASGST_INIT_UNTESTED_JDK when the
  * environment has ASGST_TEST_UNTESTED_JDK=1 (tests/run_all.sh sets it for a JDK newer than
  * the newest tested, e.g. an early-access build), else 0. */
-/* N. True in the arm64 suite under qemu-user (ASGST_TEST_QEMU=1, tests/aarch64/run_suite.sh). */
-bool agent_under_qemu(void);
 int agent_init_flags(void);
 /* N. Starts fn on a new Java thread of the agent (JVMTI RunAgentThread); false if the
  * thread could not be made or started. */
