@@ -9,6 +9,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LOG=$BUILD/test-logs
 mkdir -p "$LOG"
 pass=0 fail=0 skip=0
+# Every failing step with its first "not ok" lines and what follows them, printed again just above the totals:
+# a CI log that keeps only its tail then still names what failed.
+failures=()
 
 # run NAME TIMEOUT CMD... : runs one test program and adds its counts.
 run() {
@@ -38,6 +41,7 @@ run() {
     $((SECONDS - t0)) "${out#"$PWD"/}"
   if [ "$f" != 0 ]; then
     grep -E '^not ok|^# |ERROR|error:' "$out" | head -20 | sed 's/^/    /'
+    failures+=("$name: $(grep -E -A2 '^not ok' "$out" | head -6 | cut -c1-300 | tr '\n' '|')")
   fi
   grep -E '^# (figure|skip):' "$out" | sed 's/^/    /' || true
 }
@@ -78,14 +82,14 @@ NEWEST_TESTED=27 # impl/hotspot/vm_model.c, tested[]
 UNTESTED_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh)
 # run_untested LABEL HOME: the untested JDK's suites, with their own tally.
 run_untested() {
-  local label=$1 home=$2 t p0=$pass f0=$fail s0=$skip
+  local label=$1 home=$2 t p0=$pass f0=$fail s0=$skip n0=${#failures[@]}
   echo "# JDK: $label at $home (newer than the newest tested, $NEWEST_TESTED: run with the opt-in, reported apart)"
   for t in "${UNTESTED_SUITES[@]}"; do
     JAVA_HOME=$home ASGST_TEST_UNTESTED_JDK=1 WALK_SECONDS=3 WALK_STRESS_SECONDS=10 \
       run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
   done
   echo "# JDK: $label (untested): $((pass - p0)) passed, $((fail - f0)) failed, $((skip - s0)) skipped (not counted)"
-  pass=$p0 fail=$f0 skip=$s0
+  pass=$p0 fail=$f0 skip=$s0 failures=("${failures[@]:0:n0}")
 }
 # The default JDK's feature version counts as tested: another build of it (the newest JDK 17
 # update beside an older installed one) runs the walk and info suites.
@@ -126,5 +130,6 @@ else
 fi
 
 echo "# run_all: $((SECONDS / 60)) min $((SECONDS % 60)) s"
+for f in "${failures[@]}"; do echo "# failed: $f"; done
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
