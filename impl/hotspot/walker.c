@@ -660,7 +660,12 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
   set_regs(&it->cur, &n);
   s->top = 0;
   s->pcmode = asgct_rule ? ASGST__PC_NEAR : leaf_callee ? ASGST__PC_ANCHOR : ASGST__PC_EXACT;
-  if (LD(s->has_target) && n.sp >= s->target.sp) {
+  /* Heading for an anchor: a sender at or past its sp, or in Java code, is the anchor's
+   * frame (every frame above the anchor is VM code; Java code there is the anchor's own
+   * frame seen from below the sp it recorded, as a native wrapper's call leaves it): one
+   * frame, reported once, from the anchor. */
+  if (LD(s->has_target) &&
+      (n.sp >= s->target.sp || is_java_kind(asgst__hs_classify(n.pc, &(uintptr_t){0})))) {
     set_regs(&it->cur, &s->target);
     s->has_target = 0;
     s->pcmode = ASGST__PC_ANCHOR;

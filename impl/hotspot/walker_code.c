@@ -104,12 +104,29 @@ int asgst__hs_barrier_frame(const asgst__thread *t, asgst__regs *r, uintptr_t *b
   return rc;
 }
 
+/* SS. arm64: true if the interrupted stub at r was called from C code and has made no call
+ * since (the VM's C code calls generated stubs for its atomic operations, Unsafe's
+ * compareAndSet* among them): its return address, into that C code, is then still in the
+ * link register, and the sender is that C function at the same sp. A frame record at fp
+ * holding that same return address is the stub's own (then the record is used); any other
+ * is its C caller's, whose return address leads past the C frame into the Java code that
+ * called it. Always false on x86_64 (no link register: lr is 0). */
+static bool called_from_c(const asgst__regs *r, asgst__regs *s) {
+  uintptr_t lr = asgst__strip_pc(r->lr), saved;
+  if (lr == 0 || asgst__hs_classify(lr, &(uintptr_t){0}) != ASGST__HK_C) return false;
+  if (r->fp >= r->sp && !(r->fp & 7) && asgst__load_ptr(r->fp + 8, &saved) &&
+      asgst__strip_pc(saved) == lr)
+    return false;
+  *s = (asgst__regs){lr, r->sp, r->fp, 0};
+  return true;
+}
+
 /* SS. A stub without a frame size (frame_size 0: StubRoutines and friends). It is either
- * at its first instruction or at a return (nothing saved) or has built a frame record
- * with enter() (push rbp; mov rbp,rsp on x86_64, stp x29,x30,[sp,#-16]!; mov x29,sp on
- * arm64: either way [fp] the caller's fp, [fp+8] the return address); the last is
- * accepted only if fp points into the stack at or above sp and the saved return address
- * leads into Java code. */
+ * at its first instruction or at a return (nothing saved), or (arm64) a leaf called from C
+ * (called_from_c), or has built a frame record with enter() (push rbp; mov rbp,rsp on
+ * x86_64, stp x29,x30,[sp,#-16]!; mov x29,sp on arm64: either way [fp] the caller's fp,
+ * [fp+8] the return address); the last is accepted only if fp points into the stack at or
+ * above sp and the saved return address leads into Java code. */
 static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asgst__thread *t,
                        asgst__regs *s) {
   uintptr_t code;
@@ -123,6 +140,7 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
     asgst__hs_entry_effect(&e);
     return sender_from_effect(r, &e, s);
   }
+  if (top && called_from_c(r, s)) return 1;
   /* fp == sp is the moment just after enter()'s mov fp,sp, before anything else is
    * pushed: the frame is complete (javac: a tenth of the walk errors were stubs there). */
   if (r->fp < r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base))
