@@ -29,8 +29,10 @@ figure "cpu: $samples samples, kernel-counted CPU time gives $expected"
 if [ "${ASGST_TEST_QEMU:-0}" = 1 ]; then
   skip "one sample per 1 ms of CPU" "qemu-user has no perf events to count the CPU time with"
 else
+  # The floor is on the CPU the run got, not on a share of its 3 s: beside two busy loops
+  # the JVM got 937 ms and its samples matched them (934), but a floor of 1,000 failed it.
   check "one sample per 1 ms of CPU (within 5%)" \
-    awk -v s="${samples:-0}" -v e="${expected:-0}" 'BEGIN { exit !(e > 1000 && s >= e * 0.95 && s <= e * 1.02) }'
+    awk -v s="${samples:-0}" -v e="${expected:-0}" 'BEGIN { exit !(e > 400 && s >= e * 0.95 && s <= e * 1.02) }'
 fi
 run_agent "event=cputimer,interval=10ms,file=$WORK/timer.collapsed" Ratio 1 >/dev/null
 check "JVM with the CPU-timer fallback exits 0" [ $? = 0 ]

@@ -179,7 +179,10 @@ static void JNICALL walker_thread(jvmtiEnv *env, JNIEnv *jni, void *arg) {
   (void)arg;
   struct timespec pause = {0, 2000000}, settle = {1, 0};
   /* The workload's threads first climb their recursions (interpreted, loading classes):
-   * a pair of walks then sees two different stacks. A second is ample (the run lasts 6). */
+   * a pair of walks then sees two different stacks. A second after the last of the four
+   * has started is ample (the run lasts 6), even on a loaded machine, where the JVM's
+   * start alone can take that long. */
+  for (int i = 0; i < 1000 && atomic_load(&ntargets) < 4; i++) nanosleep(&pause, NULL);
   nanosleep(&settle, NULL);
   while (!finished) {
     nanosleep(&pause, NULL);

@@ -6,12 +6,15 @@ public class RemoteWalkWorkload {
     static volatile boolean done;
     static volatile long sink;
 
-    static void sleepAt(int depth) throws InterruptedException {
+    static void sleepAt(int depth) {
         if (depth > 0) { sleepAt(depth - 1); return; }
-        // 50 ms naps: a thread that wakes runs Thread.sleep's Java code (much of it on
-        // JDK 25), and a pair of walks straddling a wake-up differs. At 5 ms, 4 of 384
-        // pairs did once on JDK 25 on a loaded machine.
-        while (!done) Thread.sleep(50);
+        // One sleep for the whole run and past it (daemon threads: the VM exits with them
+        // asleep): a thread that wakes runs Thread.sleep's Java code (much of it on JDK 25),
+        // and a pair of walks straddling a wake-up differs. With 50 ms naps, 4 of 162 pairs
+        // did beside two busy loops.
+        while (true) {
+            try { Thread.sleep(3_600_000L); } catch (InterruptedException e) { }
+        }
     }
 
     static void spinAt(int depth) {
@@ -26,13 +29,15 @@ public class RemoteWalkWorkload {
         Thread[] ts = new Thread[4];
         for (int i = 0; i < 2; i++) {
             final int depth = 20 + 15 * i;
-            ts[i] = new Thread(() -> { try { sleepAt(depth); } catch (InterruptedException e) { } },
+            ts[i] = new Thread(() -> sleepAt(depth),
                                "rw-sleep-" + i);
+            ts[i].setDaemon(true);
             ts[i + 2] = new Thread(() -> spinAt(depth), "rw-busy-" + i);
         }
         for (Thread t : ts) t.start();
         Thread.sleep(seconds * 1000L);
         done = true;
-        for (Thread t : ts) t.join();
+        ts[2].join();
+        ts[3].join();
     }
 }
