@@ -212,10 +212,10 @@ void walk_report(long signals, long dropped) {
   if (walk_opts.nonjava) {
     char msg[160];
     snprintf(msg, sizeof msg, "non-Java walk keeps the Java frames in order (%ld of %ld)", st->nj_consistent, st->nj_checked);
-    /* arm64 under qemu (ASGST_TEST_QEMU=1): 1 in 500 may differ. Seen: 1 in 8,535 on JDK
-     * 25, 11 in 12,451 on 21, 3 in 6,987 on 25 with pauth off: a native method's frame
-     * reported twice in the walk with C frames, under a C function (Unsafe's
-     * compareAndSet*) on top; not explained yet (issue 30's closing note). */
+    /* arm64 under qemu (ASGST_TEST_QEMU=1): 1 in 500 may differ. Seen before the walker
+     * stepped a stub called from C by its link register: 1 in 8,535 on JDK 25, 11 in 12,451
+     * on 21, 3 in 6,987 on 25 with pauth off, each a native method's frame reported twice
+     * (Unsafe's compareAndSet* calling an atomic stub); none in 126,208 since. */
     long nj_bad = st->nj_checked - st->nj_consistent;
     check(st->nj_checked > 0 && (agent_under_qemu() ? nj_bad * 500 <= st->nj_checked : nj_bad == 0), msg);
     if (st->nj_consistent != st->nj_checked) {
@@ -225,12 +225,10 @@ void walk_report(long signals, long dropped) {
   }
   if (walk_opts.jni) {
     char msg[160];
-    fprintf(stderr, "WALK # figure: jni=%s chains=%ld c_frame_found=%ld\n", walk_opts.label, st->jni_pairs, st->jni_c_found);
+    fprintf(stderr, "WALK # figure: jni=%s chains=%ld c_frame_found=%ld (left out: %ld under the VM's linking of nativeCall)\n",
+            walk_opts.label, st->jni_pairs, st->jni_c_found, st->jni_linking);
     snprintf(msg, sizeof msg, "JNI C frame between callback and nativeCall in %ld of %ld chains", st->jni_c_found, st->jni_pairs);
-    /* arm64 under qemu (ASGST_TEST_QEMU=1): >= 98%. 98.3-99.4% seen with trixie's JDK 21
-     * and 25 (their libjvm built with pac-ret), 100% with 17; the missing C frames are not
-     * explained yet (issue 30's closing note). */
-    check(st->jni_pairs > 0 && st->jni_c_found * 100 >= st->jni_pairs * (agent_under_qemu() ? 98 : 99), msg);
+    check(st->jni_pairs > 0 && st->jni_c_found * 100 >= st->jni_pairs * 99, msg);
   }
   if (walk_opts.bench) report_bench(st), report_all(st);
   if (walk_opts.slow) walk_report_slow();

@@ -36,6 +36,7 @@ typedef struct {
   dclass classes[MAXCLASS];
   int nclasses;
   long nj_checked, nj_consistent, jni_pairs, jni_c_found;
+  long jni_linking; /* nativeCall frames under Java the VM called while linking it */
   dclass nj_bad;
   uint32_t *t_a, *t_g, *t_i, *t_f;
   uint32_t *i_a, *i_g, *c_a, *c_g; /* instructions and cycles per walk */
