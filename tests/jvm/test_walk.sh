@@ -43,7 +43,7 @@ run() {
     "-agentpath:$AGENT=label=$name,$opts" -Dwalk.jni="$JNILIB" -cp "$WORK/classes" \
     Workload "$mode" "$secs") >"$log" 2>&1
   local rc=$?
-  # Under qemu (ASGST_TEST_QEMU=1, the arm64 suite) JDK 21's own AsyncGetCallTrace, the
+  # Under qemu (ASGST_TEST_QEMU=1, the arm64 suite) JDK 21's and 25's own AsyncGetCallTrace, the
   # oracle these runs compare with, faults now and then in the tiers-noinline run: the
   # crash report's problematic frame is its vframeStreamForte::forte_next, libjvm code
   # that ASGST neither calls nor shares. Such a run proves nothing either way: a skip that
