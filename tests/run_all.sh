@@ -9,8 +9,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LOG=$BUILD/test-logs
 mkdir -p "$LOG"
 pass=0 fail=0 skip=0
-# Every failing step with its first "not ok" lines and what follows them, printed again just above the totals:
-# a CI log that keeps only its tail then still names what failed.
+# Every failing step with its first "not ok" lines and what follows them, printed again
+# just above the totals: a CI log that keeps only its tail then still names what failed.
 failures=()
 
 # run NAME TIMEOUT CMD... : runs one test program and adds its counts.
