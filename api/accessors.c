@@ -108,7 +108,7 @@ int ASGST_GetCodeBlobName(const void *pc, char *buf, int32_t len, const void **b
   if (blob) *blob = NULL;
   if (pc == NULL || len < 0 || (buf == NULL && len > 0)) return ASGST_INVALID_ARGUMENT;
   const asgst__backend *be = asgst__active_backend();
-  if (be == NULL) return ASGST_NOT_INITIALIZED;
+  if (be == NULL) return asgst__unbound_error();
   if (be->code_blob_name == NULL) return ASGST_UNSUPPORTED;
   if (be->may_be_blob && !be->may_be_blob((uintptr_t)pc)) {
     if (len > 0) buf[0] = '\0';

@@ -99,8 +99,9 @@ ASGST__HOT int asgst__iterator_begin_at(ASGST_Iterator *it, const asgst__backend
   it->thread.stack_limit = __atomic_load_n(&t->stack_limit, __ATOMIC_RELAXED);
   copy_regs(&it->top, top);
   if (be == NULL) {
-    asgst__iterator_fail(it, ASGST_NOT_INITIALIZED);
-    return ASGST_NOT_INITIALIZED;
+    int why = asgst__unbound_error();
+    asgst__iterator_fail(it, why);
+    return why;
   }
   int kind = start(it);
   if (kind > 0) it->kind = kind;
@@ -183,7 +184,7 @@ ASGST__HOT static int run_here(const asgst__regs *top, int32_t options, ASGST_It
   const asgst__backend *be = asgst__active_backend();
   asgst__thread t = {0};
   if (be && be->prefetch) be->prefetch(top);
-  int kind = be ? be->current_thread(&t) : ASGST_NOT_INITIALIZED;
+  int kind = be ? be->current_thread(&t) : asgst__unbound_error();
   if (kind <= 0) {
     ASGST_Iterator it;
     asgst__iterator_fail(&it, kind);

@@ -33,6 +33,6 @@ int ASGST_Capabilities(void) {
 /* SS. */
 int ASGST_ThreadState(void) {
   const asgst__backend *be = asgst__active_backend();
-  if (be == NULL) return ASGST_NOT_INITIALIZED;
+  if (be == NULL) return asgst__unbound_error();
   return be->thread_state ? be->thread_state() : 0;
 }

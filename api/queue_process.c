@@ -157,7 +157,7 @@ static void handle_element(ASGST_Queue *q, const asgst__queue_point *p,
   if (is_stale(q, p, e, id)) {
     error_iterator(&it, p, q->options, ASGST_STALE_FRAME);
   } else if (p->be == NULL || p->thread_kind <= 0) {
-    error_iterator(&it, p, q->options, p->be ? p->thread_kind : ASGST_NOT_INITIALIZED);
+    error_iterator(&it, p, q->options, p->be ? p->thread_kind : asgst__unbound_error());
   } else {
     /* lr: a frame sampled before it saved its return address (arm64's link register)
      * returns to where its sender was called, which the element noted. */
@@ -190,7 +190,7 @@ static void run_hook(ASGST_Queue *q, const asgst__queue_point *p, bool is_end) {
     c.hook.h(q, NULL, c.hook.arg);
   } else if (p->be == NULL || p->thread_kind <= 0) {
     ASGST_Iterator it;
-    error_iterator(&it, p, c.hook.options, p->be ? p->thread_kind : ASGST_NOT_INITIALIZED);
+    error_iterator(&it, p, c.hook.options, p->be ? p->thread_kind : asgst__unbound_error());
     call_hook_with(&it, &c);
   } else {
     asgst__run_with_iterator(p->be, &p->thread, &p->here, c.hook.options, call_hook_with, &c);
@@ -245,7 +245,7 @@ __attribute__((noinline)) int ASGST_ProcessQueues(void) {
   memset(&p, 0, sizeof p);
   ASGST__CALLER_REGS(p.here);
   p.be = asgst__active_backend();
-  p.thread_kind = p.be ? p.be->current_thread(&p.thread) : ASGST_NOT_INITIALIZED;
+  p.thread_kind = p.be ? p.be->current_thread(&p.thread) : asgst__unbound_error();
   return process_owned(&p, NULL);
 }
 
@@ -257,7 +257,7 @@ int asgst__api_queues_process_stopped(void *owner, const asgst__thread *t, int t
   memset(p, 0, offsetof(asgst__queue_point, stable));
   p->be = asgst__active_backend();
   p->thread = *t;
-  p->thread_kind = p->be ? thread_kind : ASGST_NOT_INITIALIZED;
+  p->thread_kind = p->be ? thread_kind : asgst__unbound_error();
   p->here = *here;
   int n = process_owned(p, owner);
   free(p);

@@ -116,7 +116,7 @@ asgst__ring *asgst__ring_new(int size) {
 int asgst__queue_capture(const asgst__regs *top, ASGST_QueueElement *e, asgst__elem_ident *ident) {
   memset(e, 0, sizeof *e);
   const asgst__backend *be = asgst__active_backend();
-  if (be == NULL) return ASGST_NOT_INITIALIZED;
+  if (be == NULL) return asgst__unbound_error();
   asgst__thread t = {0};
   int kind = be->current_thread(&t);
   if (kind <= 0) return kind;

@@ -84,7 +84,7 @@ int64_t ASGST_RecordWalk(void *ucontext, int32_t options, void *buf, size_t cap)
   const asgst__backend *be = asgst__active_backend();
   if (ucontext == NULL || buf == NULL || (options & ~(ASGST_INCLUDE_NON_JAVA_FRAMES | ASGST_END_ON_FIRST_JAVA_FRAME)))
     return ASGST_INVALID_ARGUMENT;
-  if (be == NULL) return ASGST_NOT_INITIALIZED;
+  if (be == NULL) return asgst__unbound_error();
   if (be->layout_text == NULL) return ASGST_UNSUPPORTED;
   asgst__record_walk r = {0};
   r.options = options;

@@ -90,7 +90,7 @@ static void on_walk_signal(int sig, siginfo_t *info, void *uc) {
     return;
   }
   const asgst__backend *be = asgst__active_backend();
-  slot.kind = be ? be->current_thread(&slot.thread) : ASGST_NOT_INITIALIZED;
+  slot.kind = be ? be->current_thread(&slot.thread) : asgst__unbound_error();
   asgst__regs_from_ucontext(uc, &slot.top);
   expected = CLAIMED;
   if (atomic_compare_exchange_strong(&slot.phase, &expected, PUBLISHED)) {
@@ -195,7 +195,7 @@ static int walk_copy(const asgst__backend *be, const asgst__thread *t, const asg
 static int walk_other(pid_t tid, int32_t options, int32_t timeout_us,
                       ASGST_IteratorHandler fun, void *arg) {
   const asgst__backend *be = asgst__active_backend();
-  if (be == NULL) return ASGST_NOT_INITIALIZED;
+  if (be == NULL) return asgst__unbound_error();
   if (asgst__guard_install() != 0 || asgst__remote_init() != 0) return ASGST_UNSUPPORTED;
   pthread_mutex_lock(&walker_lock);
   int r = request(tid, timeout_us);

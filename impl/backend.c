@@ -7,6 +7,9 @@
 #include "backend.h"
 
 static _Atomic(const asgst__backend *) active;
+/* What a walk says while no backend is active: ASGST_INIT_PENDING between an early
+ * ASGST_Initialize and VMInit, else ASGST_NOT_INITIALIZED. */
+static atomic_int unbound_error = ASGST_NOT_INITIALIZED;
 
 /* SS. */
 ASGST__HOT const asgst__backend *asgst__active_backend(void) {
@@ -16,6 +19,16 @@ ASGST__HOT const asgst__backend *asgst__active_backend(void) {
 /* N. */
 void asgst__set_backend(const asgst__backend *be) {
   atomic_store_explicit(&active, be, memory_order_release);
+}
+
+/* SS. */
+int asgst__unbound_error(void) {
+  return atomic_load_explicit(&unbound_error, memory_order_relaxed);
+}
+
+/* N. */
+void asgst__set_unbound_error(int code) {
+  atomic_store_explicit(&unbound_error, code, memory_order_relaxed);
 }
 
 /* SS. */

@@ -193,6 +193,10 @@ typedef struct asgst__backend {
  * Read with an acquire load from signal handlers. */
 const asgst__backend *asgst__active_backend(void);                     /* SS */
 void asgst__set_backend(const asgst__backend *be);                    /* N */
+/* The error a call needing a backend returns while none is active: ASGST_NOT_INITIALIZED,
+ * or ASGST_INIT_PENDING while a binding waits for VMInit. */
+int asgst__unbound_error(void);                                        /* SS */
+void asgst__set_unbound_error(int code);                               /* N */
 
 /* An option bit of the recording and replay walks: the walk uses only what a recording
  * holds, VM memory. So no frame cache (a hit skips the reads that decode a frame, which a
@@ -220,6 +224,11 @@ const char *asgst__bind_error(void);
 const char *asgst__bind_features_off(void);
 /* Unbinds: no backend, the backend's JVMTI environment disposed. */
 void asgst__unbind_jvm(void);
+/* ASGST_InitializeStatus's answer. */
+int asgst__bind_status(void);
+/* Asks for cb(status, arg) once the outcome of a pending binding is known (at once if none
+ * is pending); NULL cancels. */
+void asgst__bind_on_outcome(ASGST_InitializeCallback cb, void *arg);
 
 /* SS. Copy `len` bytes of `src` (not NUL-terminated) into the caller's buffer of capacity
  * *cap, truncating and NUL-terminating; set *cap to len. A NULL dst only reports len. */

@@ -103,6 +103,9 @@ enum ASGST_TraceKind {
  *   ASGST_BUSY                -27: another out-of-thread walk or init is in progress
  *   ASGST_SIGNAL_NOT_DELIVERED -28: the signal to an out-of-thread target could not be
  *                             queued (the user's queued-signal quota, ulimit -i, is full)
+ *   ASGST_INIT_PENDING        -29: ASGST_Initialize was called before the VM was live
+ *                             (Agent_OnLoad); the binding completes at the VMInit event
+ *                             (see ASGST_InitializeStatus, ASGST_SetInitializeCallback)
  */
 #define ASGST_ERROR_LIST(X)                 \
   X(ASGST_NO_FRAME, 0)                      \
@@ -124,7 +127,8 @@ enum ASGST_TraceKind {
   X(ASGST_UNSUPPORTED, -25)                 \
   X(ASGST_STALE_FRAME, -26)                 \
   X(ASGST_BUSY, -27)                        \
-  X(ASGST_SIGNAL_NOT_DELIVERED, -28)
+  X(ASGST_SIGNAL_NOT_DELIVERED, -28)        \
+  X(ASGST_INIT_PENDING, -29)
 
 #define ASGST__ERROR_ENUM(name, value) name = value,
 enum ASGST_Error { ASGST_ERROR_LIST(ASGST__ERROR_ENUM) };
@@ -287,12 +291,44 @@ ASGST_EXPORT void ASGST_SetOnQueueProcessingEnd(ASGST_Queue *q, int options,
  * then starts with "untested JDK N". Older or unknown JDKs are refused all the same. */
 #define ASGST_INIT_UNTESTED_JDK 1
 
+/* Extension: an ASGST_Initialize flag, opting in to real-time scheduling for safepoint
+ * queues on JDK 17+ (off by default: without it the library changes no thread's policy,
+ * priority or affinity). With it, a queue owner waiting in its signal handler for its
+ * suspension runs at SCHED_FIFO 1 for at most 1 ms (a timer thread of the library puts it
+ * back), the processing thread waits for owners at SCHED_FIFO 2 and drops to its normal
+ * policy as soon as the owner is suspended, and the processing thread keeps off the
+ * waiting owner's CPU (affinity). It is used only where every one of the library's
+ * threads reached its real-time priority; otherwise ASGST_DisabledFeatures() says why.
+ * It lowers the stale share of queue elements on a machine with more busy threads than
+ * CPUs; README "What the library does to your process" has the measured figures. */
+#define ASGST_INIT_REALTIME_QUEUES 2
+
 /* N. Binds the library to a running JVM (from Agent_OnLoad, Agent_OnAttach, VMInit or
  * JNI_OnLoad). Uses the library's own JVMTI environment. Returns 0, or an error < -16
  * (ASGST_UNSUPPORTED_VM with the reason in ASGST_InitializeError()). Calling it again
- * after success is harmless and returns 0. `flags`: 0 or ASGST_INIT_UNTESTED_JDK; other
- * bits are ASGST_INVALID_ARGUMENT. */
+ * after success is harmless and returns 0. `flags`: 0 or ASGST_INIT_* bits; other bits
+ * are ASGST_INVALID_ARGUMENT.
+ * Called before the VM is live (Agent_OnLoad), 0 means "accepted": the VM's tables and
+ * version were checked, and the binding completes at the VMInit event of the library's own
+ * JVMTI environment, where the live self-check may still refuse the VM. Until then every
+ * walk returns ASGST_INIT_PENDING. JVMTI does not order the VMInit callbacks of different
+ * environments, so in the caller's own VMInit callback the binding may not be complete
+ * yet: start sampling from ASGST_SetInitializeCallback's callback, or check
+ * ASGST_InitializeStatus(). */
 ASGST_EXPORT int ASGST_Initialize(JavaVM *vm, int32_t flags);
+/* N. Extension: where the binding stands: 0 bound; ASGST_INIT_PENDING (completes at
+ * VMInit); ASGST_NOT_INITIALIZED (never initialized, or shut down); or the error with which
+ * the last binding was refused, with its reason in ASGST_InitializeError() (a refusal at
+ * VMInit included). */
+ASGST_EXPORT int ASGST_InitializeStatus(void);
+/* Called once with ASGST_InitializeStatus()'s final answer (0 or an error). */
+typedef void (*ASGST_InitializeCallback)(int status, void *arg);
+/* N. Extension: asks for cb(status, arg) once the binding's outcome is known. While a
+ * binding is pending, cb runs at VMInit on the VMInit thread (in the live phase, with the
+ * library bound on success: walks work from there on); otherwise it runs before this call
+ * returns, with the current status. One callback at a time: a second call replaces a
+ * pending one; cb NULL cancels it. */
+ASGST_EXPORT void ASGST_SetInitializeCallback(ASGST_InitializeCallback cb, void *arg);
 /* N. Why the last ASGST_Initialize failed ("" if it did not). */
 ASGST_EXPORT const char *ASGST_InitializeError(void);
 /* N. Unbinds from the JVM; walks afterwards return ASGST_NOT_INITIALIZED. */
@@ -375,6 +411,7 @@ ASGST_EXPORT int ASGST_ProcessQueues(void);
 typedef int (*ASGST_RunWithIterator_t)(void *, int32_t, ASGST_IteratorHandler, void *);
 typedef int (*ASGST_NextFrame_t)(ASGST_Iterator *, ASGST_Frame *);
 typedef int (*ASGST_Initialize_t)(JavaVM *, int32_t);
+typedef int (*ASGST_InitializeStatus_t)(void);
 
 #ifdef __cplusplus
 }

@@ -56,15 +56,22 @@ uintptr_t asgst__hs_class_methods(uintptr_t k, int *n);
 /* ---- Safepoint queues (queue_thread.c); N ---- */
 /* The library's JVMTI environment may suspend threads (hotspot_init.c). */
 extern bool asgst__hs_can_suspend;
+/* ASGST_Initialize's ASGST_INIT_REALTIME_QUEUES: real-time scheduling for queues. */
+extern bool asgst__hs_realtime_queues;
 /* backend.h queue_bind() and queue_unbind(). */
 int asgst__hs_queue_bind(JNIEnv *env, void **owner);
-/* ---- A waiting queue owner's real-time priority (queue_boost.c) ---- */
-/* N. Tries once whether real-time priority is permitted; off if not. */
+/* ---- A waiting queue owner's real-time priority, on the opt-in (queue_boost.c) ---- */
+/* N. From a processing thread at its real-time priority: tries once whether raising is
+ * permitted and starts the timer that bounds every raise; off if either fails. */
 void asgst__hs_boost_setup(void);
-/* SS. Raises the caller to SCHED_FIFO 1; returns what asgst__hs_boost_end takes, 0: not. */
-int asgst__hs_boost_self(void);
-/* SS. Puts thread tid (0: the caller) back to its policy saved by asgst__hs_boost_self. */
-void asgst__hs_boost_end(pid_t tid, int saved);
+/* SS. Raises the caller (kernel id tid) to SCHED_FIFO 1; returns what asgst__hs_boost_end
+ * takes, 0: not raised. */
+int asgst__hs_boost_self(pid_t tid);
+/* SS. Releases a raise: the thread back to its policy (unless the timer did it already, or
+ * undo is false: the thread has ended). */
+void asgst__hs_boost_end(int raise, bool undo);
+/* SS. Owners raised right now. */
+int asgst__hs_boost_count(void);
 
 /* ---- Whether a thread's next poll stops it (poll_arm.c) ---- */
 /* N. Finds the poll word on the calling Java thread (at init). */

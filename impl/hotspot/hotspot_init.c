@@ -7,7 +7,8 @@
  * and a JNIEnv is at hand - find the current-thread key, register the loaded classes,
  * switch DebugNonSafepoints on, install the crash guard and make the backend active.
  * From Agent_OnLoad the live part waits for the VMInit event of our own environment;
- * until then walks return ASGST_NOT_INITIALIZED and ASGST_InitializeError says so.
+ * until then walks return ASGST_INIT_PENDING, ASGST_InitializeStatus says so, and the
+ * caller's ASGST_SetInitializeCallback callback learns the outcome at VMInit.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -29,15 +30,54 @@
 
 JavaVM *asgst__hs_vm;
 bool asgst__hs_can_suspend;
+bool asgst__hs_realtime_queues;
 jvmtiEnv *asgst__hs_jvmti;
 
 enum { UNBOUND, PENDING, READY };
 static int state = UNBOUND;
+/* The last binding's refusal (an error code), 0 if none since. */
+static int refused;
 static char error[1024];
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The caller's wish to learn a pending binding's outcome (ASGST_SetInitializeCallback). */
+static ASGST_InitializeCallback outcome_cb;
+static void *outcome_arg;
 
 /* N. */
 const char *asgst__bind_error(void) { return error; }
+
+/* N. Called with init_lock held. */
+static int status_locked(void) {
+  if (state == READY) return 0;
+  if (state == PENDING) return ASGST_INIT_PENDING;
+  return refused ? refused : ASGST_NOT_INITIALIZED;
+}
+
+/* N. */
+int asgst__bind_status(void) {
+  pthread_mutex_lock(&init_lock);
+  int s = status_locked();
+  pthread_mutex_unlock(&init_lock);
+  return s;
+}
+
+/* N. */
+void asgst__bind_on_outcome(ASGST_InitializeCallback cb, void *arg) {
+  pthread_mutex_lock(&init_lock);
+  bool now = cb != NULL && state != PENDING;
+  outcome_cb = now ? NULL : cb;
+  outcome_arg = now ? NULL : arg;
+  int s = status_locked();
+  pthread_mutex_unlock(&init_lock);
+  /* Outside the lock: the callback may call the API (ASGST_Initialize included). */
+  if (now) cb(s, arg);
+}
+
+/* N. Sets the state and what walks answer meanwhile. Called with init_lock held. */
+static void set_state(int s) {
+  state = s;
+  asgst__set_unbound_error(s == PENDING ? ASGST_INIT_PENDING : ASGST_NOT_INITIALIZED);
+}
 
 /* N. */
 const char *asgst__bind_features_off(void) { return state == READY ? asgst__vm_features_off() : ""; }
@@ -235,6 +275,12 @@ static int finish(JNIEnv *env) {
   if (asgst__hs_self_check(jvmti, env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
   /* Where a queue owner's poll word is (queues work without it, only later). */
   asgst__hs_poll_discover();
+  /* JVMTI's SuspendThread is a safepoint of the whole VM there (a handshake from 17 on):
+   * the owner runs on for milliseconds first, so a documented share of elements is stale
+   * (test_queues.sh holds 8 and 11 to it; README, supported JDKs). */
+  if (asgst__vm.jdk <= 11)
+    asgst__vm_feature_off("stopping one queue owner alone (JDK 8 and 11 suspend through a "
+                          "safepoint of the whole VM: 10-17% of queue elements come back stale)");
   start_cfi_build();
   /* For recordings (ASGST_RecordWalk); without it only recording is unavailable. */
   asgst__vm_model_export();
@@ -244,22 +290,32 @@ static int finish(JNIEnv *env) {
   }
   asgst__set_backend(&asgst__hotspot_backend);
   error[0] = '\0';
-  state = READY;
+  refused = 0;
+  set_state(READY);
   return 0;
 }
 
 /* N. VMInit of our own environment (Agent_OnLoad case). */
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
   (void)t;
+  ASGST_InitializeCallback cb = NULL;
+  void *arg = NULL;
+  int status = 0;
   pthread_mutex_lock(&init_lock);
   if (state == PENDING && jvmti == asgst__hs_jvmti) {
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_VM_INIT, NULL);
-    if (finish(env) != 0) {
+    int rc = finish(env);
+    if (rc != 0) {
       asgst__hs_backlog_stop(); /* a refused VM needs no class registry */
-      state = UNBOUND;
+      refused = rc;
+      set_state(UNBOUND);
     }
+    status = status_locked();
+    cb = outcome_cb, arg = outcome_arg;
+    outcome_cb = NULL;
   }
   pthread_mutex_unlock(&init_lock);
+  if (cb) cb(status, arg);
 }
 
 /* N. */
@@ -268,6 +324,7 @@ int asgst__bind_jvm(JavaVM *vm, int32_t flags) {
   int rc = 0;
   if (state == READY || state == PENDING) goto out;
   error[0] = '\0';
+  asgst__hs_realtime_queues = (flags & ASGST_INIT_REALTIME_QUEUES) != 0;
   if ((rc = check_vm(vm, flags)) != 0 || (rc = create_env(vm)) != 0) goto out;
   jvmtiPhase phase = JVMTI_PHASE_LIVE;
   (*asgst__hs_jvmti)->GetPhase(asgst__hs_jvmti, &phase);
@@ -277,7 +334,7 @@ int asgst__bind_jvm(JavaVM *vm, int32_t flags) {
     rc = finish(env);
   } else if (phase == JVMTI_PHASE_ONLOAD || phase == JVMTI_PHASE_PRIMORDIAL ||
              phase == JVMTI_PHASE_START) {
-    state = PENDING;
+    set_state(PENDING);
     snprintf(error, sizeof error, "pending: binding completes at the VMInit event");
     (*asgst__hs_jvmti)->SetEventNotificationMode(asgst__hs_jvmti, JVMTI_ENABLE,
                                                  JVMTI_EVENT_VM_INIT, NULL);
@@ -294,6 +351,7 @@ int asgst__bind_jvm(JavaVM *vm, int32_t flags) {
     asgst__hs_jvmti = NULL;
     asgst__hs_classes_reset();
   }
+  refused = rc;
 out:
   pthread_mutex_unlock(&init_lock);
   return rc;
@@ -307,6 +365,7 @@ void asgst__unbind_jvm(void) {
   if (asgst__hs_jvmti) (*asgst__hs_jvmti)->DisposeEnvironment(asgst__hs_jvmti);
   asgst__hs_jvmti = NULL;
   asgst__hs_classes_reset();
-  state = UNBOUND;
+  refused = 0;
+  set_state(UNBOUND);
   pthread_mutex_unlock(&init_lock);
 }

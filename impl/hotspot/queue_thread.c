@@ -54,8 +54,7 @@ typedef struct owner {
   atomic_int unbound;   /* its queue was deregistered: free it */
   atomic_int claimed;   /* a processing thread is suspending/processing it */
   atomic_int urgent;    /* it waits in its handler for its suspension (see wait_until_armed) */
-  atomic_int boosted;   /* raised to real-time priority while it waits (queue_boost.c) */
-  _Atomic uint64_t boosted_at; /* since when (ns) */
+  atomic_int boost;     /* its raise to real-time priority while it waits, 0: none (opt-in) */
   atomic_int suspending; /* a processing thread is in SuspendThread for it */
   struct owner *next;   /* every handle, for the sweep */
 } owner;
@@ -71,10 +70,12 @@ static bool started;
  * busy machine: milliseconds) delays no other owner's suspension. */
 static int nworkers = 4;
 /* How long an owner's handler waits for its poll to be armed (ns; 0: it does not wait),
- * whether it yields meanwhile, and whether the processing threads run at real-time
- * priority. */
+ * whether it yields meanwhile, whether the processing threads wait for owners at real-time
+ * priority (the opt-in ASGST_INIT_REALTIME_QUEUES, off by default), and how many of them
+ * reached it (owners are raised only when all did). */
 static uint64_t wait_bound_ns = 500 * 1000;
 static atomic_int realtime;
+static atomic_int realtime_workers;
 static bool yield_in_wait;
 /* The calling thread's kernel id once it has bound a queue, else 0. */
 static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
@@ -142,11 +143,11 @@ static void wait_until_armed(owner *o) {
   if (armed >= 0) note_wait(o, armed, now_ns() - t0);
   if (armed == 0) {
     atomic_store(&o->urgent, 0);
-    asgst__hs_boost_end(0, atomic_exchange(&o->boosted, 0));
+    asgst__hs_boost_end(atomic_exchange(&o->boost, 0), true);
   }
 }
 
-/* SS. Keeps the processing threads off the waiting owner's CPU: woken there (the kernel
+/* SS. With the opt-in only: keeps the processing threads off the waiting owner's CPU: woken there (the kernel
  * places a real-time thread on the waker's CPU when that runs only normal threads), one
  * preempts the owner, and when it then sleeps in SuspendThread until the owner reaches its
  * poll, the kernel may give the CPU to another busy thread for a whole time slice: the
@@ -156,7 +157,9 @@ static void wait_until_armed(owner *o) {
 static void away_from_me(void) {
   static atomic_int last_cpu = -1;
   unsigned cpu = 0;
-  if (!away || syscall(SYS_getcpu, &cpu, NULL, NULL) != 0) return;
+  if (!away || !atomic_load_explicit(&realtime, memory_order_relaxed) ||
+      syscall(SYS_getcpu, &cpu, NULL, NULL) != 0)
+    return;
   if (atomic_exchange(&last_cpu, (int)cpu) == (int)cpu) return;
   cpu_set_t set = online;
   CPU_CLR(cpu, &set);
@@ -167,31 +170,24 @@ static void away_from_me(void) {
   }
 }
 
-/* How long an owner may keep its real-time priority after its wait (ns), when no
- * suspension has stopped it: see boost(). */
-#define BOOST_MAX_NS (1000 * 1000)
-
-/* SS. Raises the waiting owner to real-time priority (queue_boost.c) when it runs Java
- * code, which reaches a poll within microseconds once armed; in native code or the VM it
- * might run on for long, and it stops without a poll there anyway. Not when its poll is
- * armed for it already: it stops without waiting then. An owner still raised from an
- * earlier sample after BOOST_MAX_NS has not reached a poll since (a counted loop compiled
- * without one, where the JVM allows that): it goes back to its own policy now, instead of
- * keeping a CPU from the normal threads until the loop ends. */
+/* SS. With the opt-in, once every processing thread runs at its real-time priority:
+ * raises the waiting owner (queue_boost.c) when it runs Java code, which reaches a poll
+ * within microseconds once armed; in native code or the VM it might run on for long, and
+ * it stops without a poll there anyway. Not when its poll is armed for it already: it stops
+ * without waiting then. An owner still holding a raise from an earlier sample has not
+ * reached a poll since (a counted loop compiled without one): that raise is undone now (if
+ * the timer has not yet) and none is taken this time. */
 static void boost(owner *o) {
-  int saved = atomic_load(&o->boosted);
-  if (saved != 0) {
-    if (now_ns() - atomic_load(&o->boosted_at) > BOOST_MAX_NS)
-      asgst__hs_boost_end(0, atomic_exchange(&o->boosted, 0));
+  int r = atomic_exchange(&o->boost, 0);
+  if (r != 0) {
+    asgst__hs_boost_end(r, true);
     return;
   }
+  if (atomic_load_explicit(&realtime_workers, memory_order_relaxed) < nworkers) return;
   if ((int32_t)asgst__hs_field((uintptr_t)o->t.vm_thread, asgst__vm.jt_state, 4) != asgst__vm.st_in_java ||
       ours(o) != 0)
     return;
-  saved = asgst__hs_boost_self();
-  if (!saved) return;
-  atomic_store(&o->boosted_at, now_ns());
-  atomic_store(&o->boosted, saved);
+  atomic_store(&o->boost, asgst__hs_boost_self(o->tid));
 }
 
 /* SS. asgst__queue_waker: one write to the eventfd, then (on the owner) the wait above. */
@@ -231,7 +227,7 @@ static void note_wait(const owner *o, int armed, uint64_t ns) {
   atomic_fetch_add(&stats.waits, 1);
   atomic_fetch_add(armed ? &stats.armed : &stats.gave_up, 1);
   if (!armed && behind_another(o, now_ns()) != 0) atomic_fetch_add(&stats.gave_up_behind, 1);
-  if (atomic_load(&o->boosted)) atomic_fetch_add(armed ? &stats.raised : &stats.raised_gave_up, 1);
+  if (atomic_load(&o->boost)) atomic_fetch_add(armed ? &stats.raised : &stats.raised_gave_up, 1);
   atomic_fetch_add(&stats.wait_ns, ns);
 }
 
@@ -299,18 +295,24 @@ static inline uint64_t round_start(void) { return 0; }
 static inline void round_end(uint64_t t0, int n, bool suspended) { (void)t0, (void)n, (void)suspended; }
 #endif
 
+static bool go_realtime(void);
+static void leave_realtime(void);
+
 /* N. Processes one owner's queues while it is suspended. */
 static void process_owner(jvmtiEnv *jvmti, owner *o) {
   uint64_t t0 = round_start();
   atomic_store(&round_for, o);
   atomic_store(&round_began, now_ns());
   atomic_store(&o->suspending, 1);
+  go_realtime(); /* for a second owner of the same wakeup */
   jvmtiError err = (*jvmti)->SuspendThread(jvmti, o->thread);
+  /* The suspension is done: the rest (stale checks, the caller's handlers, locks that
+   * normal threads hold) runs at the thread's normal priority. */
+  leave_realtime();
   atomic_store(&o->suspending, 0);
   /* Stopped: its real-time priority has done its work. An ended thread's id may be
    * another thread's already. */
-  int saved = atomic_exchange(&o->boosted, 0);
-  if (err != JVMTI_ERROR_THREAD_NOT_ALIVE) asgst__hs_boost_end(o->tid, saved);
+  asgst__hs_boost_end(atomic_exchange(&o->boost, 0), err != JVMTI_ERROR_THREAD_NOT_ALIVE);
   asgst__regs here = {0, 0, 0, 0};
   int kind = o->kind;
   if (err != JVMTI_ERROR_NONE) kind = ASGST_THREAD_EXIT; /* ended, or not suspendable */
@@ -374,11 +376,12 @@ static void process_waiting(jvmtiEnv *jvmti) {
 
 /* N. The defaults per JDK, then settings from the environment, for measurements:
  * ASGST_QUEUE_WAIT_US (the owner's wait bound, 0: no wait), ASGST_QUEUE_YIELD=0|1,
- * ASGST_QUEUE_REALTIME=0 (normal scheduling), ASGST_QUEUE_THREADS (processing threads),
- * ASGST_QUEUE_HOPELESS_US (an owner stops waiting behind a round older than this, 0: never),
- * ASGST_QUEUE_AWAY=0 (owners do not move the processing thread off their CPU).
- * On 17+ SuspendThread is a handshake: a processing thread at real-time priority arms the
- * owner's poll itself within microseconds, and a yield would only hand the owner's CPU to
+ * ASGST_QUEUE_REALTIME=0|1 (overrides the opt-in ASGST_INIT_REALTIME_QUEUES either way),
+ * ASGST_QUEUE_THREADS (processing threads), ASGST_QUEUE_HOPELESS_US (an owner stops waiting
+ * behind a round older than this, 0: never), ASGST_QUEUE_AWAY=0 (with the opt-in, owners do
+ * not move the processing thread off their CPU).
+ * On 17+ SuspendThread is a handshake: the processing thread arms the owner's poll itself
+ * within microseconds once it runs (at once at real-time priority), and a yield would only hand the owner's CPU to
  * another busy thread for a whole time slice (measured: 5x the handler time). On 8 and 11
  * it is a safepoint of the whole VM: the VM thread, at normal priority, has to run first
  * (often on the owner's CPU), so the owner would have to yield and wait a millisecond a
@@ -395,7 +398,9 @@ static void read_settings(void) {
   const char *w = getenv("ASGST_QUEUE_WAIT_US");
   if (w && *w) wait_bound_ns = strtoull(w, NULL, 10) * 1000u;
   const char *rt = getenv("ASGST_QUEUE_REALTIME");
-  atomic_store(&realtime, !(rt && strcmp(rt, "0") == 0));
+  bool rt_on = asgst__hs_realtime_queues;
+  if (rt && *rt) rt_on = strcmp(rt, "0") != 0;
+  atomic_store(&realtime, rt_on);
   const char *a = getenv("ASGST_QUEUE_AWAY");
   away = !(a && strcmp(a, "0") == 0);
   if (sched_getaffinity(0, sizeof online, &online) != 0 || CPU_COUNT(&online) < 2) away = false;
@@ -409,18 +414,29 @@ static void read_settings(void) {
   if (nworkers > MAX_WORKERS) nworkers = MAX_WORKERS;
 }
 
-/* N. The processing thread at real-time priority, just above the lowest: its wakeup then preempts a
- * CPU-bound owner at once instead of waiting for the owner's time slice (on 2 cores with
- * busy threads, 50-500 us). Where that is not permitted it stays at normal scheduling,
- * reported among the features off. */
-static void go_realtime(void) {
-  /* Above the waiting owners (1, queue_boost.c), which must never keep it off a CPU. */
+/* N. With the opt-in: the processing thread at real-time priority, just above the lowest,
+ * while it waits for owners and suspends one: its wakeup then preempts a CPU-bound owner at
+ * once instead of waiting for the owner's time slice (on 2 cores with busy threads,
+ * 50-500 us). Above the waiting owners (1, queue_boost.c), which must never keep it off a
+ * CPU. Where that is not permitted the opt-in is off, reported among the features off.
+ * True if the thread runs at it. */
+static __thread bool at_realtime __attribute__((tls_model("initial-exec")));
+static bool go_realtime(void) {
   struct sched_param sp = {.sched_priority = 2};
-  if (!atomic_load(&realtime)) return;
+  if (!atomic_load(&realtime)) return false;
+  if (at_realtime) return true;
   if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
     atomic_store(&realtime, 0);
     asgst__vm_feature_off("queue processing at real-time priority (SCHED_FIFO not permitted)");
+    return false;
   }
+  return at_realtime = true;
+}
+
+/* N. Back to the normal policy the thread started with. */
+static void leave_realtime(void) {
+  struct sched_param sp = {.sched_priority = 0};
+  if (at_realtime && pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp) == 0) at_realtime = false;
 }
 
 /* N. A processing thread; the first one (arg non-NULL) also frees handles. */
@@ -432,13 +448,18 @@ static void *work(void *arg) {
   if ((*asgst__hs_vm)->AttachCurrentThreadAsDaemon(asgst__hs_vm, (void **)&env, &args) != JNI_OK)
     return NULL;
   if (arg) asgst__hs_poll_confirm();
-  /* Not on 8 and 11: there the VM thread, at normal priority, must run to arm the poll. */
-  if (arg && wait_bound_ns != 0 && asgst__vm.jdk > 11) asgst__hs_boost_setup();
   int me = atomic_fetch_add(&nstarted, 1);
   if (me < MAX_WORKERS) atomic_store(&worker_tids[me], (pid_t)syscall(SYS_gettid));
-  go_realtime();
+  /* Owners are raised only once this thread runs at its own real-time priority (the raise
+   * is set up from it), and only while every processing thread does (boost()). Not on 8
+   * and 11: there the VM thread, at normal priority, must run to arm the poll. */
+  if (go_realtime()) {
+    if (arg && wait_bound_ns != 0 && asgst__vm.jdk > 11) asgst__hs_boost_setup();
+    atomic_fetch_add(&realtime_workers, 1);
+  }
   for (;;) {
     uint64_t count;
+    go_realtime(); /* waits for owners at it (a no-op without the opt-in) */
     if (read(wake_fd, &count, sizeof count) < 0) continue;
     jvmtiEnv *jvmti = asgst__hs_jvmti;
     if (jvmti == NULL) continue;
@@ -508,6 +529,8 @@ int asgst__hs_queue_bind(JNIEnv *env, void **out) {
 
 /* N. backend.h queue_unbind(): the processing thread frees it at its next round. */
 void asgst__hs_queue_unbind(void *handle) {
-  atomic_store(&((owner *)handle)->unbound, 1);
+  owner *o = handle;
+  asgst__hs_boost_end(atomic_exchange(&o->boost, 0), true);
+  atomic_store(&o->unbound, 1);
   wake(NULL);
 }

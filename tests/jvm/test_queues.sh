@@ -8,7 +8,10 @@
 # enqueued), iterators start at the element's method, stale elements < 5% of those
 # enqueued (a larger limit on the JDKs of STALE_LIMITS below, each with its reason), handled (current + stale) >= 90% of enqueued, the whole stack of each current
 # element (method and bci per frame) agrees with the in-handler walk of the same sample
-# >= 99%, hooks once per processing; plus a clean JVM exit, and the workload's throughput
+# >= 99%, hooks once per processing, no owner raised to real-time priority; plus a clean
+# JVM exit, every thread of the JVM keeping its scheduling (policy, priority, nice value,
+# affinity: sched_watch.py reads /proc every 10 ms) unless ASGST_TEST_REALTIME_QUEUES=1
+# opts in to ASGST_INIT_REALTIME_QUEUES, and the workload's throughput
 # against a run without the agent (printed, not asserted: the machine is shared). Printed:
 # the owner's time in ASGST_Enqueue and the sample-to-handler latency (p50, p99).
 # QUEUE_SECONDS sets the length (default 10: some 7,000 samples on a busy 2-core machine).
@@ -51,10 +54,43 @@ if [ "${ASGST_TEST_QEMU:-0}" = 1 ] && [ "$stale" -lt 25 ]; then
   stale=25
 fi
 
+# watch_sched PARENT OUT: watches the scheduling of PARENT's java child (sched_watch.py)
+# until it ends; started in the background beside the JVM.
+watch_sched() {
+  local jpid="" i
+  for i in $(seq 100); do
+    jpid=$(pgrep -P "$1" java | head -1)
+    [ -n "$jpid" ] && break
+    sleep 0.05
+  done
+  if [ -n "$jpid" ]; then python3 "$HERE/sched_watch.py" "$jpid" 10 >"$2"; else echo "SCHED # no JVM found" >"$2"; fi
+}
+# check_sched OUT OPTED_IN: with the opt-in off, no thread of the JVM changed policy,
+# priority, nice value or affinity, and none ran under a real-time policy.
+check_sched() {
+  local head changed rt
+  head=$(grep '^SCHED # samples' "$1")
+  changed=$(echo "$head" | sed -n 's/.*changed=\([0-9]*\).*/\1/p')
+  rt=$(echo "$head" | sed -n 's/.*realtime_seen=\([0-9]*\).*/\1/p')
+  echo "# figure: scheduling watched every 10 ms: ${head#SCHED # }"
+  grep '^SCHED \(change\|realtime\)' "$1" | head -8 | sed 's/^/# /'
+  if [ "$2" = 1 ]; then return; fi
+  if [ -n "$changed" ] && [ "$changed" = 0 ] && [ "$rt" = 0 ]; then
+    tap "ok" "every thread kept its policy, priority, nice value and affinity (/proc every 10 ms, no opt-in)"
+  else
+    tap "not ok" "threads changed scheduling without the opt-in: ${head#SCHED # }"
+  fi
+}
+
 rm -f "$WORK"/hs_err_*.log
-(cd "$WORK" && timeout -k 5 $((SECS + 60)) "$JAVA_HOME/bin/java" -Xss4m "-agentpath:$AGENT=interval_us=1000,stale_max_pct=$stale" \
-  -cp "$WORK/classes" Workload $WORKLOAD "$SECS") >"$WORK/queues.log" 2>&1
+(cd "$WORK" && exec timeout -k 5 $((SECS + 60)) "$JAVA_HOME/bin/java" -Xss4m "-agentpath:$AGENT=interval_us=1000,stale_max_pct=$stale" \
+  -cp "$WORK/classes" Workload $WORKLOAD "$SECS") >"$WORK/queues.log" 2>&1 &
+jvm=$!
+watch_sched "$jvm" "$WORK/sched.log" &
+watcher=$!
+wait "$jvm"
 rc=$?
+wait "$watcher"
 if [ $rc = 0 ] && grep -q "^workload .* done" "$WORK/queues.log" && ! ls "$WORK"/hs_err_*.log >/dev/null 2>&1; then
   tap "ok" "JVM with queues at 1 ms for ${SECS}s ran and exited cleanly"
 else
@@ -68,6 +104,8 @@ while IFS= read -r line; do
     "QUEUE # "*) echo "${line#QUEUE }" ;;
   esac
 done < <(grep '^QUEUE ' "$WORK/queues.log")
+
+check_sched "$WORK/sched.log" "${ASGST_TEST_REALTIME_QUEUES:-0}"
 
 (cd "$WORK" && timeout -k 5 $((SECS + 60)) "$JAVA_HOME/bin/java" -Xss4m -cp "$WORK/classes" Workload $WORKLOAD "$SECS") >"$WORK/plain.log" 2>&1
 with=$(ops "$WORK/queues.log") without=$(ops "$WORK/plain.log")

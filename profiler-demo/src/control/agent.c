@@ -91,7 +91,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
  * final for an unknown version or missing fields; the live self-check follows at VMInit),
  * then lets go again, so that binding happens at VMInit as before. */
 static int check_early(JavaVM *vm, char *err, size_t errlen) {
-  int r = ASGST_Initialize(vm, prof.opts.untested_jdk ? ASGST_INIT_UNTESTED_JDK : 0);
+  int r = ASGST_Initialize(vm, prof_init_flags());
   if (r != 0) {
     snprintf(err, errlen, "the ASGST library refuses this JVM: %s: %s", ASGST_ErrorName(r),
              ASGST_InitializeError());

@@ -9,9 +9,15 @@
 #include "core/state.h"
 
 /* N. */
+int prof_init_flags(void) {
+  return (prof.opts.untested_jdk ? ASGST_INIT_UNTESTED_JDK : 0) |
+         (prof.opts.realtime_queues ? ASGST_INIT_REALTIME_QUEUES : 0);
+}
+
+/* N. */
 int prof_bind_asgst(JavaVM *vm) {
   prof.init_error[0] = 0;
-  int r = ASGST_Initialize(vm, prof.opts.untested_jdk ? ASGST_INIT_UNTESTED_JDK : 0);
+  int r = ASGST_Initialize(vm, prof_init_flags());
   if (r != 0)
     snprintf(prof.init_error, sizeof prof.init_error, "%s: %s", ASGST_ErrorName(r),
              ASGST_InitializeError());

@@ -55,5 +55,7 @@ void prof_temp_name(const char *path, char *buf, size_t len);
 
 /* N. Binds the ASGST library to the JVM; the reason goes to prof.init_error on failure. */
 int prof_bind_asgst(JavaVM *vm);
+/* N. The ASGST_Initialize flags the options ask for. */
+int prof_init_flags(void);
 
 #endif /* ASGSTPROF_CONTROL_CONTROL_H */

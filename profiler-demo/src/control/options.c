@@ -13,6 +13,8 @@
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
  *   untested_jdk  accept a JDK newer than the newest the library was tested on
  *            (ASGST_INIT_UNTESTED_JDK; the summary then says "untested JDK N")
+ *   realtime_queues  with walk=queue: the library's opt-in real-time scheduling for queue
+ *            owners and its processing thread (ASGST_INIT_REALTIME_QUEUES; off by default)
  *   event=fds (every fd tracepoint)  fds_interval=<duration>  fds [fds_match=<fd|port|text>]
  *   file=<path>.pb.gz  a pprof profile
  *   loop=<duration>  every period (at least 1s: 10s, 5m) the files are written and a new
@@ -65,7 +67,7 @@ static bool starts_option(const char *p) {
                                       "record_walks=", "walk=", "fds_match=", "fds_interval=",
                                       "loop=", NULL};
   static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
-                                      "untested_jdk",
+                                      "untested_jdk", "realtime_queues",
                                       "fds", NULL};
   for (int i = 0; keyed[i]; i++)
     if (strncmp(p, keyed[i], strlen(keyed[i])) == 0) return true;
@@ -251,6 +253,7 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
   if (!eq && strcmp(k, "compare") == 0) return o->compare = true, 0;
   if (!eq && strcmp(k, "cstack") == 0) return o->cstack = true, 0;
   if (!eq && strcmp(k, "untested_jdk") == 0) return o->untested_jdk = true, 0;
+  if (!eq && strcmp(k, "realtime_queues") == 0) return o->realtime_queues = true, 0;
   if (!eq && strcmp(k, "threads") == 0) return o->threads = true, 0;
   if (!eq && strcmp(k, "start") == 0) return o->action = ACT_START, 0;
   if (!eq && strcmp(k, "stop") == 0) return o->action = ACT_STOP, 0;
@@ -303,6 +306,8 @@ int prof_parse_options(const char *text, prof_options *o, char *err, size_t errl
     return prof_fail(err, errlen, "loop: needs file=<name> to write each period to");
   if (o->nevents == 0 && o->action != ACT_STOP && o->action != ACT_DUMP && o->action != ACT_FDS)
     add_event(o, "cpu", err, errlen);
+  if (o->realtime_queues && o->walk != WALK_QUEUE)
+    return prof_fail(err, errlen, "realtime_queues: needs walk=queue (it schedules queue owners)");
   if (o->compare && o->walk == WALK_SIGNAL)
     return prof_fail(err, errlen, "compare: needs walk=thread or walk=queue (with walk=signal "
                      "the walk is the in-handler walk)");

@@ -186,6 +186,9 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
            prof.opts.nevents == 1 ? "" : "s", modes[prof.opts.walk],
            prof.opts.compare ? ",compare" : "", prof.signal_cpu, prof.signal_wall, prof.signal,
            prof.opts.max_overhead);
+  /* Queue results depend on what this JVM allows (JDK 8 and 11: whole-VM suspensions). */
+  if (prof.opts.walk == WALK_QUEUE && ASGST_DisabledFeatures()[0])
+    prof_say("asgst-prof: walk=queue: ASGST features off on this JVM: %s\n", ASGST_DisabledFeatures());
   return 0;
 }
 

@@ -62,6 +62,7 @@ typedef struct {
   char reply[512];      /* where to write messages for asgst-attach ("" = stderr) */
   bool cstack;
   bool untested_jdk;    /* untested_jdk: ASGST_Initialize with ASGST_INIT_UNTESTED_JDK */
+  bool realtime_queues; /* realtime_queues: ... with ASGST_INIT_REALTIME_QUEUES */
   bool threads;
   int max_overhead;     /* percent of a sampled thread's time samples may take (overload.c) */
   char record[512];     /* record=: where recorded walks go ("" = none; walk_recorder.c) */

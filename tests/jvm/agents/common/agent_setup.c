@@ -58,7 +58,9 @@ bool agent_under_qemu(void) {
 /* N. */
 int agent_init_flags(void) {
   const char *v = getenv("ASGST_TEST_UNTESTED_JDK");
-  return v && strcmp(v, "1") == 0 ? ASGST_INIT_UNTESTED_JDK : 0;
+  const char *rt = getenv("ASGST_TEST_REALTIME_QUEUES");
+  return (v && strcmp(v, "1") == 0 ? ASGST_INIT_UNTESTED_JDK : 0) |
+         (rt && strcmp(rt, "1") == 0 ? ASGST_INIT_REALTIME_QUEUES : 0);
 }
 
 /* N. */
