@@ -249,6 +249,13 @@ static void start_cfi_build(void) {
 /* N. The part that needs a live VM and a JNIEnv. Called with init_lock held. */
 static int finish(JNIEnv *env) {
   jvmtiEnv *jvmti = asgst__hs_jvmti;
+#if ASGST__TEST_BUILD
+  /* tests/jvm/test_init.sh: a refusal that only the live part finds (as the self-check's). */
+  if (getenv("ASGST_TEST_REFUSE_LIVE")) {
+    snprintf(error, sizeof error, "refused by the test build at the live check (ASGST_TEST_REFUSE_LIVE)");
+    return ASGST_UNSUPPORTED_VM;
+  }
+#endif
   asgst__vm.mirror_klass_offset = *(const int *)asgst__vm.mirror_klass_offset_addr;
   if (asgst__vm.mirror_klass_offset <= 0) {
     snprintf(error, sizeof error, "java_lang_Class::_klass_offset is not set");
