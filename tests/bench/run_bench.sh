@@ -24,6 +24,8 @@
 #   - ASGST_GetMethodInfo time (method_info_bench.sh; < 200 ns);
 #   - the demo profiler's overhead at 1 ms cpu sampling against JFR's (and async-profiler's
 #     with ASPROF_HOME set) in alternating runs (profiler-demo/bench/overhead.sh).
+# Then, once for all releases 17+: queues with and without the opt-in real-time scheduling,
+# quiet and beside a busy loop (queue_sched.sh: stale share and owner's cost, a table).
 # Every budget prints one "ok - ..." or "not ok - ..." line per release besides its
 # "# figure:" lines (budget.sh); the last line is "bench budgets: N ok, N not ok". The bench
 # is not a test: it exits 0 unless a JVM crashed (an hs_err file) or a script failed.
@@ -168,7 +170,12 @@ all_releases() {
 START=$WORK/.bench-start
 touch "$START"
 cd "$WORK" || exit 1
-all_releases 2>&1 | tee "$WORK/bench.out"
+{
+  all_releases
+  echo
+  echo "=== Queues with and without the opt-in real-time scheduling (queue_sched.sh)"
+  sub "$ROOT/tests/bench/queue_sched.sh" "$BUILD"
+} 2>&1 | tee "$WORK/bench.out"
 echo
 crashes=$(find "$WORK" -name 'hs_err_pid*.log' -newer "$START" 2>/dev/null)
 [ -n "$crashes" ] && echo "# JVM crashes during the bench: $(echo $crashes)"
