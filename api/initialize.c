@@ -7,7 +7,8 @@
 
 /* N. */
 int ASGST_Initialize(JavaVM *vm, int32_t flags) {
-  if (vm == NULL || (flags & ~(ASGST_INIT_UNTESTED_JDK | ASGST_INIT_REALTIME_QUEUES)) != 0)
+  if (vm == NULL || (flags & ~(ASGST_INIT_UNTESTED_JDK | ASGST_INIT_REALTIME_QUEUES |
+                                  ASGST_INIT_KEEP_VM_FLAGS)) != 0)
     return ASGST_INVALID_ARGUMENT;
   asgst__api_provide_services();
   return asgst__bind_jvm(vm, flags);

@@ -303,6 +303,14 @@ ASGST_EXPORT void ASGST_SetOnQueueProcessingEnd(ASGST_Queue *q, int options,
  * CPUs; README "What the library does to your process" has the measured figures. */
 #define ASGST_INIT_REALTIME_QUEUES 2
 
+/* Extension: an ASGST_Initialize flag. By default the library switches the VM flag
+ * DebugNonSafepoints on (as async-profiler does): methods compiled afterwards carry debug
+ * information at every pc, so inlined frames and bcis are exact at any sampled pc. With
+ * this flag the VM's flags are left as they are; walks then report the debug information
+ * of the nearest safepoint (coarser bcis in compiled frames) unless the JVM was started
+ * with -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints. */
+#define ASGST_INIT_KEEP_VM_FLAGS 4
+
 /* N. Binds the library to a running JVM (from Agent_OnLoad, Agent_OnAttach, VMInit or
  * JNI_OnLoad). Uses the library's own JVMTI environment. Returns 0, or an error < -16
  * (ASGST_UNSUPPORTED_VM with the reason in ASGST_InitializeError()). Calling it again

@@ -41,6 +41,8 @@ static char error[1024];
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The caller's wish to learn a pending binding's outcome (ASGST_SetInitializeCallback). */
 static ASGST_InitializeCallback outcome_cb;
+/* ASGST_INIT_KEEP_VM_FLAGS: DebugNonSafepoints is left as it is. */
+static bool keep_vm_flags;
 static void *outcome_arg;
 
 /* N. */
@@ -277,7 +279,7 @@ static int finish(JNIEnv *env) {
    * only affects methods compiled after it is set (earlier code keeps safepoint-only
    * PcDescs). async-profiler sets the same flag the same way when it starts. Without the
    * exported flag table the walk still works, with coarser bcis in compiled frames. */
-  asgst__hs_set_bool_flag("DebugNonSafepoints", true);
+  if (!keep_vm_flags) asgst__hs_set_bool_flag("DebugNonSafepoints", true);
   asgst__hs_learn_mirror_modifiers(jvmti, env);
   if (asgst__hs_self_check(jvmti, env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
   /* Where a queue owner's poll word is (queues work without it, only later). */
@@ -332,6 +334,7 @@ int asgst__bind_jvm(JavaVM *vm, int32_t flags) {
   if (state == READY || state == PENDING) goto out;
   error[0] = '\0';
   asgst__hs_realtime_queues = (flags & ASGST_INIT_REALTIME_QUEUES) != 0;
+  keep_vm_flags = (flags & ASGST_INIT_KEEP_VM_FLAGS) != 0;
   if ((rc = check_vm(vm, flags)) != 0 || (rc = create_env(vm)) != 0) goto out;
   jvmtiPhase phase = JVMTI_PHASE_LIVE;
   (*asgst__hs_jvmti)->GetPhase(asgst__hs_jvmti, &phase);
