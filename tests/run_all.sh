@@ -111,7 +111,8 @@ run_untested() {
 not_provided() {
   local label=$1 kind=$2 why=$3
   if [ "$kind" = SKIP ]; then
-    run "jdk[$label]" 10 printf 'ok 1 - %s # SKIP %s\n' "$label" "$why"
+    # The "# skip:" line is printed under the step's line (see run).
+    run "jdk[$label]" 10 printf 'ok 1 - %s # SKIP %s\n# skip: %s: %s\n' "$label" "$why" "$label" "$why"
   else
     run "jdk[$label]" 10 printf 'not ok 1 - %s could not be provided: %s\n' "$label" "$why"
   fi

@@ -37,7 +37,9 @@ EOF
 run_all() {
   local name=$1
   shift
-  (cd "$WORK" && env ASGST_JDK_CACHE="$WORK/cache" "$@" bash "$ROOT/tests/run_all.sh" "$WORK/build") \
+  # The caller's own knobs do not reach the scratch run; ENV sets them.
+  (cd "$WORK" && env -u ASGST_TEST_JDKS -u ASGST_TEST_SKIP_JDKS -u ASGST_TEST_BREAK_JDK \
+    ASGST_JDK_CACHE="$WORK/cache" "$@" bash "$ROOT/tests/run_all.sh" "$WORK/build") \
     >"$WORK/$name.out" 2>&1
   echo $? >"$WORK/$name.rc"
 }
