@@ -2,13 +2,16 @@
 # run_all.sh BUILD_DIR - runs every test program and totals their TAP output.
 # Each program prints TAP lines ("ok N - name", "not ok N - name", "ok N # SKIP reason").
 # A program that exits non-zero without reporting a failure counts as one failure, so a
-# crash is never silent. The last line is "N passed, N failed, N skipped".
+# crash is never silent. A JDK that tests/jdks/list.sh says could not be provided (FAIL) is a
+# failure, one it leaves out on purpose (SKIP) a skip, each naming why. The last lines are
+# the JDKs and architectures that ran ("# ran: ...") and "N passed, N failed, N skipped".
 set -u
 BUILD=${1:?build dir}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LOG=$BUILD/test-logs
 mkdir -p "$LOG"
 pass=0 fail=0 skip=0
+RUN_PASSED=0 # the passes of the last step `run` ran
 # Every failing step with its first "not ok" lines and what follows them, printed again
 # just above the totals: a CI log that keeps only its tail then still names what failed.
 failures=()
@@ -36,7 +39,7 @@ run() {
     f=1
     echo "not ok - $name exited with status $rc" >>"$out"
   fi
-  pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+  pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s)) RUN_PASSED=$p
   printf '%-34s %4d passed %3d failed %3d skipped %4d s  (%s)\n' "$name" "$p" "$f" "$s" \
     $((SECONDS - t0)) "${out#"$PWD"/}"
   if [ "$f" != 0 ]; then
@@ -45,6 +48,16 @@ run() {
   fi
   grep -E '^# (figure|skip):' "$out" | sed 's/^/    /' || true
 }
+
+# ran_label HOME: jdk and the full version of the JDK at HOME (jdk17.0.15), from its release file.
+ran_label() {
+  local v
+  v=$(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' "$1/release" 2>/dev/null | head -1)
+  echo "jdk${v:-?}"
+}
+# What ran, for the "# ran:" line: a JDK whose steps passed nothing is marked so.
+RAN_X86="$(ran_label "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}")"
+RAN_ARM=""
 
 echo "# JDK: ${JAVA_HOME:-the default} runs every test"
 for t in "$BUILD"/tests/unit/test_*; do
@@ -55,7 +68,8 @@ for t in "$BUILD"/tests/conformance/conformance_*; do
   [ -x "$t" ] || continue
   run "$(basename "$t")" 300 "$t" "$BUILD/lib/libasgst.so"
 done
-for t in "$ROOT"/tests/conformance/test_*.sh "$ROOT"/tests/jvm/test_*.sh "$ROOT"/profiler-demo/tests/test_*.sh; do
+for t in "$ROOT"/tests/conformance/test_*.sh "$ROOT"/tests/jvm/test_*.sh "$ROOT"/profiler-demo/tests/test_*.sh \
+  "$ROOT"/tests/jdks/test_*.sh; do
   [ -f "$t" ] || continue
   run "$(basename "$t" .sh)" 900 bash "$t" "$BUILD"
 done
@@ -89,18 +103,37 @@ run_untested() {
       run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
   done
   echo "# JDK: $label (untested): $((pass - p0)) passed, $((fail - f0)) failed, $((skip - s0)) skipped (not counted)"
+  RAN_X86="$RAN_X86 $label(untested$([ $((pass - p0)) -gt 0 ] || echo ', nothing passed'))"
   pass=$p0 fail=$f0 skip=$s0 failures=("${failures[@]:0:n0}")
+}
+# not_provided LABEL SKIP|FAIL REASON: a JDK list.sh did not provide, one counted step: a
+# skip when it was left out on purpose, a failure naming why when it should have run.
+not_provided() {
+  local label=$1 kind=$2 why=$3
+  if [ "$kind" = SKIP ]; then
+    # The "# skip:" line is printed under the step's line (see run).
+    run "jdk[$label]" 10 printf 'ok 1 - %s # SKIP %s\n# skip: %s: %s\n' "$label" "$why" "$label" "$why"
+  else
+    run "jdk[$label]" 10 printf 'not ok 1 - %s could not be provided: %s\n' "$label" "$why"
+  fi
 }
 # The default JDK's feature version counts as tested: another build of it (the newest JDK 17
 # update beside an older installed one) runs the walk and info suites.
 versions=" $("$ROOT/tests/jdks/feature.sh" "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}") "
 while read -r label home; do
-  case "$home" in
-    SKIP*) echo "# JDK: $label skipped: ${home#SKIP }"; continue ;;
-  esac
   v=${label#jdk}
   v=${v%%-*}
-  if [ "${v:-0}" -gt "$NEWEST_TESTED" ] 2>/dev/null; then run_untested "$label" "$home"; continue; fi
+  untested=0
+  [ "${v:-0}" -gt "$NEWEST_TESTED" ] 2>/dev/null && untested=1
+  case "$home" in
+    SKIP* | FAIL*)
+      # An untested JDK is reported apart, whether it ran or not.
+      if [ "$untested" = 1 ]; then echo "# JDK: $label (untested) not run: ${home#* } (not counted)"
+      else not_provided "$label" "${home%% *}" "${home#* }"
+      fi
+      continue ;;
+  esac
+  if [ "$untested" = 1 ]; then run_untested "$label" "$home"; continue; fi
   suites=("${EXTRA_SUITES[@]}")
   case "$versions" in
     *" $v "*) suites=("${SAME_VERSION_SUITES[@]}")
@@ -108,10 +141,13 @@ while read -r label home; do
     *) echo "# JDK: $label at $home" ;;
   esac
   versions="$versions$v "
+  passed=0
   for t in "${suites[@]}"; do
     JAVA_HOME=$home WALK_SECONDS=3 WALK_STRESS_SECONDS=10 QUEUE_SECONDS=8 \
       run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
+    passed=$((passed + RUN_PASSED))
   done
+  RAN_X86="$RAN_X86 $label$([ "$passed" -gt 0 ] || echo '(nothing passed)')"
 done < <("$ROOT/tests/jdks/list.sh")
 
 # arm64 under qemu-user (issue 30): the cross build beside BUILD (./build.sh build-aarch64),
@@ -121,9 +157,20 @@ ARM_BUILD=${BUILD%/}-aarch64
 if [ -d "$ARM_BUILD" ]; then
   echo "# arm64 under qemu-user: $ARM_BUILD (figures for correctness, not speed)"
   arm_t0=$SECONDS
+  declare -A arm_passed=()
+  arm_jdks=""
   while read -r name limit; do
     run "$name" "$limit" bash "$ROOT/tests/aarch64/run_suite.sh" "$ARM_BUILD" step "$name"
+    # The JDK of a step suite[arm64-V] or suite[arm64-V,pauth=off].
+    case "$name" in *"[arm64-"*) ;; *) continue ;; esac
+    v=${name#*arm64-}
+    v=${v%%[],]*}
+    case " $arm_jdks " in *" $v "*) ;; *) arm_jdks="$arm_jdks $v" ;; esac
+    arm_passed[$v]=$((${arm_passed[$v]:-0} + RUN_PASSED))
   done < <(bash "$ROOT/tests/aarch64/run_suite.sh" "$ARM_BUILD" list)
+  for v in $arm_jdks; do
+    RAN_ARM="$RAN_ARM jdk$v$([ "${arm_passed[$v]}" -gt 0 ] || echo '(nothing passed)')"
+  done
   echo "# arm64 under qemu-user: $((SECONDS - arm_t0)) s"
 else
   run "arm64" 10 echo "ok 1 - arm64 suite # SKIP no cross build at $ARM_BUILD: the arm64 root could not be provisioned (./build.sh build-aarch64 says why)"
@@ -131,5 +178,6 @@ fi
 
 echo "# run_all: $((SECONDS / 60)) min $((SECONDS % 60)) s"
 for f in "${failures[@]}"; do echo "# failed: $f"; done
+echo "# ran: x86_64 $RAN_X86; arm64${RAN_ARM:- none}"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

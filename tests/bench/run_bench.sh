@@ -159,7 +159,7 @@ all_releases() {
   seen=" $(jdk_major "$JAVA_HOME") "
   while read -r label home; do
     v=${label#jdk}; v=${v%%-*}
-    case "$home" in SKIP*) continue ;; esac
+    case "$home" in SKIP* | FAIL*) continue ;; esac
     case "$seen" in *" $v "*) continue ;; esac
     seen="$seen$v "
     release "$label" "$home"

@@ -9,8 +9,11 @@
 # run the real ones through trixie's own glibc loader. The result is a directory usable as
 # JAVA_HOME (bin/java, bin/javac, include/jni.h, lib/server/libjvm.so, ...).
 #
-# Prints one line per version on stdout: "jdkNN DIR" or "jdkNN SKIP reason"; progress goes to
+# Prints one line per version on stdout: "jdkNN DIR", "jdkNN SKIP reason" (deliberately not
+# provided: the host's JDK is the newest update already, or the machine is not amd64) or
+# "jdkNN FAIL reason" (it should have been provided and could not be); progress goes to
 # stderr, tool output to CACHE_DIR/provision.log. Exits 0 unless something unexpected failed.
+# ASGST_TEST_BREAK_JDK="26 ..." makes those versions fail on purpose (a test of the callers).
 # A JDK already provisioned is reused as it is (the cache is never refreshed: delete
 # CACHE_DIR/jdkNN to fetch trixie's current build again). See README.md beside this file.
 set -euo pipefail
@@ -27,7 +30,7 @@ readonly TRIPLET=x86_64-linux-gnu
 readonly LOADER=ld-linux-x86-64.so.2
 readonly DEFAULT_VERSIONS=(21 25)
 SUITE=""                 # the Debian suite of the version being provisioned (suite_of)
-readonly SKIP_RC=97      # a provisioning step's exit status for "skipped, line printed"
+readonly PRINTED_RC=97   # a provisioning step's exit status for "SKIP or FAIL line printed"
 
 CACHE=""                 # the cache directory, absolute
 VERSIONS=()              # the JDK feature versions asked for
@@ -41,10 +44,25 @@ log() {
   printf 'provision: %s\n' "$*" >&2
 }
 
-# Ends the current provisioning step (a subshell) with "jdkNN SKIP reason" on stdout.
+# Ends the current provisioning step (a subshell) with "jdkNN SKIP reason" on stdout: the
+# version is deliberately not provided (nothing is wrong).
 skip() {
   printf 'jdk%s SKIP %s\n' "$JDK_V" "$*"
-  exit "$SKIP_RC"
+  exit "$PRINTED_RC"
+}
+
+# Ends the current provisioning step (a subshell) with "jdkNN FAIL reason" on stdout: the
+# version should have been provided and could not be (the test suite counts it as a failure).
+fail() {
+  printf 'jdk%s FAIL %s\n' "$JDK_V" "$*"
+  exit "$PRINTED_RC"
+}
+
+# A provisioning made to fail on purpose, for version $1 named in ASGST_TEST_BREAK_JDK:
+# proves that the callers count a JDK that could not be provided (tests/jdks/test_list.sh).
+broken_on_purpose() {
+  JDK_V=$1
+  fail "provisioning made to fail on purpose (ASGST_TEST_BREAK_JDK=\"$ASGST_TEST_BREAK_JDK\")"
 }
 
 # Runs a command with its output appended to the log; its exit status is the command's.
@@ -58,7 +76,7 @@ usage() {
 usage: provision.sh [CACHE_DIR] [VERSION ...]
   CACHE_DIR  where JDKs are kept (default: $HOME/.cache/asgst-jdks)
   VERSION    JDK feature versions to provide (default: 21 25)
-Prints "jdkNN JAVA_HOME" or "jdkNN SKIP reason" for each version.
+Prints "jdkNN JAVA_HOME", "jdkNN SKIP reason" or "jdkNN FAIL reason" for each version.
 EOF
   exit 2
 }
@@ -87,16 +105,18 @@ parse_args() {
   LOG=$CACHE/provision.log
 }
 
-# Prints a reason when this machine cannot run the recipe at all, nothing when it can.
+# Prints "SKIP reason" or "FAIL reason" when this machine cannot run the recipe at all,
+# nothing when it can. Another architecture is a skip (the JDKs are amd64 builds; the arm64
+# suite has its own root); a missing tool on amd64 is a failure.
 host_problem() {
   local arch tool
   arch=$(dpkg --print-architecture 2>/dev/null || true)
   if [ "$arch" != "$ARCH" ]; then
-    echo "only $ARCH is supported (this machine: ${arch:-not Debian})"
+    echo "SKIP only $ARCH is supported (this machine: ${arch:-not Debian})"
     return
   fi
   for tool in apt-get apt-cache dpkg-deb flock realpath timeout; do
-    command -v "$tool" >/dev/null || { echo "$tool is missing"; return; }
+    command -v "$tool" >/dev/null || { echo "FAIL $tool is missing"; return; }
   done
 }
 
@@ -195,14 +215,14 @@ prepare_apt() {
   if [ -f "$state" ] && read -r line <"$state" && [ "${line%% *}" = "$RUN_ID" ]; then
     line=${line#* }
     [ "$line" = ok ] && return 0
-    skip "$line"
+    fail "$line"
   fi
   mkdir -p "$apt/sources.list.d" "$apt/preferences.d" "$apt/state" "$apt/lists/partial" \
     "$apt/cache/archives/partial"
   { read -r uris && read -r keyring; } < <(host_source; echo; echo) || true
   if [ -z "$uris" ]; then
     echo "$RUN_ID no Debian archive found in the system's apt sources" >"$state"
-    skip "no Debian archive found in the system's apt sources"
+    fail "no Debian archive found in the system's apt sources"
   fi
   # An inline key or no Signed-By at all: Debian's archive keyring (it holds trixie's keys).
   case $keyring in /*) ;; *) keyring=/usr/share/keyrings/debian-archive-keyring.gpg ;; esac
@@ -217,7 +237,7 @@ EOF
   log "apt-get update for $SUITE (private lists in $apt)"
   if ! quietly apt_private apt-get update --error-on=any; then
     echo "$RUN_ID apt-get update for $SUITE failed (see $LOG)" >"$state"
-    skip "apt-get update for $SUITE failed (see $LOG)"
+    fail "apt-get update for $SUITE failed (see $LOG)"
   fi
   echo "$RUN_ID ok" >"$state"
 }
@@ -227,12 +247,12 @@ download() {
   local dir=$1 pkg
   shift
   for pkg in "$@"; do
-    apt_private apt-cache show "$pkg" >/dev/null 2>&1 || skip "$SUITE has no package $pkg"
+    apt_private apt-cache show "$pkg" >/dev/null 2>&1 || fail "$SUITE has no package $pkg"
   done
   rm -rf "$dir"
   mkdir -p "$dir"
   log "downloading $* from $SUITE"
-  (cd "$dir" && quietly apt_private apt-get download "$@") || skip "downloading $* failed (see $LOG)"
+  (cd "$dir" && quietly apt_private apt-get download "$@") || fail "downloading $* failed (see $LOG)"
 }
 
 # Makes CACHE/libc-SUITE: the suite's libc6, libgcc-s1 and libstdc++6 unpacked, whose
@@ -248,7 +268,7 @@ ensure_libc() {
   mkdir -p "$tmp"
   for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$tmp"; done
   version=$(dpkg-deb -f "$debs"/libc6_*.deb Version)
-  [ -x "$tmp/usr/lib/$TRIPLET/$LOADER" ] || skip "libc6 from $SUITE has no $LOADER"
+  [ -x "$tmp/usr/lib/$TRIPLET/$LOADER" ] || fail "libc6 from $SUITE has no $LOADER"
   echo "libc6 $version" >"$tmp/.provisioned"
   mv "$tmp" "$root"
   rm -rf "$debs"
@@ -355,9 +375,9 @@ smoke_test() {
   local f jvm=lib/server/libjvm.so
   [ "$v" != 8 ] || jvm=jre/lib/$ARCH/server/libjvm.so
   for f in bin/java bin/javac include/jni.h "$jvm"; do
-    [ -e "$home/$f" ] || skip "the JDK has no $f"
+    [ -e "$home/$f" ] || fail "the JDK has no $f"
   done
-  quietly timeout 120 "$home/bin/java" -version || skip "java -version fails (see $LOG)"
+  quietly timeout 120 "$home/bin/java" -version || fail "java -version fails (see $LOG)"
   tmp=$(mktemp -d)
   cat >"$tmp/Smoke.java" <<'EOF'
 public class Smoke {
@@ -370,12 +390,12 @@ public class Smoke {
 EOF
   if ! quietly timeout 300 "$home/bin/javac" -d "$tmp" "$tmp/Smoke.java"; then
     rm -rf "$tmp"
-    skip "javac fails (see $LOG)"
+    fail "javac fails (see $LOG)"
   fi
   out=$(timeout 120 "$home/bin/java" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
     -cp "$tmp" Smoke 2>>"$LOG" || true)
   rm -rf "$tmp"
-  [ "$out" = "smoke $v child 0" ] || skip "a compiled class does not run as expected (see $LOG)"
+  [ "$out" = "smoke $v child 0" ] || fail "a compiled class does not run as expected (see $LOG)"
 }
 
 # Gives every ELF executable of JDK 8 ($1) the suite's loader as its interpreter and the
@@ -385,7 +405,7 @@ EOF
 # libraries they load, libjvm.so included. Needs patchelf.
 patch_executables() {
   local jdk=$1 exe rpath
-  command -v patchelf >/dev/null || skip "patchelf is missing (apt-get install patchelf)"
+  command -v patchelf >/dev/null || fail "patchelf is missing (apt-get install patchelf)"
   while IFS= read -r -d '' exe; do
     is_elf "$exe" || continue
     patchelf --print-interpreter "$exe" >/dev/null 2>&1 || continue # a library
@@ -418,7 +438,7 @@ provision_jdk() {
     dpkg-deb -x "$debs/${pkg}"_*.deb "$root"
   done
   version=$(dpkg-deb -f "$debs/${pkgs[1]}"_*.deb Version)
-  [ -x "$jdk/bin/java" ] || skip "${pkgs[1]} has no java-$v-openjdk-$ARCH"
+  [ -x "$jdk/bin/java" ] || fail "${pkgs[1]} has no java-$v-openjdk-$ARCH"
   fix_symlinks "$root"
   # jmods (85 MB in 21, 353 MB in 25) only serve jlink, which the tests do not use.
   rm -rf "$jdk/jmods"
@@ -474,12 +494,12 @@ provision_host_jdk() {
   mkdir -p "$debs" "$root"
   log "downloading ${pkgs[*]} $candidate with the system's apt sources"
   (cd "$debs" && quietly apt-get -q -o APT::Sandbox::User=root download "${pkgs[@]/%/=$candidate}") ||
-    skip "downloading ${pkgs[*]} $candidate failed (see $LOG)"
+    fail "downloading ${pkgs[*]} $candidate failed (see $LOG)"
   for pkg in "${pkgs[@]}"; do
     log "unpacking $pkg"
     dpkg-deb -x "$debs/${pkg}"_*.deb "$root"
   done
-  [ -x "$jdk/bin/java" ] || skip "${pkgs[1]} has no java-$v-openjdk-$ARCH"
+  [ -x "$jdk/bin/java" ] || fail "${pkgs[1]} has no java-$v-openjdk-$ARCH"
   fix_symlinks "$root"
   rm -rf "$jdk/jmods"
   ln -sfn "${jdk#"$dir"/}" "$dir/home"
@@ -513,7 +533,7 @@ main() {
   local v problem
   problem=$(host_problem)
   if [ -n "$problem" ]; then
-    for v in "${VERSIONS[@]}"; do echo "jdk$v SKIP $problem"; done
+    for v in "${VERSIONS[@]}"; do echo "jdk$v $problem"; done
     return 0
   fi
   # One provisioning at a time per cache.
@@ -524,7 +544,10 @@ main() {
       { echo "== provision.sh run $RUN_ID, $(date -u +%FT%TZ)" >"$LOG"; break; }
   done
   for v in "${VERSIONS[@]}"; do
-    if host_carries "$v"; then
+    if [[ " ${ASGST_TEST_BREAK_JDK:-} " == *" $v "* ]]; then
+      run_isolated broken_on_purpose "$v"
+      continue
+    elif host_carries "$v"; then
       run_isolated provision_host_jdk "$v"
     elif jdk_ready "$v"; then
       echo "jdk$v $(jdk_home "$v")"
@@ -533,9 +556,9 @@ main() {
       run_isolated provision_jdk "$v"
     fi
     case $STEP_RC in
-      0 | "$SKIP_RC") ;;
+      0 | "$PRINTED_RC") ;;
       *)
-        echo "jdk$v SKIP unexpected failure (exit $STEP_RC, see $LOG)"
+        echo "jdk$v FAIL unexpected failure (exit $STEP_RC, see $LOG)"
         EXIT_CODE=1
         ;;
     esac

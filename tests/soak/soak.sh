@@ -54,7 +54,7 @@ rss_mb() {
 # The JDKs, "label home" per line.
 jdks() {
   echo "default $JAVA_HOME"
-  bash "$ROOT/tests/jdks/list.sh" | awk '$2 != "SKIP"'
+  bash "$ROOT/tests/jdks/list.sh" | awk '$2 != "SKIP" && $2 != "FAIL"'
 }
 
 # segment INDEX LABEL HOME PROFILE SECONDS

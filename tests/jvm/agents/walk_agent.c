@@ -15,7 +15,9 @@
  * error shares of both over every sample), label=NAME, profile_reps=N (N more ASGST walks
  * per sample, so that a profiler sees the walker), diag=1 (for each failed walk, the thread
  * state and the physical frames up to the failing decode or step), slow=1 (ASGST walks
- * first; thread CPU time, page faults and a second walk's time of every walk over 20 us).
+ * first; thread CPU time, page faults and a second walk's time of every walk over 20 us),
+ * oracle=0 (no AsyncGetCallTrace walk: ASGST's own checks only, the comparisons reported as
+ * skips; tests/jvm/test_walk.sh runs a workload again so when the oracle crashed its JVM).
  *
  * The handler turns ASGCT's jmethodIDs into Method* (asgct_oracle_method: one load up to
  * JDK 25, where a jmethodID is a Method**; a map filled at ClassPrepare from 26 on) and the
@@ -166,8 +168,9 @@ static void walk_asgst(void *uc, int options, wframe *f, int *n, int *rc, uintpt
 }
 
 /* SS. One ASGCT walk into `frames` (jmethodIDs turned into Method* later, by
- * resolve_asgct); the frame count goes to s. */
+ * resolve_asgct); the frame count goes to s. With oracle=0 no walk: 0 frames. */
 static int walk_asgct(void *uc, ASGCT_CallFrame *frames) {
+  if (!walk_opts.oracle) return 0;
   ASGCT_CallTrace t = {tl_env, 0, frames};
   asgct(&t, MAXF, uc);
   return t.num_frames;
@@ -574,7 +577,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   jvm = vm;
   walk_parse_options(options);
   asgct = asgct_oracle_lookup();
-  if (asgct == NULL) {
+  if (asgct == NULL && walk_opts.oracle) {
     fprintf(stderr, "WALK not ok - AsyncGetCallTrace not found\n");
     return JNI_ERR;
   }

@@ -69,6 +69,7 @@ typedef struct {
 typedef struct {
   int interval_us;
   int nonjava, nodebug, jni, bench, diag, slow;
+  int oracle; /* 1 (default): walk with AsyncGetCallTrace too and compare; 0: ASGST only */
   int profile_reps; /* extra ASGST walks per sample, for profiling the walker with perf */
   unsigned levels_mask; /* allowed levels (bit L), 0 = any */
   char label[64];

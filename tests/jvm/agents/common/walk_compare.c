@@ -13,7 +13,7 @@
 #include "../walk_agent.h"
 #include "walk_stats.h"
 
-opts walk_opts = {.interval_us = 200, .label = "walk"};
+opts walk_opts = {.interval_us = 200, .label = "walk", .oracle = 1};
 
 /* ---- options ---------------------------------------------------------------------------- */
 
@@ -32,6 +32,7 @@ void walk_parse_options(const char *s) {
     else if (!strcmp(t, "bench")) walk_opts.bench = atoi(v);
     else if (!strcmp(t, "diag")) walk_opts.diag = atoi(v);
     else if (!strcmp(t, "slow")) walk_opts.slow = atoi(v);
+    else if (!strcmp(t, "oracle")) walk_opts.oracle = atoi(v);
     else if (!strcmp(t, "profile_reps")) walk_opts.profile_reps = atoi(v);
     else if (!strcmp(t, "label")) snprintf(walk_opts.label, sizeof walk_opts.label, "%s", v);
     else if (!strcmp(t, "levels")) {
@@ -441,7 +442,7 @@ static void process(const sample *s) {
               (unsigned long)s->regs[0], (unsigned long)s->regs[1], (unsigned long)s->regs[2], s->gct_n, s->diag);
     ws.asgst_err[-s->a_rc < 64 ? -s->a_rc : 63]++;
   }
-  if (s->gct_n <= 0) ws.asgct_err[-s->gct_n < 16 ? -s->gct_n : 15]++;
+  if (walk_opts.oracle && s->gct_n <= 0) ws.asgct_err[-s->gct_n < 16 ? -s->gct_n : 15]++;
   ws.asgst_ok += a_ok;
   ws.asgct_ok += g_ok;
   if (a_ok) record_stats(s);

@@ -107,6 +107,13 @@ static void check(bool ok, const char *what) {
   fprintf(stderr, "WALK %s - %s: %s\n", ok ? "ok" : "not ok", walk_opts.label, what);
 }
 
+/* N. A check against AsyncGetCallTrace: with oracle=0 (no ASGCT walk) a skip line, which
+ * the script turns into a TAP skip naming why the oracle was left out. */
+static void oracle_check(bool ok, const char *what) {
+  if (walk_opts.oracle) check(ok, what);
+  else fprintf(stderr, "WALK skip - %s: %s\n", walk_opts.label, what);
+}
+
 /* N. Level / inlining expectations of the options. */
 static void report_expectations(const walk_stats *st) {
   char msg[256];
@@ -158,7 +165,7 @@ static void report_vthreads(const walk_stats *st) {
   char msg[200];
   snprintf(msg, sizeof msg, "a mounted virtual thread walks at least as far as AsyncGetCallTrace "
            "(ok %ld vs %ld, %ld shorter)", m->asgst_ok, m->asgct_ok, m->shorter);
-  check(m->asgst_ok >= m->asgct_ok && m->shorter == 0, msg);
+  oracle_check(m->asgst_ok >= m->asgct_ok && m->shorter == 0, msg);
 }
 
 /* N. */
@@ -192,10 +199,10 @@ void walk_report(long signals, long dropped) {
     print_trace("asgct", s->g, s->gct_n < MAXF ? s->gct_n : MAXF);
   }
   check(st->samples >= 100, "enough samples taken");
-  check(comparable <= 0 || adj >= 99.5, "ASGST agrees with AsyncGetCallTrace on >= 99.5% of samples both walked "
+  oracle_check(comparable <= 0 || adj >= 99.5, "ASGST agrees with AsyncGetCallTrace on >= 99.5% of samples both walked "
         "(proven ASGCT PcDesc misreads and frames without jmethodID set apart)");
   report_vthreads(st);
-  check(st->asgst_ok >= st->asgct_ok, "ASGST succeeds on at least as many samples as AsyncGetCallTrace");
+  oracle_check(st->asgst_ok >= st->asgct_ok, "ASGST succeeds on at least as many samples as AsyncGetCallTrace");
   report_expectations(st);
   char m2[160];
   snprintf(m2, sizeof m2, "walks without ASGST_INCLUDE_NON_JAVA_FRAMES report no C frames (%ld seen)", st->nonjava_in_java_walk);
