@@ -12,6 +12,12 @@
  * (impl/native/cfi.h) or, where they have no rule, by frame pointer. Otherwise the
  * thread runs Java code (or a leaf C routine called from it) and the walk starts at the
  * interrupted registers.
+ *
+ * Signal frames: a walk that starts in a signal handler (another agent's, interrupted by
+ * ours just as it began) steps its C frames to the signal return trampoline and from
+ * there through the kernel's signal frame (impl/native/sigframe.h) to the registers the
+ * first signal interrupted: that frame is walked as an interrupted top frame, and Java
+ * frames follow if it was Java code.
  */
 /* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
  * stores stall on failed store forwarding. */
