@@ -19,10 +19,14 @@
  * frames) and with C frames (the handler's frame must be followed by the trampoline and
  * then by Java frames).
  *
+ * After a nested sample the other handler walks (Java-only) from the context it was
+ * given, the interrupted frames themselves, which the nested walk must equal.
+ *
  * Checks ("SIGFRAME ok - ..." / "SIGFRAME not ok - ..."): enough samples of each of
  * direct and nested; the share of nested samples with Java frames within 1 point of the
  * direct share; every nested sample with Java frames shows handler, trampoline, Java
- * in its walk with C frames. Options: secs=N (default 3).
+ * in its walk with C frames; 99% of nested samples have the Java frames (type, method,
+ * bci, sp) of the walk from the interrupted context. Options: secs=N (default 3).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -63,6 +67,7 @@ static uintptr_t handler_lo, handler_hi; /* other_handler's code */
 /* Per kind: samples, samples whose Java-only walk has Java frames, nested ones whose walk
  * with C frames has the handler, the trampoline and then Java frames, walk errors. */
 static atomic_long samples[NKINDS], with_java[NKINDS], ordered[NKINDS], errors[NKINDS];
+static atomic_long java_ns[NKINDS]; /* the Java-only walks' time */
 
 typedef struct {
   int n, rc;
@@ -71,6 +76,12 @@ typedef struct {
 static walk java_walk, c_walk; /* one sample in flight (the spinner's handler) */
 static walk example; /* the first nested walk out of order (printed by the report) */
 static volatile int nexample;
+/* A nested sample's Java-only walk, kept for the other handler to compare with its own
+ * walk from the context it was given (the same interrupted frames: the thread stays in
+ * the handlers meanwhile). */
+static walk nested_java, truth;
+static volatile int nested_kind = -1;
+static atomic_long same[NKINDS]; /* nested samples whose Java frames equal the truth's */
 
 /* SS. Iterator handler: the walk's frames into *arg. */
 static void collect(ASGST_Iterator *it, void *arg) {
@@ -118,7 +129,11 @@ static void on_our_signal(int sig, siginfo_t *si, void *ucp) {
     uintptr_t pc = (uintptr_t)uc->uc_mcontext.pc;
 #endif
     int k = pc == handler_lo ? FIRST : other_active ? NESTED : DIRECT;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     walk_from(uc, 0, &java_walk);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    atomic_fetch_add(&java_ns[k], (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
     bool java = false;
     for (int i = 0; i < java_walk.n; i++) java |= java_walk.f[i].type != ASGST_FRAME_NON_JAVA;
     walk_from(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, &c_walk);
@@ -127,6 +142,10 @@ static void on_our_signal(int sig, siginfo_t *si, void *ucp) {
     if (java && k != DIRECT && handler_then_java(&c_walk)) atomic_fetch_add(&ordered[k], 1);
     else if (java && k != DIRECT && !nexample) example = c_walk, nexample = 1;
     if (java_walk.rc < 0) atomic_fetch_add(&errors[k], 1);
+    if (k != DIRECT) {
+      nested_java = java_walk;
+      nested_kind = k;
+    }
     atomic_fetch_add(&handled, 1);
   }
   errno = saved;
@@ -148,12 +167,31 @@ __attribute__((noinline)) void other_chain1(void) {
   other_chain2();
   __asm__ volatile("" ::: "memory");
 }
+/* SS. True if the two walks have the same frames (type, method, bci, sp). */
+static bool same_frames(const walk *a, const walk *b) {
+  if (a->n != b->n || a->rc != b->rc) return false;
+  for (int i = 0; i < a->n; i++)
+    if (a->f[i].type != b->f[i].type || a->f[i].method != b->f[i].method ||
+        a->f[i].bci != b->f[i].bci || a->f[i].sp != b->f[i].sp)
+      return false;
+  return true;
+}
+
+/* SS. The other agent's handler: its C frames, then (after our nested sample, if one
+ * came: our handler ran at its first instruction or from its C frames) the Java-only
+ * walk from the context it was given, which the nested walk must equal. */
 void other_handler(int sig, siginfo_t *si, void *uc) {
-  (void)sig, (void)si, (void)uc;
+  (void)sig, (void)si;
   int saved = errno;
   other_active = 1;
   other_chain1();
   other_active = 0;
+  int k = nested_kind;
+  if (k >= 0 && atomic_load(&spinner_tid) == (pid_t)syscall(SYS_gettid)) {
+    walk_from(uc, 0, &truth);
+    if (same_frames(&nested_java, &truth)) atomic_fetch_add(&same[k], 1);
+    nested_kind = -1;
+  }
   errno = saved;
 }
 
@@ -176,10 +214,12 @@ static double pct(long part, long all) { return all ? 100.0 * (double)part / (do
 static void report(void) {
   for (int k = 0; k < NKINDS; k++)
     printf("SIGFRAME # figure: %s: %ld samples, %ld with Java frames (%.2f%%), %ld walk errors; "
-           "handler, trampoline, Java in order: %ld\n",
+           "handler, trampoline, Java in order: %ld; Java frames as from the interrupted "
+           "context: %ld; Java-only walk mean %ld ns (cold)\n",
            kind_name[k], atomic_load(&samples[k]), atomic_load(&with_java[k]),
            pct(atomic_load(&with_java[k]), atomic_load(&samples[k])), atomic_load(&errors[k]),
-           atomic_load(&ordered[k]));
+           atomic_load(&ordered[k]), atomic_load(&same[k]),
+           atomic_load(&samples[k]) ? atomic_load(&java_ns[k]) / atomic_load(&samples[k]) : 0);
   if (nexample) {
     printf("SIGFRAME # example of a nested walk out of order (rc %d):", example.rc);
     for (int i = 0; i < example.n && i < 12; i++) {
@@ -202,6 +242,10 @@ static void report(void) {
          enough && n >= d - 1.0 && n <= d + 1.0 ? "ok" : "not ok", n, d);
   printf("SIGFRAME %s - nested samples with Java frames walk handler, trampoline, Java: %ld of %ld\n",
          enough && nordered == njava ? "ok" : "not ok", nordered, njava);
+  long nsame = atomic_load(&same[NESTED]) + atomic_load(&same[FIRST]);
+  printf("SIGFRAME %s - nested samples whose Java frames equal a walk from the interrupted "
+         "context: %ld of %ld (99%% asked)\n",
+         enough && nsame * 100 >= nested * 99 ? "ok" : "not ok", nsame, nested);
 }
 
 /* N. The agent thread: rounds of the three kinds for `secs` seconds, then the report. */
