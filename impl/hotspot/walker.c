@@ -530,7 +530,12 @@ ASGST__HOT static int cfi_sender(const asgst__regs *c, hs_state *s, uintptr_t li
    * the signal frame. Only here, so that it costs the ordinary step nothing. */
   if (r == ASGST_CFI_NO_RULE) r = asgst__sigframe_step(&f, top, cfi_read, NULL);
   if (r != ASGST_CFI_STEPPED && r != ASGST_CFI_SIGNAL) return r == ASGST_CFI_OUTERMOST ? 0 : -1;
-  if (f.sp <= c->sp || (f.sp & 7) || (limit && f.sp > limit)) return -1;
+  /* Above c; at c's sp only for an interrupted frame on arm64 that has allocated nothing
+   * yet (a function's entry, its return address in lr), as asgst__sp_grew allows: a
+   * handler our signal found at its first instruction returns (lr) to the trampoline. */
+  bool may_share = top && !ASGST__RET_AT_SP && r == ASGST_CFI_STEPPED && c->lr != 0;
+  if (f.sp < c->sp || (f.sp == c->sp && !may_share) || (f.sp & 7) || (limit && f.sp > limit))
+    return -1;
   n->pc = f.pc;
   n->sp = f.sp;
   n->fp = f.fp;

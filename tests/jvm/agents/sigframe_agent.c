@@ -74,8 +74,10 @@ typedef struct {
   ASGST_Frame f[MAXF];
 } walk;
 static walk java_walk, c_walk; /* one sample in flight (the spinner's handler) */
-static walk example; /* the first nested walk out of order (printed by the report) */
-static volatile int nexample;
+/* Per kind, the first nested walk with C frames without handler, trampoline, Java in
+ * order (printed by the report). */
+static walk example[NKINDS];
+static volatile int has_example[NKINDS];
 /* A nested sample's Java-only walk, kept for the other handler to compare with its own
  * walk from the context it was given (the same interrupted frames: the thread stays in
  * the handlers meanwhile). */
@@ -139,8 +141,9 @@ static void on_our_signal(int sig, siginfo_t *si, void *ucp) {
     walk_from(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, &c_walk);
     atomic_fetch_add(&samples[k], 1);
     if (java) atomic_fetch_add(&with_java[k], 1);
-    if (java && k != DIRECT && handler_then_java(&c_walk)) atomic_fetch_add(&ordered[k], 1);
-    else if (java && k != DIRECT && !nexample) example = c_walk, nexample = 1;
+    bool in_order = java && k != DIRECT && handler_then_java(&c_walk);
+    if (in_order) atomic_fetch_add(&ordered[k], 1);
+    else if (k != DIRECT && !has_example[k]) example[k] = c_walk, has_example[k] = 1;
     if (java_walk.rc < 0) atomic_fetch_add(&errors[k], 1);
     if (k != DIRECT) {
       nested_java = java_walk;
@@ -220,13 +223,15 @@ static void report(void) {
            pct(atomic_load(&with_java[k]), atomic_load(&samples[k])), atomic_load(&errors[k]),
            atomic_load(&ordered[k]), atomic_load(&same[k]),
            atomic_load(&samples[k]) ? atomic_load(&java_ns[k]) / atomic_load(&samples[k]) : 0);
-  if (nexample) {
-    printf("SIGFRAME # example of a nested walk out of order (rc %d):", example.rc);
-    for (int i = 0; i < example.n && i < 12; i++) {
+  for (int k = 0; k < NKINDS; k++) {
+    const walk *w = &example[k];
+    if (!has_example[k]) continue;
+    printf("SIGFRAME # example of a walk %s out of order (rc %d):", kind_name[k], w->rc);
+    for (int i = 0; i < w->n && i < 12; i++) {
       Dl_info di;
-      const char *name = example.f[i].type != ASGST_FRAME_NON_JAVA ? "<java>"
-                         : dladdr((char *)example.f[i].pc - (i > 0), &di) && di.dli_sname ? di.dli_sname : "?";
-      printf(" %s@%p", name, example.f[i].pc);
+      const char *name = w->f[i].type != ASGST_FRAME_NON_JAVA ? "<java>"
+                         : dladdr((char *)w->f[i].pc - (i > 0), &di) && di.dli_sname ? di.dli_sname : "?";
+      printf(" %s@%p", name, w->f[i].pc);
     }
     printf("\n");
   }
