@@ -514,8 +514,8 @@ static bool cfi_read(void *ctx, uintptr_t addr, uintptr_t *value) {
 /* SS. Sender of C frame *c by the DWARF call frame tables (impl/native/cfi.h) into *n:
  * 1, or 2 where c is a signal return trampoline and *n the frame its signal interrupted
  * (impl/native/sigframe.h; n->lr set), or 0 where the tables say c is the thread's
- * outermost frame, or -1 where they have
- * no usable rule or give a sender that does not lie above c below `limit` (0: none).
+ * outermost frame, or -1 where they have no usable rule or give a sender that does not
+ * lie above c (or at its sp, see may_share) below `limit` (0: none).
  * Tried before frame pointers: code built without them leaves in fp some older frame's
  * value, and a frame pointer step from it would skip C frames silently. `top`: c was interrupted anywhere, so its pc is not a return address. */
 ASGST__HOT static int cfi_sender(const asgst__regs *c, hs_state *s, uintptr_t limit,
