@@ -43,7 +43,8 @@ extern "C" {
 
 /* A physical frame position. lr is arm64's link register, meaningful only in a frame
  * interrupted by a signal (a callee that has not saved it yet keeps its return address
- * there); 0 elsewhere and on x86_64. */
+ * there): the first, or one a signal frame saved (impl/native/sigframe.h); 0 elsewhere
+ * and on x86_64. */
 typedef struct {
   uintptr_t pc;
   uintptr_t sp;

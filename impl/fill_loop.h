@@ -19,8 +19,9 @@
 #define ASGST__MAX_DEPTH 8192
 
 /* SS. True if a step from a frame at old_sp to one at new_sp went toward the stack's base.
- * Strictly, except for the first step on arm64: a frame interrupted before it allocated
- * anything (its return address still in the link register) shares its sender's sp. */
+ * Strictly, except for a step from an interrupted frame on arm64 (the first, or one a
+ * signal frame saved): a frame interrupted before it allocated anything (its return
+ * address still in the link register) shares its sender's sp. */
 static inline bool asgst__sp_grew(uintptr_t old_sp, uintptr_t new_sp, bool first_step) {
   return new_sp > old_sp || (new_sp == old_sp && first_step && !ASGST__RET_AT_SP);
 }
@@ -30,10 +31,13 @@ static inline bool asgst__sp_grew(uintptr_t old_sp, uintptr_t new_sp, bool first
 static inline __attribute__((always_inline)) int asgst__step_checked(
     ASGST_Iterator *it, int (*step)(ASGST_Iterator *)) {
   uintptr_t old_sp = it->cur.sp;
+  /* Interrupted: the first frame, or one behind a signal frame, which alone keeps its link
+   * register (backend.h). */
+  bool interrupted = it->depth == 0 || it->cur.lr != 0;
   int r = step(it);
   if (r <= 0) return r;
   if (++it->depth > ASGST__MAX_DEPTH) return ASGST_STACK_LOOP;
-  if (!asgst__sp_grew(old_sp, it->cur.sp, it->depth == 1)) return ASGST_STACK_LOOP;
+  if (!asgst__sp_grew(old_sp, it->cur.sp, interrupted)) return ASGST_STACK_LOOP;
   if (it->thread.stack_base && it->cur.sp >= it->thread.stack_base) return ASGST_BAD_FRAME;
   return 1;
 }

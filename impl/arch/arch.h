@@ -7,6 +7,10 @@
  *   asgst__strip_pc(pc)     SS. a return address without pointer-authentication bits
  *   asgst__uc_regs(uc, r)   SS. pc, sp, fp (and the link register) of a signal context
  *   asgst__uc_set_regs(uc, r) SS. the reverse, for synthetic contexts
+ *   asgst__sigreturn_code   the code of a signal return trampoline (ASGST__SIGRETURN_LEN
+ *                           bytes, its last instruction at ASGST__SIGRETURN_LAST), and
+ *   ASGST__SIGFRAME_UC, ASGST__UC_*  where the kernel's signal frame holds the interrupted
+ *                           registers (impl/native/sigframe.h)
  *   ASGST__RET_AT_SP        1 where a call pushes the return address (x86_64), 0 where it
  *                           lands in a link register (arm64)
  */

@@ -12,6 +12,12 @@
  * (impl/native/cfi.h) or, where they have no rule, by frame pointer. Otherwise the
  * thread runs Java code (or a leaf C routine called from it) and the walk starts at the
  * interrupted registers.
+ *
+ * Signal frames: a walk that starts in a signal handler (another agent's, interrupted by
+ * ours just as it began) steps its C frames to the signal return trampoline and from
+ * there through the kernel's signal frame (impl/native/sigframe.h) to the registers the
+ * first signal interrupted: that frame is walked as an interrupted top frame, and Java
+ * frames follow if it was Java code.
  */
 /* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
  * stores stall on failed store forwarding. */
@@ -23,6 +29,7 @@
 #include "../test_build.h"
 #include "../native/cfi.h"
 #include "../native/cfi_inline.h" /* the C step inlines the lookup and the step */
+#include "../native/sigframe.h"
 #include "walker.h"
 #include "codecache.h"
 #include "walker_code.h"
@@ -505,8 +512,10 @@ static bool cfi_read(void *ctx, uintptr_t addr, uintptr_t *value) {
 }
 
 /* SS. Sender of C frame *c by the DWARF call frame tables (impl/native/cfi.h) into *n:
- * 1, or 0 where the tables say c is the thread's outermost frame, or -1 where they have
- * no usable rule or give a sender that does not lie above c below `limit` (0: none).
+ * 1, or 2 where c is a signal return trampoline and *n the frame its signal interrupted
+ * (impl/native/sigframe.h; n->lr set), or 0 where the tables say c is the thread's
+ * outermost frame, or -1 where they have no usable rule or give a sender that does not
+ * lie above c (or at its sp, see may_share) below `limit` (0: none).
  * Tried before frame pointers: code built without them leaves in fp some older frame's
  * value, and a frame pointer step from it would skip C frames silently. `top`: c was interrupted anywhere, so its pc is not a return address. */
 ASGST__HOT static int cfi_sender(const asgst__regs *c, hs_state *s, uintptr_t limit,
@@ -517,12 +526,21 @@ ASGST__HOT static int cfi_sender(const asgst__regs *c, hs_state *s, uintptr_t li
                                           ? s->c_rule
                                           : asgst__cfi_find(c->pc, !top, &s->c_obj);
   int r = asgst__cfi_apply(rule, &f, cfi_read, NULL);
-  if (r != ASGST_CFI_STEPPED) return r == ASGST_CFI_OUTERMOST ? 0 : -1;
-  if (f.sp <= c->sp || (f.sp & 7) || (limit && f.sp > limit)) return -1;
+  /* No usable rule: a signal return trampoline (its 'S' rule, or none) is stepped through
+   * the signal frame. Only here, so that it costs the ordinary step nothing. */
+  if (r == ASGST_CFI_NO_RULE) r = asgst__sigframe_step(&f, top, cfi_read, NULL);
+  if (r != ASGST_CFI_STEPPED && r != ASGST_CFI_SIGNAL) return r == ASGST_CFI_OUTERMOST ? 0 : -1;
+  /* Above c; at c's sp only for an interrupted frame on arm64 that has allocated nothing
+   * yet (a function's entry, its return address in lr), as asgst__sp_grew allows: a
+   * handler our signal found at its first instruction returns (lr) to the trampoline. */
+  bool may_share = top && !ASGST__RET_AT_SP && r == ASGST_CFI_STEPPED && c->lr != 0;
+  if (f.sp < c->sp || (f.sp == c->sp && !may_share) || (f.sp & 7) || (limit && f.sp > limit))
+    return -1;
   n->pc = f.pc;
   n->sp = f.sp;
   n->fp = f.fp;
-  return 1;
+  n->lr = f.lr;
+  return r == ASGST_CFI_SIGNAL ? 2 : 1;
 }
 
 /* SS. Sender of a C frame by frame pointer into *n; false if the chain is broken. */
@@ -545,9 +563,12 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   if ((cfi == 0 || (cfi < 0 && c->fp == 0)) && !s->has_target) return 0;
   if (cfi > 0 || (cfi < 0 && fp_sender(c, limit, &n))) {
     uintptr_t blob;
+    /* Through a signal frame: the sender was interrupted anywhere (Java code too), a top
+     * frame like the walk's first, its pc no return address. */
+    bool sig = cfi == 2;
     /* A row in a loaded object's table makes the sender C code, never the code cache:
      * looked up once here, the rule serves the next step and decode skips the code cache. */
-    const struct asgst_cfi_rule *next = !tables ? NULL
+    const struct asgst_cfi_rule *next = !tables || sig ? NULL
                                         /* recursion: the same return address again */
                                         : n.pc == c->pc && !LD(s->top) && c->pc == LD(s->c_pc)
                                             ? s->c_rule
@@ -559,11 +580,12 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
     if (!to_anchor) {
       /* Read before the byte stores below: a wide load of the flags just after one of
        * them was written stalls (store forwarding fails; most of step_c's time). */
-      uint8_t mode = LD(s->java_seen) || LD(s->has_target) ? ASGST__PC_EXACT : ASGST__PC_NEAR;
+      uint8_t mode = !sig && (LD(s->java_seen) || LD(s->has_target)) ? ASGST__PC_EXACT
+                                                                       : ASGST__PC_NEAR;
       s->c_pc = next ? n.pc : 0;
       s->c_rule = next;
       set_regs(c, &n);
-      s->top = 0;
+      s->top = sig;
       s->pcmode = mode;
       return 1;
     }

@@ -64,6 +64,10 @@ static void emit_row(struct cfa_run *r) {
   else if (rule.cfa_reg != ASGST_CFA_EXPR) rule.cfa_off = (int32_t)r->st.cfa_off;
   reg_to_rule(&r->st.fp, &rule.fp_rule, &rule.fp_off);
   reg_to_rule(&r->st.ra, &rule.ra_rule, &rule.ra_off);
+  /* A signal trampoline's rules (an expression on x86_64 glibc, the frame record after
+   * the signal frame in arm64's vDSO, which yields the interrupted frame's caller and
+   * skips the frame itself) give way to the step through the signal frame. */
+  if (r->cie->signal_frame) rule = (struct asgst_cfi_rule){.cfa_reg = ASGST_CFA_SIGNAL};
   asgst__rowvec_push(r->rv, (uint32_t)(r->loc - r->fde->base), &rule);
 }
 

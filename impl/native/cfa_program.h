@@ -18,6 +18,7 @@ struct asgst_cie {
   uint64_t ra_reg;
   uint8_t fde_enc;   /* DW_EH_PE_* of the FDEs' pc fields */
   bool has_aug_data; /* 'z': FDEs carry an augmentation data length */
+  bool signal_frame; /* 'S': its FDEs describe signal return trampolines */
   const uint8_t *insns, *insns_end;
 };
 

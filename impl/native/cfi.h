@@ -28,10 +28,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* What the CFA is computed from. NONE: no rule (a gap between functions, a CFA given by
- * an expression as in PLT entries, or based on another register): step with frame
- * pointers instead. */
-enum { ASGST_CFA_SP = 0, ASGST_CFA_FP = 1, ASGST_CFA_EXPR = 2, ASGST_CFA_GAP = 3 };
+/* What the CFA is computed from. EXPR, GAP: no rule (a gap between functions, a CFA given
+ * by an expression as in PLT entries, or based on another register): step with frame
+ * pointers instead. SIGNAL: a signal return trampoline (its CIE says 'S'), whatever its
+ * rules say: stepped through the kernel's signal frame (sigframe.h), as is any pc without
+ * a usable rule whose code is a trampoline's. */
+enum { ASGST_CFA_SP = 0, ASGST_CFA_FP = 1, ASGST_CFA_EXPR = 2, ASGST_CFA_GAP = 3, ASGST_CFA_SIGNAL = 4 };
 
 /* Where the caller's value of a register (FP, return address) is. */
 enum { ASGST_REG_SAME = 0, ASGST_REG_UNDEF = 1, ASGST_REG_AT_CFA = 2, ASGST_REG_OTHER = 3 };
@@ -54,6 +56,9 @@ struct asgst_cfi_frame {
 typedef bool (*asgst_cfi_read_fn)(void *ctx, uintptr_t addr, uintptr_t *value);
 
 enum {
+  ASGST_CFI_SIGNAL = 2,    /* *frame now holds the registers a signal interrupted (the
+                            * frame was a signal return trampoline): its pc is no return
+                            * address, and lr is arm64's link register there */
   ASGST_CFI_STEPPED = 1,   /* *frame now holds the caller's registers */
   ASGST_CFI_OUTERMOST = 0, /* the return address is undefined: the stack's first frame */
   ASGST_CFI_NO_RULE = -1,  /* no table row for pc: try frame pointers */
@@ -92,8 +97,9 @@ const struct asgst_cfi_rule *asgst__cfi_lookup_near(uintptr_t pc, bool pc_is_ret
  * caller asks the VM about it first. */
 bool asgst__cfi_outside_code(uintptr_t pc);
 
-/* SS. Steps *frame to its caller with the tables. *frame changes only when the result is
- * ASGST_CFI_STEPPED. */
+/* SS. Steps *frame to its caller with the tables, or, where they have no usable rule and
+ * pc is a signal return trampoline, to the context the signal interrupted (sigframe.h).
+ * *frame changes only when the result is ASGST_CFI_STEPPED or ASGST_CFI_SIGNAL. */
 int asgst__cfi_step(struct asgst_cfi_frame *frame, bool pc_is_return_address,
                     asgst_cfi_read_fn read, void *ctx);
 

@@ -49,7 +49,9 @@ static bool cie_augmentation(struct asgst_dw_cursor *c, const char *aug,
       asgst__dw_pointer(c, enc & (uint8_t)~ASGST_PE_INDIRECT); /* skip the personality */
     } else if (*a == 'L') {
       asgst__dw_u8(c);
-    } else if (*a != 'S' && *a != 'B' && *a != 'G') {
+    } else if (*a == 'S') {
+      cie->signal_frame = true;
+    } else if (*a != 'B' && *a != 'G') {
       break; /* unknown letter: the length still lets us skip the rest */
     }
   }

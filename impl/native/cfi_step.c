@@ -1,7 +1,7 @@
 /*
  * cfi_step.c - the signal handler's side of the tables as functions (cfi.h): looking up
- * a pc's row and stepping one C frame to its caller with it. The work is in
- * cfi_inline.h. Async-signal-safe: one atomic load of the published snapshot, a search
+ * a pc's row and stepping one C frame to its caller with it, or through a signal frame
+ * (sigframe.h) where it has no usable row. The work is in cfi_inline.h. Async-signal-safe: one atomic load of the published snapshot, a search
  * of its objects and of one table (often answered by the table's cache), reads only
  * through the caller's callback.
  */
@@ -10,6 +10,7 @@
 #pragma GCC optimize("no-tree-slp-vectorize")
 #include "impl/native/cfi.h"
 #include "impl/native/cfi_inline.h"
+#include "impl/native/sigframe.h"
 
 /* SS. */
 const struct asgst_cfi_rule *asgst__cfi_lookup_near(uintptr_t pc, bool pc_is_return_address,
@@ -26,7 +27,8 @@ const struct asgst_cfi_rule *asgst__cfi_lookup(uintptr_t pc, bool pc_is_return_a
 /* SS. */
 int asgst__cfi_step(struct asgst_cfi_frame *frame, bool pc_is_return_address,
                     asgst_cfi_read_fn read, void *ctx) {
-  return asgst__cfi_apply(asgst__cfi_lookup(frame->pc, pc_is_return_address), frame, read, ctx);
+  int r = asgst__cfi_apply(asgst__cfi_lookup(frame->pc, pc_is_return_address), frame, read, ctx);
+  return r == ASGST_CFI_NO_RULE ? asgst__sigframe_step(frame, !pc_is_return_address, read, ctx) : r;
 }
 
 /* SS. */

@@ -138,6 +138,7 @@ static int synth_step(ASGST_Iterator *it) {
   it->cur.pc = sender_pc;
   it->cur.sp = fp + 16;
   it->cur.fp = sender_fp;
+  it->cur.lr = 0; /* the link register belongs to the interrupted frame only */
   return 1;
 }
 

@@ -9,7 +9,7 @@
 # The steps: the arm64 unit tests, then for each JDK (17, 21, 25) with `-cpu max` (pointer
 # authentication on): the walk, info and queue suites, and on 17 (bookworm's libjvm) and 25
 # (trixie's, like 21's built with return-address signing) the demo profiler's CPU, wall and
-# walk-mode tests; then the walk suite again with `-cpu max,pauth=off`. Budget: the whole
+# walk-mode tests and the signal frames test; then the walk suite again with `-cpu max,pauth=off`. Budget: the whole
 # arm64 part of ./build.sh test (cross build and qemu runs) under 9 minutes on a 2-core
 # machine; the demo tests use the library as the suites above do, so two JDKs suffice. Each JVM
 # script runs unchanged with JAVA_HOME = a fake home whose java is the arm64 JDK under
@@ -26,6 +26,8 @@ SUITES_MAX="tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_queues.
 DEMO_JDKS="17 25"
 DEMO_SUITES="profiler-demo/tests/test_cpu_ratio.sh profiler-demo/tests/test_wall.sh
   profiler-demo/tests/test_walk_modes.sh"
+# On the demo's JDKs too: walks through signal frames (some 10 s a JDK under qemu).
+SIGNAL_SUITES="tests/jvm/test_signal_frames.sh"
 SUITES_NOPAUTH="tests/jvm/test_walk.sh"
 # Unit tests left out under qemu, each with its reason (printed as a skip).
 UNIT_SKIPS='
@@ -46,7 +48,7 @@ steps() {
   for v in $JDKS; do
     for s in $SUITES_MAX; do echo "$(basename "$s" .sh)[arm64-$v] 600"; done
     case " $DEMO_JDKS " in *" $v "*)
-      for s in $DEMO_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 300"; done ;;
+      for s in $DEMO_SUITES $SIGNAL_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 300"; done ;;
     esac
   done
   for v in $JDKS; do

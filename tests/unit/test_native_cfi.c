@@ -80,6 +80,31 @@ static void a_hand_made_eh_frame_gives_its_rows(void **state) {
   free(b);
 }
 
+/* The same FDE under a CIE whose augmentation says 'S' (a signal return trampoline's, as
+ * glibc's __restore_rt and arm64's vDSO have): whatever its rules, one row that says
+ * "step through the signal frame" (impl/native/sigframe.h), then the gap. */
+static const uint8_t signal_cie[] = {
+    0x14, 0, 0, 0, 0, 0, 0, 0,                       /* length 20, CIE id 0 */
+    1, 'z', 'R', 'S', 0, 0x01, 0x78, 0x10, 0x01, 0x03, /* version, aug, caf, daf, ra, zlen, R */
+    0x0c, 0x07, 0x08, 0x90, 0x01, 0,                 /* def_cfa rsp+8; offset r16 cfa-8; nop */
+};
+
+static void a_signal_frame_cie_gives_the_signal_rule(void **state) {
+  (void)state;
+  _Static_assert(sizeof signal_cie == sizeof cie, "the FDE's CIE pointer fits both");
+  uint8_t b[sizeof signal_cie + sizeof fde + 4] = {0};
+  memcpy(b, signal_cie, sizeof signal_cie);
+  memcpy(b + sizeof signal_cie, fde, sizeof fde);
+  struct asgst_cfi_rowvec rv = {0};
+  assert_int_equal(asgst__cfi_eh_frame_rows(b, sizeof b, 0, &rv), 0);
+  asgst__rowvec_finish(&rv);
+  assert_int_equal(rv.n, 2);
+  assert_int_equal(rv.v[0].pc_off, 0x1000);
+  assert_int_equal(rv.v[0].rule.cfa_reg, ASGST_CFA_SIGNAL);
+  check_row(&rv.v[1], 0x1040, ASGST_CFA_GAP, 0, 0, 0);
+  asgst__rowvec_free(&rv);
+}
+
 /* A .plt's FDE as binutils' ld writes it: PLT0 with two pushes, then lazy entries whose
  * CFA is an expression, rsp + 8 + ((rip & 15) >= 11 ? 8 : 0). Its rows: two per entry. */
 static const uint8_t plt_fde[] = {
@@ -304,6 +329,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_hand_made_eh_frame_gives_its_rows),
       cmocka_unit_test(a_plt_expression_gives_rows_per_entry),
+      cmocka_unit_test(a_signal_frame_cie_gives_the_signal_rule),
       cmocka_unit_test(truncated_eh_frames_give_errors),
       cmocka_unit_test(garbage_eh_frames_never_crash),
       cmocka_unit_test(a_pc_in_no_object_has_no_rule),

@@ -158,6 +158,9 @@ static struct ref_row reference_rule(const struct ref *ref, const struct ref_fde
  * any other without a rule. */
 static bool agrees(const struct asgst_cfi_rule *ours, const struct ref_row *theirs, uint64_t pc) {
   if (!ours) return false;
+  /* A signal trampoline's FDE (its CIE says 'S', which readelf prints only there) is
+   * stepped through the signal frame, whatever its rules. */
+  if (ours->cfa_reg == ASGST_CFA_SIGNAL) return true;
   if (theirs->cfa == CFA_EXP && ours->cfa_reg == ASGST_CFA_SP)
     return ours->cfa_off == ((pc & 15) >= 11 ? 16 : 8);
   if (theirs->cfa == CFA_EXP) return ours->cfa_reg == ASGST_CFA_EXPR;
