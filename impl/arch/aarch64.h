@@ -27,6 +27,9 @@ static inline uintptr_t asgst__strip_pc(uintptr_t pc) {
   return pc & (((uintptr_t)1 << 48) - 1);
 }
 
+/* SS. The pc of a signal context (the faulting instruction of a fault). */
+#define asgst__uc_pc(uc) ((uintptr_t)(uc)->uc_mcontext.pc)
+
 /* SS. pc, sp, x29 (frame pointer) and x30 (link register). */
 #define asgst__uc_regs(uc, r)                                  \
   do {                                                         \

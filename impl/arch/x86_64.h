@@ -19,6 +19,9 @@ static inline void asgst__cpu_relax(void) { __builtin_ia32_pause(); }
 /* SS. x86_64 return addresses carry no signature. */
 static inline uintptr_t asgst__strip_pc(uintptr_t pc) { return pc; }
 
+/* SS. The pc of a signal context (the faulting instruction of a fault). */
+#define asgst__uc_pc(uc) ((uintptr_t)(uc)->uc_mcontext.gregs[REG_RIP])
+
 /* SS. rip, rsp, rbp; x86_64 has no link register (lr 0). */
 #define asgst__uc_regs(uc, r)                                  \
   do {                                                         \
