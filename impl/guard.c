@@ -3,6 +3,7 @@
  */
 #include "guard.h"
 
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -12,6 +13,12 @@
 #include "safe_read.h"
 
 __thread sigjmp_buf *volatile asgst__guard_top __attribute__((tls_model("initial-exec")));
+__thread volatile uintptr_t asgst__guard_copy_lo __attribute__((tls_model("initial-exec")));
+__thread volatile uintptr_t asgst__guard_copy_hi __attribute__((tls_model("initial-exec")));
+
+/* The executable segment of the ELF object holding the library: [text_lo, text_hi), set
+ * once at install (guard.h says why this range). */
+static uintptr_t text_lo, text_hi;
 
 static struct sigaction previous_segv;
 static struct sigaction previous_bus;
@@ -34,14 +41,25 @@ static void chain(int sig, siginfo_t *info, void *uc) {
   old->sa_handler(sig);
 }
 
+/* SS. True if a fault of a thread inside a guarded region is the guard's (guard.h): the
+ * kernel raised it, at a pc in our text or at an address of the announced copy. */
+static bool ours(const siginfo_t *info, const ucontext_t *uc) {
+  if (info == NULL || info->si_code <= 0) return false;
+  uintptr_t pc = asgst__uc_pc(uc);
+  if (pc >= text_lo && pc < text_hi) return true;
+  uintptr_t a = (uintptr_t)info->si_addr;
+  return a >= asgst__guard_copy_lo && a < asgst__guard_copy_hi;
+}
+
 /* SS. */
 static void on_fault(int sig, siginfo_t *info, void *uc) {
   sigjmp_buf *top = asgst__guard_top;
-  if (top == NULL) {
+  if (top == NULL || !ours(info, uc)) {
     chain(sig, info, uc);
     return;
   }
   asgst__guard_top = NULL;
+  asgst__guard_copy_hi = 0;
   atomic_fetch_add_explicit(&fault_count, 1, memory_order_relaxed);
   /* sigsetjmp(buf, 0) did not save the mask: put back the interrupted code's mask. */
   pthread_sigmask(SIG_SETMASK, &((ucontext_t *)uc)->uc_sigmask, NULL);
@@ -63,10 +81,40 @@ static void block_async_signals(sigset_t *set) {
   sigdelset(set, SIGTRAP);
 }
 
+/* N. dl_iterate_phdr's callback: the executable PT_LOAD segment holding *(uintptr_t *)data
+ * goes to text_lo/hi. */
+static int find_text(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  uintptr_t at = *(const uintptr_t *)data;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    if (at >= lo && at - lo < ph->p_memsz) {
+      text_lo = lo;
+      text_hi = lo + ph->p_memsz;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* N. Sets our text range from a function of ours. Should the loader not know it (it always
+ * does on Linux), every address counts as ours: the guard then takes every fault inside a
+ * guarded region, as it did before it tested the pc, rather than none. */
+static void learn_text(void) {
+  uintptr_t at = (uintptr_t)&on_fault;
+  if (dl_iterate_phdr(find_text, &at) == 0 || text_hi <= text_lo) {
+    text_lo = 0;
+    text_hi = UINTPTR_MAX;
+  }
+}
+
 /* N. */
 int asgst__guard_install(void) {
   int expected = 0;
   if (!atomic_compare_exchange_strong(&installed, &expected, 1)) return 0;
+  learn_text(); /* before the handler can run */
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_fault;

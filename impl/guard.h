@@ -10,7 +10,38 @@
  *
  * The guard's SIGSEGV/SIGBUS handler sits in front of whatever handler was installed before
  * (a JVM's, for its implicit null checks and safepoint polls) and hands every fault that is
- * not inside a guarded region of the faulting thread on to it.
+ * not its own on to it, exactly as if the library were not there.
+ *
+ * Which faults are the guard's: the faulting thread is inside a guarded region, the kernel
+ * raised the signal (si_code > 0: not a kill or raise), and either
+ *   - the faulting pc lies in the text of the ELF object the library is part of
+ *     (libasgst.so, or the program or shared object it is linked into statically), or
+ *   - the faulting address lies in the range the thread announced for a copy by libc
+ *     (asgst__guard_copying: the page copies of the stack copy and of the recorder call
+ *     memcpy, which faults with a pc inside libc).
+ * A region is open while other code runs on its thread: a signal handler of another agent
+ * that interrupted the walk (async-profiler's own safe reads, AsyncGetCallTrace called by
+ * another profiler), or code of someone else the region calls. Their faults are theirs;
+ * taking one would jump into our walk and abandon that code half-way. Their pc is outside
+ * our text, and they do not read our announced range.
+ * Why the pc and not the address of every load: the loads are inlined (safe_read.h) into
+ * every walking function, and announcing each load's address would be a TLS store per load
+ * on the hot path; the pc test costs nothing until a fault. Why the whole ELF object and
+ * not a section of the library's own: the compiler places functions in .text, .text.hot,
+ * .text.unlikely..., and no option of GCC moves a whole translation unit into a named
+ * section, so exact bounds of only our code would need a section attribute on every
+ * function (or a linker script in every program that links the static library). The
+ * object's executable segment, found once at install with dl_iterate_phdr from one of our
+ * functions, is exact for libasgst.so and works unchanged where the library is linked
+ * statically (the unit tests' programs, the test agents); there the host's own code
+ * counts as ours too, which only matters if the host faults in its own signal handler
+ * while it interrupted one of our walks on the same thread.
+ * Why a range for memcpy rather than our own copy loop: libc's vectorized copy is the fast
+ * way over the tens of KiB of a stack (64 KiB in about 0.65 us on x86_64), and one TLS
+ * pair per page copied is all the range costs.
+ * A fault passed on reaches the previous handler with every asynchronous signal blocked
+ * (block_async_signals in guard.c says why); an agent's handler that recovers its own read
+ * by siglongjmp to a sigsetjmp(buf, 1) gets its own mask back, as it would without us.
  *
  * Why sigsetjmp(buf, 0): saving the signal mask costs a sigprocmask system call on every
  * guarded region (hundreds of ns per frame). Instead the handler restores the mask of the
@@ -44,6 +75,20 @@ typedef struct {
   } else {                                     \
     asgst__guard_top = (g).prev;
 #define ASGST__GUARD_END(g) }
+
+/* The range [lo, hi) the calling thread copies with libc inside a guarded region, empty
+ * (hi 0) otherwise. initial-exec TLS, volatile: read by the fault handler. */
+extern __thread volatile uintptr_t asgst__guard_copy_lo __attribute__((tls_model("initial-exec")));
+extern __thread volatile uintptr_t asgst__guard_copy_hi __attribute__((tls_model("initial-exec")));
+
+/* SS. Announces that the calling thread's guarded region now reads [lo, hi) with code
+ * outside the library (libc's memcpy): a fault at an address in it is the guard's
+ * whatever its pc. asgst__guard_copying(0, 0) ends that; so does the region's fault. */
+static inline void asgst__guard_copying(uintptr_t lo, uintptr_t hi) {
+  asgst__guard_copy_hi = 0;
+  asgst__guard_copy_lo = lo;
+  asgst__guard_copy_hi = hi;
+}
 
 /* N. Installs the guard's SIGSEGV and SIGBUS handlers in front of the current ones (once;
  * later calls do nothing). Returns 0 or -1 (sigaction failed). */

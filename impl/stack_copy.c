@@ -22,7 +22,9 @@ int asgst__stack_copy_init(asgst__stack_copy *c, size_t cap) {
 }
 
 /* SS. Copies [lo, hi) page by page; returns the end of what was copied (a page that
- * faults, e.g. the unmapped guard zone of a stack whose base is unknown, ends it). */
+ * faults, e.g. the unmapped guard zone of a stack whose base is unknown, ends it). libc's
+ * memcpy faults with a pc outside the library: each page is announced to the guard as the
+ * range being copied, so that its fault is the guard's (guard.h). */
 static uintptr_t copy_pages(uint8_t *dst, uintptr_t lo, uintptr_t hi) {
   volatile uintptr_t done = lo;
   asgst__guard g;
@@ -30,11 +32,13 @@ static uintptr_t copy_pages(uint8_t *dst, uintptr_t lo, uintptr_t hi) {
     while (done < hi) {
       uintptr_t end = (done + PAGE) & ~(uintptr_t)(PAGE - 1);
       if (end > hi) end = hi;
+      asgst__guard_copying(done, end);
       memcpy(dst + (done - lo), (const void *)done, end - done);
       done = end;
     }
+    asgst__guard_copying(0, 0);
   }
-  ASGST__GUARD_FAULTED(g) {}
+  ASGST__GUARD_FAULTED(g) {} /* the handler ended the announcement */
   ASGST__GUARD_END(g);
   return done;
 }

@@ -48,6 +48,9 @@ static const uint8_t asgst__sigreturn_code[ASGST__SIGRETURN_LEN] = {0x68, 0x11, 
 #define ASGST__UC_MAGIC offsetof(ucontext_t, uc_mcontext.__reserved) /* a u32 there */
 #define ASGST__UC_MAGIC_VALUE 0x46508001u /* FPSIMD_MAGIC */
 
+/* SS. The pc of a signal context (the faulting instruction of a fault). */
+#define asgst__uc_pc(uc) ((uintptr_t)(uc)->uc_mcontext.pc)
+
 /* SS. pc, sp, x29 (frame pointer) and x30 (link register). */
 #define asgst__uc_regs(uc, r)                                  \
   do {                                                         \

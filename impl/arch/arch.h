@@ -5,6 +5,7 @@
  *   ASGST__MAX_ADDR         the first address above user space
  *   asgst__cpu_relax()      SS. the spin-wait hint
  *   asgst__strip_pc(pc)     SS. a return address without pointer-authentication bits
+ *   asgst__uc_pc(uc)        SS. the pc of a signal context
  *   asgst__uc_regs(uc, r)   SS. pc, sp, fp (and the link register) of a signal context
  *   asgst__uc_set_regs(uc, r) SS. the reverse, for synthetic contexts
  *   asgst__sigreturn_code   the code of a signal return trampoline (ASGST__SIGRETURN_LEN

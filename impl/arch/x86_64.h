@@ -37,6 +37,9 @@ static const uint8_t asgst__sigreturn_code[ASGST__SIGRETURN_LEN] = {0x48, 0xc7, 
 #define ASGST__UC_MAGIC 0 /* no record of a known value to check */
 #define ASGST__UC_MAGIC_VALUE 0
 
+/* SS. The pc of a signal context (the faulting instruction of a fault). */
+#define asgst__uc_pc(uc) ((uintptr_t)(uc)->uc_mcontext.gregs[REG_RIP])
+
 /* SS. rip, rsp, rbp; x86_64 has no link register (lr 0). */
 #define asgst__uc_regs(uc, r)                                  \
   do {                                                         \

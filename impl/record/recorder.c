@@ -47,15 +47,20 @@ static struct {
 } snap;
 static atomic_flag busy = ATOMIC_FLAG_INIT;
 
-/* SS. Copies page p into dst with plain loads (not the hooked ones); false if it faults. */
+/* SS. Copies page p into dst with plain loads (not the hooked ones); false if it faults.
+ * libc's memcpy faults with a pc outside the library: the page is announced to the guard
+ * as the range being copied, so that its fault is the guard's (guard.h). */
 static bool copy_page(uint64_t p, uint8_t *dst) {
   volatile bool ok = false;
+  uintptr_t at = (uintptr_t)(p * PAGE);
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
-    memcpy(dst, (const void *)(uintptr_t)(p * PAGE), PAGE);
+    asgst__guard_copying(at, at + PAGE);
+    memcpy(dst, (const void *)at, PAGE);
+    asgst__guard_copying(0, 0);
     ok = true;
   ASGST__GUARD_FAULTED(g)
-    ok = false;
+    ok = false; /* the handler ended the announcement */
   ASGST__GUARD_END(g);
   return ok;
 }
