@@ -3,7 +3,7 @@
  * ASGST_GetEnqueuableElement, ASGST_GetQueueElement, ASGST_ResizeQueue,
  * ASGST_GetQueueSizeInfo, and the ring swap a resize needs. See queue.h for the protocol.
  */
-#include <sched.h>
+#include <time.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,9 +272,13 @@ ASGST_QueueSizeInfo ASGST_GetQueueSizeInfo(ASGST_Queue *q) {
   return info;
 }
 
-/* SP. */
+/* SP. Waits until no producer or reader is inside. Naps rather than yields: the one it
+ * waits for may be a thread of lower priority on this CPU (a queue owner in its handler,
+ * while the caller runs at real-time priority under ASGST_INIT_REALTIME_QUEUES), which
+ * sched_yield would never let run. */
 void asgst__queue_exclude(ASGST_Queue *q) {
-  while (atomic_load(&q->producing) != 0 || atomic_load(&q->readers) != 0) sched_yield();
+  struct timespec nap = {0, 20 * 1000};
+  while (atomic_load(&q->producing) != 0 || atomic_load(&q->readers) != 0) nanosleep(&nap, NULL);
 }
 
 /* SP. Copies the elements into the new ring (the caller checked that they fit). */

@@ -295,9 +295,10 @@ ASGST_EXPORT void ASGST_SetOnQueueProcessingEnd(ASGST_Queue *q, int options,
  * queues on JDK 17+ (off by default: without it the library changes no thread's policy,
  * priority or affinity). With it, a queue owner waiting in its signal handler for its
  * suspension runs at SCHED_FIFO 1 for at most 1 ms (a timer thread of the library puts it
- * back), the processing thread waits for owners at SCHED_FIFO 2 and drops to its normal
- * policy as soon as the owner is suspended, and the processing thread keeps off the
- * waiting owner's CPU (affinity). It is used only where every one of the library's
+ * back), the processing thread waits for owners at SCHED_FIFO 2 and keeps it until the
+ * owner is resumed (so queue handlers and hooks run at it: they must not spin on what a
+ * normal thread holds), then drops to its normal policy until it waits again, and the
+ * processing threads keep off the waiting owner's CPU (affinity). It is used only where every one of the library's
  * threads reached its real-time priority; otherwise ASGST_DisabledFeatures() says why.
  * It lowers the stale share of queue elements on a machine with more busy threads than
  * CPUs; README "What the library does to your process" has the measured figures. */

@@ -190,12 +190,15 @@ static void boost(owner *o) {
   atomic_store(&o->boost, asgst__hs_boost_self(o->tid));
 }
 
+static void raise_workers(void);
+
 /* SS. asgst__queue_waker: one write to the eventfd, then (on the owner) the wait above. */
 static void wake(void *handle) {
   owner *o = handle;
   bool waits = o && o->tid == my_tid && wait_bound_ns != 0 && asgst__hs_poll_armed(&o->t) >= 0;
   if (o) atomic_store(&o->urgent, 1);
   if (waits) away_from_me(), boost(o);
+  if (waits && atomic_load_explicit(&realtime_workers, memory_order_relaxed) >= nworkers) raise_workers();
   uint64_t one = 1;
   if (wake_fd >= 0 && write(wake_fd, &one, sizeof one) < 0) {
     /* The counter is saturated: the thread is awake anyway. */
@@ -306,9 +309,6 @@ static void process_owner(jvmtiEnv *jvmti, owner *o) {
   atomic_store(&o->suspending, 1);
   go_realtime(); /* for a second owner of the same wakeup */
   jvmtiError err = (*jvmti)->SuspendThread(jvmti, o->thread);
-  /* The suspension is done: the rest (stale checks, the caller's handlers, locks that
-   * normal threads hold) runs at the thread's normal priority. */
-  leave_realtime();
   atomic_store(&o->suspending, 0);
   /* Stopped: its real-time priority has done its work. An ended thread's id may be
    * another thread's already. */
@@ -414,29 +414,51 @@ static void read_settings(void) {
   if (nworkers > MAX_WORKERS) nworkers = MAX_WORKERS;
 }
 
-/* N. With the opt-in: the processing thread at real-time priority, just above the lowest,
- * while it waits for owners and suspends one: its wakeup then preempts a CPU-bound owner at
- * once instead of waiting for the owner's time slice (on 2 cores with busy threads,
- * 50-500 us). Above the waiting owners (1, queue_boost.c), which must never keep it off a
- * CPU. Where that is not permitted the opt-in is off, reported among the features off.
- * True if the thread runs at it. */
-static __thread bool at_realtime __attribute__((tls_model("initial-exec")));
+/* With the opt-in, the processing threads run at real-time priority, just above the
+ * lowest, from an owner's wakeup to the end of that owner's suspension (ResumeThread): the
+ * wakeup then preempts a CPU-bound owner at once instead of waiting for the owner's time
+ * slice (on 2 cores with busy threads, 50-500 us). Above the waiting owners (1,
+ * queue_boost.c), which must never keep it off a CPU. The waking owner raises them (a
+ * thread at normal priority would first have to get a CPU to raise itself); each lowers
+ * itself when the suspension is done. worker_rt[i]: whether thread i is raised. Where
+ * real-time priority is not permitted the opt-in is off, reported among the features off. */
+static atomic_int worker_rt[MAX_WORKERS];
+static __thread int my_worker __attribute__((tls_model("initial-exec")));
+
+/* SS. Sets thread tid's policy: SCHED_FIFO 2 (up) or SCHED_OTHER. */
+static int set_worker_policy(pid_t tid, bool up) {
+  struct sched_param sp = {.sched_priority = up ? 2 : 0};
+  return (int)syscall(SYS_sched_setscheduler, tid, up ? SCHED_FIFO : SCHED_OTHER, &sp);
+}
+
+/* SS. From the waking owner: raises every processing thread not raised yet. */
+static void raise_workers(void) {
+  for (int i = 0; i < nworkers; i++) {
+    pid_t w = atomic_load_explicit(&worker_tids[i], memory_order_relaxed);
+    if (w > 0 && atomic_exchange(&worker_rt[i], 1) == 0) set_worker_policy(w, true);
+  }
+}
+
+/* N. Raises the calling processing thread (once the opt-in is set); true if it runs at
+ * real-time priority. */
 static bool go_realtime(void) {
-  struct sched_param sp = {.sched_priority = 2};
   if (!atomic_load(&realtime)) return false;
-  if (at_realtime) return true;
-  if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
+  if (atomic_exchange(&worker_rt[my_worker], 1) == 1) return true;
+  if (set_worker_policy(0, true) != 0) {
+    atomic_store(&worker_rt[my_worker], 0);
     atomic_store(&realtime, 0);
     asgst__vm_feature_off("queue processing at real-time priority (SCHED_FIFO not permitted)");
     return false;
   }
-  return at_realtime = true;
+  return true;
 }
 
-/* N. Back to the normal policy the thread started with. */
+/* N. Back to the normal policy the thread started with; raised again at once if an owner
+ * raised it in between (its wakeup must not be lost). */
 static void leave_realtime(void) {
-  struct sched_param sp = {.sched_priority = 0};
-  if (at_realtime && pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp) == 0) at_realtime = false;
+  if (atomic_exchange(&worker_rt[my_worker], 0) == 0) return;
+  set_worker_policy(0, false);
+  if (atomic_load(&worker_rt[my_worker])) set_worker_policy(0, true);
 }
 
 /* N. A processing thread; the first one (arg non-NULL) also frees handles. */
@@ -449,21 +471,26 @@ static void *work(void *arg) {
     return NULL;
   if (arg) asgst__hs_poll_confirm();
   int me = atomic_fetch_add(&nstarted, 1);
+  my_worker = me < MAX_WORKERS ? me : MAX_WORKERS - 1;
   if (me < MAX_WORKERS) atomic_store(&worker_tids[me], (pid_t)syscall(SYS_gettid));
-  /* Owners are raised only once this thread runs at its own real-time priority (the raise
-   * is set up from it), and only while every processing thread does (boost()). Not on 8
+  /* Owners are raised only once this thread has run at its real-time priority (the raise
+   * is set up from it), and only when every processing thread has (boost()). Not on 8
    * and 11: there the VM thread, at normal priority, must run to arm the poll. */
   if (go_realtime()) {
     if (arg && wait_bound_ns != 0 && asgst__vm.jdk > 11) asgst__hs_boost_setup();
     atomic_fetch_add(&realtime_workers, 1);
+    leave_realtime(); /* it waits for owners at normal priority; they raise it */
   }
   for (;;) {
     uint64_t count;
-    go_realtime(); /* waits for owners at it (a no-op without the opt-in) */
     if (read(wake_fd, &count, sizeof count) < 0) continue;
     jvmtiEnv *jvmti = asgst__hs_jvmti;
     if (jvmti == NULL) continue;
     process_waiting(jvmti);
+    /* The suspensions of this wakeup are done (a drop between two of them would leave the
+     * thread waiting for a CPU at normal priority): the sweep and the wait for the next
+     * wakeup at the thread's normal priority. */
+    leave_realtime();
     if (arg) sweep(env);
   }
   return NULL;
