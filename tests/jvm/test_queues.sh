@@ -54,13 +54,25 @@ if [ "${ASGST_TEST_QEMU:-0}" = 1 ] && [ "$stale" -lt 25 ]; then
   stale=25
 fi
 
-# watch_sched PARENT OUT: watches the scheduling of PARENT's java child (sched_watch.py)
-# until it ends; started in the background beside the JVM.
+# jvm_of PARENT: the JVM under PARENT (timeout): its descendant with the most threads
+# (java itself, or qemu-user running it, or a loader a wrapped JDK execs).
+jvm_of() {
+  local todo=("$1") best="" most=0 p n
+  while [ ${#todo[@]} -gt 0 ]; do
+    p=${todo[0]} todo=("${todo[@]:1}")
+    n=$(ls "/proc/$p/task" 2>/dev/null | wc -l)
+    [ "$p" != "$1" ] && [ "$n" -gt "$most" ] && best=$p most=$n
+    todo+=($(pgrep -P "$p"))
+  done
+  echo "$best"
+}
+# watch_sched PARENT OUT: watches the scheduling of PARENT's JVM (sched_watch.py) until it
+# ends; started in the background beside the JVM, once the JVM runs a few threads.
 watch_sched() {
   local jpid="" i
-  for i in $(seq 100); do
-    jpid=$(pgrep -P "$1" java | head -1)
-    [ -n "$jpid" ] && break
+  for i in $(seq 200); do
+    jpid=$(jvm_of "$1")
+    [ -n "$jpid" ] && [ "$(ls "/proc/$jpid/task" 2>/dev/null | wc -l)" -gt 4 ] && break
     sleep 0.05
   done
   if [ -n "$jpid" ]; then python3 "$HERE/sched_watch.py" "$jpid" 10 >"$2"; else echo "SCHED # no JVM found" >"$2"; fi
