@@ -13,6 +13,21 @@
  *     by every process of the user) is exhausted.
  *   - wall: SIGVTALRM, sent with tgkill. Its own number tells the event even when a full
  *     quota makes the kernel drop the sender's details.
+ *
+ * Beside another profiler. Another agent (async-profiler) may hold SIGPROF. We then take
+ * the next free standard signal of a short list (SIGSTKFLT, SIGPWR: unused by HotSpot and
+ * by the kernel), not a share of SIGPROF by chaining: the kernel treats any standard
+ * signal it sends for a perf fd (si_code > 0) alike, so the quota property above holds
+ * for SIGSTKFLT as for SIGPROF, and a sample costs exactly what it costs on SIGPROF (no
+ * extra work per sample, ours or theirs). Chaining would have added a call and an fd
+ * lookup to each of the other agent's samples and, worse, would break as soon as that
+ * agent installs its handler again: async-profiler (4.x) replaces the handler on every
+ * start without keeping the previous one, and its perf handler takes any SIGPROF with
+ * si_code > 0 as its own and re-arms the fd in si_fd, so our samples would be counted by
+ * it and our perf events re-armed under its rules until we noticed. Its own choice skips
+ * signals someone else handles (it moves off SIGPROF when we were first), so each agent
+ * keeps its own signal whatever the load order. cpusignal= and wallsignal= name a signal
+ * when the list's are all taken or another agent is told to take them.
  *   - tracepoints: a free real-time signal, one queued per event, for exact counts. A
  *     syscall makes at most one per tracepoint and the thread takes it on its way back to
  *     user mode, so each thread holds about one at a time.
@@ -168,18 +183,40 @@ static bool is_free(int sig) {
   return is_ours(sig, on_signal) || (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL);
 }
 
-/* N. Takes a standard signal for cpu or wall events, unless someone else has it. */
-static int take(int sig, const char *what, char *err, size_t errlen) {
-  if (!is_free(sig)) {
-    snprintf(err, errlen, "%s is already handled by someone else in this process; "
-             "%s sampling needs it", strsignal(sig), what);
+/* Standard signals cpu and wall samples may use, most preferred first (0 ends a list). */
+static const int cpu_choices[] = {SIGPROF, SIGSTKFLT, SIGPWR, 0};
+static const int wall_choices[] = {SIGVTALRM, SIGPWR, SIGSTKFLT, 0};
+
+/* N. Picks the signal for cpu (what "cpu") or wall samples: the one the option asks
+ * (asked, 0 if none) or the first free of choices, never avoid (the other kind's signal).
+ * 0 or -1 with a message naming the option to change. */
+static int choose(const char *what, int asked, const int *choices, int avoid, int *out,
+                  char *err, size_t errlen) {
+  const char *opt = what[0] == 'c' ? "cpusignal" : "wallsignal";
+  if (asked) {
+    if (asked == avoid)
+      snprintf(err, errlen, "%s=%d: already the signal of the other sampling kind", opt, asked);
+    else if (!is_free(asked))
+      snprintf(err, errlen, "%s=%d: %s is already handled by someone else in this process; "
+               "name a free signal with %s=", opt, asked, strsignal(asked), opt);
+    else
+      return *out = asked, 0;
     return -1;
   }
-  if (install(sig, on_signal) != 0) {
-    snprintf(err, errlen, "sigaction(%s): %s", strsignal(sig), strerror(errno));
-    return -1;
-  }
-  return 0;
+  for (int i = 0; choices[i]; i++)
+    if (choices[i] != avoid && is_free(choices[i])) return *out = choices[i], 0;
+  snprintf(err, errlen, "cannot start %s sampling: %s, %s and %s are all handled by someone "
+           "else in this process; name a free signal with %s=N (a real-time signal works, "
+           "but loses samples when the user's queued-signal quota is full)", what,
+           strsignal(choices[0]), strsignal(choices[1]), strsignal(choices[2]), opt);
+  return -1;
+}
+
+/* N. Installs our handler for sig. */
+static int take(int sig, char *err, size_t errlen) {
+  if (install(sig, on_signal) == 0) return 0;
+  snprintf(err, errlen, "sigaction(%s): %s", strsignal(sig), strerror(errno));
+  return -1;
 }
 
 /* N. Picks a real-time signal nobody handles yet; from the top, away from the low ones
@@ -193,15 +230,23 @@ static int take_realtime(char *err, size_t errlen) {
 }
 
 /* N. Takes the signals the configured events need (again on every start: the events may
- * differ from the previous run's). */
+ * differ from the previous run's). Both standard signals are chosen before either handler
+ * is installed: each handler's mask blocks both. */
 int prof_signal_install(char *err, size_t errlen) {
   if (take_realtime(err, errlen)) return -1;
+  bool cpu = false, wall = false;
   for (int i = 0; i < prof.opts.nevents; i++) {
     enum prof_event_kind k = prof.opts.events[i].kind;
-    if ((k == EV_CPU || k == EV_CPU_TIMER) && take(prof.signal_cpu, "cpu", err, errlen))
-      return -1;
-    if (k == EV_WALL && take(prof.signal_wall, "wall", err, errlen)) return -1;
+    cpu |= k == EV_CPU || k == EV_CPU_TIMER;
+    wall |= k == EV_WALL;
   }
+  if (cpu && choose("cpu", prof.opts.cpu_signal, cpu_choices, 0, &prof.signal_cpu, err, errlen))
+    return -1;
+  if (wall && choose("wall", prof.opts.wall_signal, wall_choices, cpu ? prof.signal_cpu : 0,
+                     &prof.signal_wall, err, errlen))
+    return -1;
+  if ((cpu && take(prof.signal_cpu, err, errlen)) || (wall && take(prof.signal_wall, err, errlen)))
+    return -1;
   sole_tracepoint = find_sole_tracepoint();
   if (is_free(SIGIO) || is_ours(SIGIO, on_sigio)) install(SIGIO, on_sigio);
   return 0;
