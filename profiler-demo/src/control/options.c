@@ -12,7 +12,7 @@
  *            often both walks agree (method+bci frame by frame)
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
  *   cpusignal=<n|name>  wallsignal=<n|name>  the signal of cpu/cputimer samples (default:
- *            the first free of SIGPROF, SIGSTKFLT, SIGPWR) or of wall ticks (SIGVTALRM,
+ *            the first free of SIGSTKFLT, SIGPROF, SIGPWR) or of wall ticks (SIGVTALRM,
  *            SIGPWR, SIGSTKFLT); a number (1-64) or a name (PROF or SIGPROF...)
  *   untested_jdk  accept a JDK newer than the newest the library was tested on
  *            (ASGST_INIT_UNTESTED_JDK; the summary then says "untested JDK N")
