@@ -1,5 +1,6 @@
 # test_bad_options.sh BUILD_DIR - bad options (unknown option, bad interval, unknown
-# tracepoint, unwritable file, a filter the kernel rejects, a bad loop= period): a message
+# tracepoint, unwritable file, a filter the kernel rejects, a bad loop= period, a cpu
+# signal that is no signal or is the wall clock's): a message
 # naming the bad part; with -agentpath the JVM does not start; through asgst-attach the
 # JVM keeps running and asgst-attach reports the error with a non-zero status.
 source "$(dirname "$0")/lib.sh" "$1"
@@ -21,6 +22,8 @@ CASES=(
   "event=cpu,loop=500ms,file=$WORK/l.txt|loop=500ms"
   "event=cpu,loop=0s,file=$WORK/l.txt|loop=0s"
   "event=cpu,loop=10s|loop: needs file="
+  "event=cpu,cpusignal=USR9|cpusignal=USR9"
+  "event=cpu,event=wall,cpusignal=PROF,wallsignal=27|one signal each"
 )
 echo "1..$((2 * ${#CASES[@]} + 3))"
 compile || { echo "Bail out! javac failed"; exit 1; }

@@ -24,6 +24,8 @@
 #   - ASGST_GetMethodInfo time (method_info_bench.sh; < 200 ns);
 #   - the demo profiler's overhead at 1 ms cpu sampling against JFR's (and async-profiler's
 #     with ASPROF_HOME set) in alternating runs (profiler-demo/bench/overhead.sh).
+# Then, once over the JDKs: the demo profiler and async-profiler sampling cpu in one JVM
+# (two_agents.sh: both load orders and a late attach; needs ASPROF_HOME and fails without).
 # Every budget prints one "ok - ..." or "not ok - ..." line per release besides its
 # "# figure:" lines (budget.sh); the last line is "bench budgets: N ok, N not ok". The bench
 # is not a test: it exits 0 unless a JVM crashed (an hs_err file) or a script failed.
@@ -168,7 +170,8 @@ all_releases() {
 START=$WORK/.bench-start
 touch "$START"
 cd "$WORK" || exit 1
-all_releases 2>&1 | tee "$WORK/bench.out"
+{ all_releases; echo; echo "=== two agents"; sub "$ROOT/tests/bench/two_agents.sh" "$BUILD"; } 2>&1 |
+  tee "$WORK/bench.out"
 echo
 crashes=$(find "$WORK" -name 'hs_err_pid*.log' -newer "$START" 2>/dev/null)
 [ -n "$crashes" ] && echo "# JVM crashes during the bench: $(echo $crashes)"

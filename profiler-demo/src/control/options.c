@@ -329,6 +329,9 @@ int prof_parse_options(const char *text, prof_options *o, char *err, size_t errl
     return prof_fail(err, errlen, "loop: needs file=<name> to write each period to");
   if (o->nevents == 0 && o->action != ACT_STOP && o->action != ACT_DUMP && o->action != ACT_FDS)
     add_event(o, "cpu", err, errlen);
+  if (o->cpu_signal && o->cpu_signal == o->wall_signal)
+    return prof_fail(err, errlen, "cpusignal=%d and wallsignal=%d: one signal each", o->cpu_signal,
+                     o->wall_signal);
   if (o->compare && o->walk == WALK_SIGNAL)
     return prof_fail(err, errlen, "compare: needs walk=thread or walk=queue (with walk=signal "
                      "the walk is the in-handler walk)");
