@@ -4,6 +4,8 @@
 #   ./build.sh test    build, then run every test; ends with "N passed, N failed, N skipped"
 #   ./build.sh demo    build, then run the demo
 #   ./build.sh bench   build, then run the benchmarks
+#   ./build.sh bench two-agents  build, then only the demo profiler beside async-profiler
+#                      (tests/bench/two_agents.sh; needs ASPROF_HOME)
 #   ./build.sh eval    build, then compare the profiler's walk modes (signal, thread, queue)
 #                      with no profiler and JFR; report in out/eval/report.html
 #                      (profiler-demo/eval/eval.sh; options after `eval` go to it)
@@ -98,7 +100,11 @@ case "${1:-build}" in
     if [ -x "$ROOT/profiler-demo/run-demo.sh" ]; then exec "$ROOT/profiler-demo/run-demo.sh" "$BUILD"; fi
     exec "$BUILD/bin/asgst-synthetic-walk"
     ;;
-  bench) do_build; exec "$ROOT/tests/bench/run_bench.sh" "$BUILD" ;;
+  bench)
+    do_build
+    [ "${2:-}" = two-agents ] && exec "$ROOT/tests/bench/two_agents.sh" "$BUILD"
+    exec "$ROOT/tests/bench/run_bench.sh" "$BUILD"
+    ;;
   eval) do_build; shift; exec "$ROOT/profiler-demo/eval/eval.sh" --build "$BUILD" "$@" ;;
   fuzz) do_build; exec "$ROOT/tests/fuzz/fuzz.sh" "$BUILD" "${2:-60}" ;;
   soak) do_build; exec "$ROOT/tests/soak/soak.sh" "$BUILD" "${2:-60}" ;;
@@ -106,5 +112,5 @@ case "${1:-build}" in
   install) do_build; cmake --install "$BUILD" --prefix "${2:-/usr/local}" | grep -v '^-- Up-to-date' ;;
   aarch64-env) exec "$ROOT/tests/aarch64/env.sh" ;;
   clean) rm -rf "$BUILD" "$BUILD-aarch64" "$ROOT/out" ;;
-  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench|eval|fuzz [SECONDS]|soak [MINUTES]|memsoak [MINUTES]|aarch64-env|build-aarch64|test-aarch64|clean" >&2; exit 2 ;;
+  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench [two-agents]|eval|fuzz [SECONDS]|soak [MINUTES]|memsoak [MINUTES]|aarch64-env|build-aarch64|test-aarch64|clean" >&2; exit 2 ;;
 esac

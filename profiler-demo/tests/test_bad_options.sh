@@ -1,5 +1,6 @@
 # test_bad_options.sh BUILD_DIR - bad options (unknown option, bad interval, unknown
-# tracepoint, unwritable file, a filter the kernel rejects, a bad loop= period): a message
+# tracepoint, unwritable file, a filter the kernel rejects, a bad loop= period, a cpu
+# signal that is no signal or is the wall clock's): a message
 # naming the bad part; with -agentpath the JVM does not start; through asgst-attach the
 # JVM keeps running and asgst-attach reports the error with a non-zero status.
 source "$(dirname "$0")/lib.sh" "$1"
@@ -21,8 +22,16 @@ CASES=(
   "event=cpu,loop=500ms,file=$WORK/l.txt|loop=500ms"
   "event=cpu,loop=0s,file=$WORK/l.txt|loop=0s"
   "event=cpu,loop=10s|loop: needs file="
+  "event=cpu,cpusignal=USR9|cpusignal=USR9"
+  "event=cpu,event=wall,cpusignal=PROF,wallsignal=27|one signal each"
 )
-echo "1..$((2 * ${#CASES[@]} + 3))"
+# Through asgst-attach only: a start refused after the agent set itself up (its JVMTI
+# callbacks, the ASGST library): SIGSEGV is the JVM's. The JVM must keep the agent loaded
+# (agent.c, Agent_OnAttach): the good start after the errors then works, not a crash.
+ATTACH_CASES=(
+  "event=cpu,cpusignal=11|cpusignal=11"
+)
+echo "1..$((2 * ${#CASES[@]} + ${#ATTACH_CASES[@]} + 3))"
 compile || { echo "Bail out! javac failed"; exit 1; }
 for c in "${CASES[@]}"; do
   opts=${c%%|*} bad=${c#*|}
@@ -47,7 +56,7 @@ JVM=$!
 trap 'kill -9 $JVM 2>/dev/null; wait $JVM 2>/dev/null; rm -rf "$WORK"' EXIT
 for _ in $(seq 50); do grep -q libjvm.so "/proc/$JVM/maps" 2>/dev/null && break; sleep 0.1; done
 sleep 0.5
-for c in "${CASES[@]}"; do
+for c in "${CASES[@]}" "${ATTACH_CASES[@]}"; do
   opts=${c%%|*} bad=${c#*|}
   "$ATTACH" $JVM "start,$opts" >"$WORK/out" 2>&1
   rc=$?

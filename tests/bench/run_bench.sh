@@ -26,6 +26,8 @@
 #     with ASPROF_HOME set) in alternating runs (profiler-demo/bench/overhead.sh).
 # Then, once for all releases 17+: queues with and without the opt-in real-time scheduling,
 # quiet and beside a busy loop (queue_sched.sh: stale share and owner's cost, a table).
+# And once over the JDKs: the demo profiler and async-profiler sampling cpu in one JVM
+# (two_agents.sh: both load orders and a late attach; needs ASPROF_HOME and fails without).
 # Every budget prints one "ok - ..." or "not ok - ..." line per release besides its
 # "# figure:" lines (budget.sh); the last line is "bench budgets: N ok, N not ok". The bench
 # is not a test: it exits 0 unless a JVM crashed (an hs_err file) or a script failed.
@@ -175,6 +177,9 @@ cd "$WORK" || exit 1
   echo
   echo "=== Queues with and without the opt-in real-time scheduling (queue_sched.sh)"
   sub "$ROOT/tests/bench/queue_sched.sh" "$BUILD"
+  echo
+  echo "=== two agents"
+  sub "$ROOT/tests/bench/two_agents.sh" "$BUILD"
 } 2>&1 | tee "$WORK/bench.out"
 echo
 crashes=$(find "$WORK" -name 'hs_err_pid*.log' -newer "$START" 2>/dev/null)

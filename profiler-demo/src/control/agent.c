@@ -134,7 +134,9 @@ static int setup_jvmti(JavaVM *vm, bool live) {
   return 0;
 }
 
-/* N. Carries out the action of one option string; 0 or non-zero after saying why. */
+/* N. Carries out the action of one option string; 0, or after saying why 1 (nothing of
+ * ours is set up in the JVM) or 2 (a live request failed after our JVMTI callbacks, and
+ * maybe signal handlers and the ASGST library's, were set up). */
 static int run(JavaVM *vm, const char *options, bool live) {
   static prof_options o;
   char err[512];
@@ -175,8 +177,12 @@ static int run(JavaVM *vm, const char *options, bool live) {
     }
   }
   if (rc != 0) prof_say("asgst-prof: %s\n", err);
+  /* See Agent_OnAttach: once our JVMTI callbacks are set, a failed attach keeps the
+   * library loaded and tells asgst-attach otherwise. */
+  bool keep = rc != 0 && live && jvmti;
+  if (keep) prof_reply_failed();
   prof_set_reply(NULL);
-  return rc != 0;
+  return keep ? 2 : rc != 0;
 }
 
 /* N. */
@@ -185,10 +191,14 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   return run(vm, options, false) ? JNI_ERR : JNI_OK;
 }
 
-/* N. */
+/* N. HotSpot unloads an agent library whose Agent_OnAttach fails. Once our JVMTI
+ * callbacks (thread start and end) and perhaps signal handlers point into it, that would
+ * leave the JVM calling unmapped code at the next thread start or signal (seen: a start
+ * refused after the signals were being taken crashed the JVM at the next attach). Such a
+ * failure returns JNI_OK; asgst-attach learns of it from the reply's ".failed" file. */
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
-  return run(vm, options, true) ? JNI_ERR : JNI_OK;
+  return run(vm, options, true) == 1 ? JNI_ERR : JNI_OK;
 }
 
 /* N. */

@@ -10,7 +10,8 @@
  * as the JVM connects and sends "1\0load\0<library>\0true\0<options>\0"; the JVM answers
  * "0\n" (command accepted) and "return code: N" (Agent_OnAttach's result; JDK 8 sends
  * the bare number on the second line). The agent's own messages come back through a reply
- * file named in the options (reply=).
+ * file named in the options (reply=); a file of that name + ".failed" says the request
+ * failed although Agent_OnAttach returned 0 (the agent stays loaded: agent.c says why).
  */
 #include <errno.h>
 #include <limits.h>
@@ -243,12 +244,18 @@ int main(int argc, char **argv) {
   /* The reply file as the JVM names it (its /tmp) and as we reach it. */
   snprintf(reply, sizeof reply, "%s/.asgst-reply-%d", t.tmp, (int)getpid());
   unlink(reply);
+  /* A request that failed after the agent set itself up returns 0 to stay loaded (agent.c,
+   * Agent_OnAttach) and says so with this file. */
+  char failed[PATH_MAX + 8];
+  snprintf(failed, sizeof failed, "%s.failed", reply);
+  unlink(failed);
   snprintf(opts, sizeof opts, "reply=/tmp/.asgst-reply-%d,%s", (int)getpid(), pos[1]);
   char *answer = send_load(sock, agent, opts);
   int code = atoi(answer);
   int agent_rc = agent_result(answer);
   static char said[4096];
-  bool ok = code == 0 && agent_rc == 0;
+  bool refused = unlink(failed) == 0;
+  bool ok = code == 0 && agent_rc == 0 && !refused;
   take_reply(reply, ok ? stdout : NULL, said, sizeof said);
   if (ok) {
     free(answer);

@@ -11,6 +11,9 @@
  *   compare  with walk=thread|queue, also walk each sample in the handler and count how
  *            often both walks agree (method+bci frame by frame)
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
+ *   cpusignal=<n|name>  wallsignal=<n|name>  the signal of cpu/cputimer samples (default:
+ *            the first free of SIGSTKFLT, SIGPROF, SIGPWR) or of wall ticks (SIGVTALRM,
+ *            SIGPWR, SIGSTKFLT); a number (1-64) or a name (PROF or SIGPROF...)
  *   untested_jdk  accept a JDK newer than the newest the library was tested on
  *            (ASGST_INIT_UNTESTED_JDK; the summary then says "untested JDK N")
  *   realtime_queues  with walk=queue: the library's opt-in real-time scheduling for queue
@@ -26,6 +29,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +69,7 @@ static bool starts_option(const char *p) {
   static const char *const keyed[] = {"event=", "filter=", "interval=", "file=", "fds=",
                                       "reply=", "overhead=", "record=", "record_n=",
                                       "record_walks=", "walk=", "fds_match=", "fds_interval=",
-                                      "loop=", NULL};
+                                      "loop=", "cpusignal=", "wallsignal=", NULL};
   static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
                                       "untested_jdk", "realtime_queues",
                                       "fds", NULL};
@@ -175,6 +179,20 @@ static int parse_fd_option(prof_options *o, const char *k, const char *v, bool e
 }
 
 /* N. Handles one "key=value" or flag. */
+/* N. A signal number from "27", "PROF" or "SIGPROF"; -1 if not one a profiler may take. */
+static int parse_signal(const char *v) {
+  static const struct { const char *name; int sig; } names[] = {
+      {"PROF", SIGPROF}, {"VTALRM", SIGVTALRM}, {"ALRM", SIGALRM}, {"STKFLT", SIGSTKFLT},
+      {"PWR", SIGPWR},   {"URG", SIGURG},       {"USR1", SIGUSR1}, {"WINCH", SIGWINCH}};
+  if (strncmp(v, "SIG", 3) == 0) v += 3;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(v, names[i].name) == 0) return names[i].sig;
+  char *end;
+  long n = strtol(v, &end, 10);
+  if (end == v || *end || n < 1 || n > SIGRTMAX || n == SIGKILL || n == SIGSTOP) return -1;
+  return (int)n;
+}
+
 static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, size_t len) {
   char *eq = strchr(item, '=');
   const char *v = eq ? eq + 1 : "";
@@ -243,6 +261,14 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
     o->record_all = strcmp(v, "all") == 0;
     return 0;
   }
+  if ((strcmp(k, "cpusignal") == 0 || strcmp(k, "wallsignal") == 0) && eq) {
+    int sig = parse_signal(v);
+    if (sig < 0)
+      return prof_fail(err, len, "%s=%s: a signal number (1-%d) or name (PROF, STKFLT, PWR...)",
+                       k, v, SIGRTMAX);
+    *(k[0] == 'c' ? &o->cpu_signal : &o->wall_signal) = sig;
+    return 0;
+  }
   if (strcmp(k, "walk") == 0 && eq) {
     if (strcmp(v, "signal") == 0) o->walk = WALK_SIGNAL;
     else if (strcmp(v, "thread") == 0) o->walk = WALK_THREAD;
@@ -308,6 +334,9 @@ int prof_parse_options(const char *text, prof_options *o, char *err, size_t errl
     add_event(o, "cpu", err, errlen);
   if (o->realtime_queues && o->walk != WALK_QUEUE)
     return prof_fail(err, errlen, "realtime_queues: needs walk=queue (it schedules queue owners)");
+  if (o->cpu_signal && o->cpu_signal == o->wall_signal)
+    return prof_fail(err, errlen, "cpusignal=%d and wallsignal=%d: one signal each", o->cpu_signal,
+                     o->wall_signal);
   if (o->compare && o->walk == WALK_SIGNAL)
     return prof_fail(err, errlen, "compare: needs walk=thread or walk=queue (with walk=signal "
                      "the walk is the in-handler walk)");

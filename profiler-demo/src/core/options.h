@@ -74,6 +74,8 @@ typedef struct {
   uint64_t fds_interval; /* fds_interval=: rewrite fds= every this many ns (0: at the end) */
   uint64_t loop_ns;     /* loop=: write the outputs and start a new profile this often, ns
                            (0: once, at the end; control/loop.c) */
+  int cpu_signal;        /* cpusignal=: the signal of cpu/cputimer samples (0: choose) */
+  int wall_signal;       /* wallsignal=: the signal of the wall clock's ticks (0: choose) */
   enum prof_action action;
 } prof_options;
 

@@ -30,6 +30,15 @@ void prof_say(const char *fmt, ...) {
 }
 
 /* N. */
+void prof_reply_failed(void) {
+  if (!reply_path[0]) return;
+  char path[sizeof reply_path + 8];
+  snprintf(path, sizeof path, "%s.failed", reply_path);
+  FILE *f = fopen(path, "w");
+  if (f) fclose(f);
+}
+
+/* N. */
 int prof_fail(char *err, size_t len, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -16,6 +16,9 @@ void prof_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* N. Where prof_say also writes (the reply file of the current asgst-attach request);
  * NULL: nowhere else. */
 void prof_set_reply(const char *path);
+/* N. Tells asgst-attach that the request failed although Agent_OnAttach returns JNI_OK
+ * (agent.c says why): creates the reply file's name + ".failed". */
+void prof_reply_failed(void);
 /* N. Formats an error message into err; always returns -1. */
 int prof_fail(char *err, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

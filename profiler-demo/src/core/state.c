@@ -5,4 +5,4 @@
 
 #include "core/state.h"
 
-prof_state prof = {.signal_cpu = SIGPROF, .signal_wall = SIGVTALRM};
+prof_state prof = {.signal_cpu = SIGSTKFLT, .signal_wall = SIGVTALRM};

@@ -72,8 +72,8 @@ typedef struct {
    * the files: prof_note_files): the handlers then keep one per sample. */
   _Atomic int keep_each_sample;
   int signal;            /* the real-time signal of tracepoint events (0: not taken yet) */
-  int signal_cpu;        /* SIGPROF: cpu and cputimer events */
-  int signal_wall;       /* SIGVTALRM: the wall clock's ticks */
+  int signal_cpu;        /* cpu and cputimer events (SIGSTKFLT; signal_handler.c) */
+  int signal_wall;       /* the wall clock's ticks (SIGVTALRM; signal_handler.c) */
   char init_error[256];  /* why ASGST_Initialize failed, "" if it did not */
 } prof_state;
 

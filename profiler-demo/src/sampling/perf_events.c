@@ -1,7 +1,8 @@
 /*
  * perf_events.c - per-thread event sources: perf cpu-clock, perf tracepoints and the POSIX
- * CPU timer fallback, each delivering its signal to its own thread (SIGPROF for cpu, the
- * real-time signal for tracepoints; signal_handler.c says why).
+ * CPU timer fallback, each delivering its signal to its own thread (a standard signal for
+ * cpu, SIGSTKFLT unless taken; the real-time signal for tracepoints; signal_handler.c says
+ * why).
  *
  * Re-arming: the kernel here (6.18) never re-arms an event with PERF_EVENT_IOC_REFRESH, so
  * events are opened without an event limit and simply stay enabled: every overflow (every
