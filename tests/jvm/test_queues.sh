@@ -10,8 +10,8 @@
 # element (method and bci per frame) agrees with the in-handler walk of the same sample
 # >= 99%, hooks once per processing, no owner raised to real-time priority; plus a clean
 # JVM exit, every thread of the JVM keeping its scheduling (policy, priority, nice value,
-# affinity: sched_watch.py reads /proc every 10 ms) unless ASGST_TEST_REALTIME_QUEUES=1
-# opts in to ASGST_INIT_REALTIME_QUEUES, and the workload's throughput
+# affinity: sched_watch.py reads /proc every 10 ms), then on 17+ the same with the opt-in
+# ASGST_INIT_REALTIME_QUEUES (stale < 5% on every JDK there), and the workload's throughput
 # against a run without the agent (printed, not asserted: the machine is shared). Printed:
 # the owner's time in ASGST_Enqueue and the sample-to-handler latency (p50, p99).
 # QUEUE_SECONDS sets the length (default 10: some 7,000 samples on a busy 2-core machine).
@@ -32,12 +32,19 @@ fi
 javac_once "$WORK/classes" "$HERE/java/walk/Workload.java" || { tap "not ok" "compile Workload.java"; exit 1; }
 ops() { sed -n 's/^workload .* ops=\([0-9]*\).*/\1/p' "$1"; }
 WORKLOAD=mix+mix+deep+deep
-# The stale limit per JDK: the issue's 5% where the JDK can make it, else what it can do,
-# with the reason (README, queue section). One line per JDK: "jdk limit% reason".
+# The stale limit per JDK by default (no scheduling change): 5% where the JDK makes it,
+# else what it can do, with the reason (README, "What the library does to your process").
+# One line per JDK: "jdk limit% reason". With the opt-in ASGST_INIT_REALTIME_QUEUES every
+# JDK from 17 on is held to 5% in a second run (REALTIME_LIMIT).
 STALE_LIMITS='
 8  35 suspension is a safepoint of the whole VM that the VM thread starts first (2 ms median); owners do not wait for it there (a 1 ms wait a sample: 7.6% stale); 10-16% stale here, 25% at load 6
 11 35 suspension is a safepoint of the whole VM that the VM thread starts first (1.5 ms median); owners do not wait for it there (a 1 ms wait a sample: 6.7% stale); 10-14% stale here, more under load
+21 25 without the opt-in, one processing thread (JVMTI serializes suspensions from 21 on) at normal priority gets about its fair share of two cores beside four busy owners, too little to suspend each owner within its wait: 8-14% stale here on a quiet machine
+25 25 as on 21: 8-13% stale here without the opt-in
+26 25 as on 21: 7-10% stale here without the opt-in
+27 25 as on 21: 12-14% stale here without the opt-in
 '
+REALTIME_LIMIT=5
 feature=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
 feature=${feature#1.}
 stale=$(echo "$STALE_LIMITS" | awk -v j="$feature" '$1 == j { print $2 }')
@@ -94,33 +101,46 @@ check_sched() {
   fi
 }
 
-rm -f "$WORK"/hs_err_*.log
-(cd "$WORK" && exec timeout -k 5 $((SECS + 60)) "$JAVA_HOME/bin/java" -Xss4m "-agentpath:$AGENT=interval_us=1000,stale_max_pct=$stale" \
-  -cp "$WORK/classes" Workload $WORKLOAD "$SECS") >"$WORK/queues.log" 2>&1 &
-jvm=$!
-watch_sched "$jvm" "$WORK/sched.log" &
-watcher=$!
-wait "$jvm"
-rc=$?
-wait "$watcher"
-if [ $rc = 0 ] && grep -q "^workload .* done" "$WORK/queues.log" && ! ls "$WORK"/hs_err_*.log >/dev/null 2>&1; then
-  tap "ok" "JVM with queues at 1 ms for ${SECS}s ran and exited cleanly"
-else
-  tap "not ok" "JVM exit status $rc (log: ${WORK#$BUILD/}/queues.log)"; tail -5 "$WORK/queues.log" | sed 's/^/# /'
-fi
-grep -q '^QUEUE ' "$WORK/queues.log" || tap "not ok" "the agent printed no results"
-while IFS= read -r line; do
-  case "$line" in
-    "QUEUE ok - "*) tap "ok" "${line#QUEUE ok - }" ;;
-    "QUEUE not ok - "*) tap "not ok" "${line#QUEUE not ok - }" ;;
-    "QUEUE # "*) echo "${line#QUEUE }" ;;
-  esac
-done < <(grep '^QUEUE ' "$WORK/queues.log")
+# queue_run OPTIN LIMIT: one JVM with queues (OPTIN 1: ASGST_INIT_REALTIME_QUEUES, the test
+# agents' ASGST_TEST_REALTIME_QUEUES=1), its checks as TAP lines (prefixed "opt-in: " for
+# the opt-in), stale elements below LIMIT%, and the scheduling watch.
+queue_run() {
+  local optin=$1 limit=$2 log=$WORK/queues-$1.log pre="" rc line
+  [ "$optin" = 1 ] && pre="opt-in real-time: "
+  rm -f "$WORK"/hs_err_*.log
+  (cd "$WORK" && ASGST_TEST_REALTIME_QUEUES=$optin exec timeout -k 5 $((SECS + 60)) "$JAVA_HOME/bin/java" -Xss4m \
+    "-agentpath:$AGENT=interval_us=1000,stale_max_pct=$limit" -cp "$WORK/classes" Workload $WORKLOAD "$SECS") >"$log" 2>&1 &
+  local jvm=$!
+  watch_sched "$jvm" "$WORK/sched-$optin.log" &
+  local watcher=$!
+  wait "$jvm"
+  rc=$?
+  wait "$watcher"
+  if [ $rc = 0 ] && grep -q "^workload .* done" "$log" && ! ls "$WORK"/hs_err_*.log >/dev/null 2>&1; then
+    tap "ok" "${pre}JVM with queues at 1 ms for ${SECS}s ran and exited cleanly"
+  else
+    tap "not ok" "${pre}JVM exit status $rc (log: ${log#$BUILD/})"; tail -5 "$log" | sed 's/^/# /'
+  fi
+  grep -q '^QUEUE ' "$log" || tap "not ok" "${pre}the agent printed no results"
+  while IFS= read -r line; do
+    case "$line" in
+      "QUEUE ok - "*) tap "ok" "$pre${line#QUEUE ok - }" ;;
+      "QUEUE not ok - "*) tap "not ok" "$pre${line#QUEUE not ok - }" ;;
+      "QUEUE # "*) echo "${line#QUEUE }" | sed "s/^# figure: /# figure: $pre/" ;;
+    esac
+  done < <(grep '^QUEUE ' "$log")
+  check_sched "$WORK/sched-$optin.log" "$optin"
+}
 
-check_sched "$WORK/sched.log" "${ASGST_TEST_REALTIME_QUEUES:-0}"
+queue_run 0 "$stale"
+# The opt-in on 17+ (on 8 and 11 it raises nothing: owners do not wait there), except under
+# qemu, where the owners do not wait for their poll either (no poll word found).
+if [ "$feature" -ge 17 ] 2>/dev/null && [ "${ASGST_TEST_QEMU:-0}" != 1 ]; then
+  queue_run 1 "$REALTIME_LIMIT"
+fi
 
 (cd "$WORK" && timeout -k 5 $((SECS + 60)) "$JAVA_HOME/bin/java" -Xss4m -cp "$WORK/classes" Workload $WORKLOAD "$SECS") >"$WORK/plain.log" 2>&1
-with=$(ops "$WORK/queues.log") without=$(ops "$WORK/plain.log")
+with=$(ops "$WORK/queues-0.log") without=$(ops "$WORK/plain.log")
 if [ -n "$with" ] && [ -n "$without" ] && [ "$without" -gt 0 ]; then
   echo "# figure: throughput with queues at 1 ms: $with ops vs $without without the agent ($(awk -v a="$with" -v b="$without" 'BEGIN { printf "%.1f", 100 * a / b }')%)"
 fi

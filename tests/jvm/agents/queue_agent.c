@@ -385,7 +385,7 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   /* Without the opt-in no thread's scheduling changes (test_queues.sh also watches /proc). */
   unsigned long raised = (unsigned long)(qs.raised + qs.raised_gave_up);
   bool opted_in = (agent_init_flags() & ASGST_INIT_REALTIME_QUEUES) != 0;
-  check(opted_in || raised == 0, "no owner raised to real-time priority without the opt-in (%lu raised)", raised);
+  check(opted_in || raised == 0, "owners raised to real-time priority only with the opt-in (%lu raised)", raised);
   long we = atomic_load(&walk_error);
   check(h > 0 && we * 1000 <= h, "current elements' walks fail at most once per 1,000 (%ld of %ld%s%s)", we, h,
         we ? ", the last with " : "", we ? ASGST_ErrorName(atomic_load(&walk_error_code)) : "");
