@@ -32,6 +32,7 @@
 
 #include "impl/native/cfi.h"
 #include "impl/native/sigframe.h"
+#include "tests/unit/native/function_range.h"
 #include "tests/unit/native/unwind_context.h"
 
 enum { MAX = 128 };
@@ -88,18 +89,9 @@ void sig_on_usr2(int sig, siginfo_t *info, void *uc) {
   unwind();
 }
 
-typedef struct {
-  uintptr_t start, end;
-} range;
-
-static range function_range(void *fn) {
-  Dl_info info;
-  const ElfW(Sym) *sym = NULL;
-  range r = {0, 0};
-  if (dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) && sym) {
-    r.start = (uintptr_t)info.dli_saddr;
-    r.end = r.start + sym->st_size;
-  }
+/* The function's bytes, which must be known. */
+static range known_range(void *fn) {
+  range r = function_range(fn);
   assert_true(r.end > r.start);
   return r;
 }
@@ -107,7 +99,7 @@ static range function_range(void *fn) {
 /* True if pc lies in fn: exactly (an interrupted pc), or as a return address (after a
  * call, possibly at the function's end). */
 static bool in(uintptr_t pc, void *fn, bool exact) {
-  range r = function_range(fn);
+  range r = known_range(fn);
   return exact ? pc >= r.start && pc < r.end : pc > r.start && pc <= r.end;
 }
 

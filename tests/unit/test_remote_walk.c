@@ -22,6 +22,7 @@
 #include "asgst.h"
 #include "asgst_synthetic.h"
 #include "impl/guard.h"
+#include "native/function_range.h"
 #include "test_arch.h"
 
 static ASGST_SynthVM *vm;
@@ -49,20 +50,6 @@ static void *chain_thread(void *arg) {
   return NULL;
 }
 
-typedef struct {
-  uintptr_t start, end;
-} range;
-
-static range function_range(void *fn) {
-  Dl_info info;
-  const ElfW(Sym) *sym = NULL;
-  range r = {0, 0};
-  if (dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) && sym) {
-    r.start = (uintptr_t)info.dli_saddr;
-    r.end = r.start + sym->st_size;
-  }
-  return r;
-}
 
 typedef struct {
   ASGST_Frame frames[16];
