@@ -39,10 +39,10 @@ WORKLOAD=mix+mix+deep+deep
 STALE_LIMITS='
 8  35 suspension is a safepoint of the whole VM that the VM thread starts first (2 ms median); owners do not wait for it there (a 1 ms wait a sample: 7.6% stale); 10-16% stale here, 25% at load 6
 11 35 suspension is a safepoint of the whole VM that the VM thread starts first (1.5 ms median); owners do not wait for it there (a 1 ms wait a sample: 6.7% stale); 10-14% stale here, more under load
-21 25 without the opt-in, one processing thread (JVMTI serializes suspensions from 21 on) at normal priority gets about its fair share of two cores beside four busy owners, too little to suspend each owner within its wait: 8-14% stale here on a quiet machine
-25 25 as on 21: 8-13% stale here without the opt-in
-26 25 as on 21: 7-10% stale here without the opt-in
-27 25 as on 21: 12-14% stale here without the opt-in
+21 15 without the opt-in, the processing threads (four, at normal priority) get about their fair share of two cores beside four busy owners, too little to suspend every owner within its wait: 4-7% stale here on a quiet machine (the opt-in run below holds 5%)
+25 15 as on 21: 3-5% stale here without the opt-in
+26 15 as on 21: 4-6% stale here without the opt-in
+27 15 as on 21: 3-6% stale here without the opt-in
 '
 REALTIME_LIMIT=5
 feature=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
