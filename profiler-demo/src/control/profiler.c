@@ -153,6 +153,10 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
   }
   if (prof_signal_install(err, errlen) != 0) return -1;
   prof_buffer_reset();
+  if (prof_fd_start() != 0) {
+    snprintf(err, errlen, "event=fds: cannot map the fd table's ring: %s", strerror(errno));
+    return -1;
+  }
   prof_sym_reset();
   prof_blob_names_reset();
   memset(&prof.stats, 0, sizeof prof.stats);

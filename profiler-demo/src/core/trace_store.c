@@ -102,9 +102,9 @@ static uint32_t prepare(prof_trace_store *s, uint64_t hash, const prof_record *h
 }
 
 /* SS. */
-bool prof_trace_store_add(prof_trace_store *s, const prof_record *h, const prof_frame *frames,
-                          bool by_thread) {
-  if (!s->slots) return false;
+uint32_t prof_trace_store_intern(prof_trace_store *s, const prof_record *h,
+                                 const prof_frame *frames, bool by_thread) {
+  if (!s->slots) return 0;
   int32_t tid = by_thread ? h->tid : 0;
   uint64_t hash = hash_of(h, tid, frames);
   uint32_t mine = 0; /* the trace prepared for this key, not published yet */
@@ -112,18 +112,35 @@ bool prof_trace_store_add(prof_trace_store *s, const prof_record *h, const prof_
   for (size_t probe = 0, i = (size_t)hash & mask; probe < s->nslots; probe++, i = (i + 1) & mask) {
     uint32_t t = atomic_load_explicit(&s->slots[i], memory_order_acquire);
     if (t == 0) {
-      if (!mine && !(mine = prepare(s, hash, h, tid, frames))) return false;
+      if (!mine && !(mine = prepare(s, hash, h, tid, frames))) return 0;
       if (atomic_compare_exchange_strong_explicit(&s->slots[i], &t, mine, memory_order_acq_rel,
                                                   memory_order_acquire))
-        return true;
+        return mine;
       /* Another handler published here first: t is its trace now. */
     }
     if (same_key(s, &s->traces[t - 1], hash, h, tid, frames)) {
       atomic_fetch_add_explicit(&s->traces[t - 1].count, weight_of(h), memory_order_relaxed);
-      return true;
+      return t;
     }
   }
-  return false;
+  return 0;
+}
+
+/* SS. */
+bool prof_trace_store_add(prof_trace_store *s, const prof_record *h, const prof_frame *frames,
+                          bool by_thread) {
+  return prof_trace_store_intern(s, h, frames, by_thread) != 0;
+}
+
+/* N. */
+const prof_frame *prof_trace_store_get(const prof_trace_store *s, uint32_t id, int *nframes) {
+  *nframes = 0;
+  if (!s->slots || id == 0 || id > atomic_load(&((prof_trace_store *)s)->ntraces) ||
+      id > s->max_traces)
+    return NULL;
+  const prof_trace *t = &s->traces[id - 1];
+  *nframes = t->nframes;
+  return &s->arena[t->frame];
 }
 
 /* N. */

@@ -50,6 +50,13 @@ int prof_trace_store_map(prof_trace_store *s, size_t max_traces, size_t arena_by
  * overwritten. */
 bool prof_trace_store_add(prof_trace_store *s, const prof_record *h, const prof_frame *frames,
                           bool by_thread);
+/* SS. As prof_trace_store_add, and says which key: its id (index + 1, stable until the
+ * store is emptied), 0 if the key is new and the store is full. */
+uint32_t prof_trace_store_intern(prof_trace_store *s, const prof_record *h,
+                                 const prof_frame *frames, bool by_thread);
+/* N. The frames of key id (a published one, from prof_trace_store_intern) and their
+ * count; NULL (0 frames) if id is not a key of the store. */
+const prof_frame *prof_trace_store_get(const prof_trace_store *s, uint32_t id, int *nframes);
 /* N. Calls fn for every key with a record made for it: count set, time, seq, walk and lag
  * times 0, no fd info. */
 void prof_trace_store_each(const prof_trace_store *s, prof_sample_fn fn, void *arg);

@@ -186,8 +186,9 @@ bool prof_fd_capture(const prof_event *ev, const void *ucontext, prof_fdinfo *fi
     if (getsockname(fi->fd[0], (struct sockaddr *)(void *)fi->local, &l) == 0)
       fi->locallen = (uint16_t)(l < sizeof fi->local ? l : sizeof fi->local);
   }
-  /* After close the number is free: no inode to take. */
-  for (int i = 0; i < 2 && ev->fd_call != FDC_CLOSE; i++)
+  /* After close the number is free: its inode is 0, unless another thread took the number
+   * again before this handler ran (fd_table.c tells the two apart with it). */
+  for (int i = 0; i < 2; i++)
     if (fi->fd[i] >= 0) fi->ino[i] = inode_of(fi->fd[i]);
   return true;
 }

@@ -147,7 +147,7 @@ static bool live_socket(int fd, sock_view *v) {
 }
 
 /* N. The socket as the traced calls saw it. */
-static void traced_socket(const fd_table *t, const fd_entry *e, sock_view *v) {
+static void traced_socket(const fd_entry *e, sock_view *v) {
   const fd_call *c = &e->create;
   enum prof_fd_call call = c->r ? prof.opts.events[c->r->event].fd_call : FDC_NONE;
   /* A failed bind or connect still tells the family; its addresses were never the
@@ -176,7 +176,6 @@ static void traced_socket(const fd_table *t, const fd_entry *e, sock_view *v) {
   if (connected)
     fd_format_addr(e->connect.fi->addr, e->connect.fi->addrlen, v->peer, sizeof v->peer);
   if (call == FDC_ACCEPT) fd_format_addr(c->fi->addr, c->fi->addrlen, v->peer, sizeof v->peer);
-  (void)t;
 }
 
 /* N. Writes a socket's words. */
@@ -199,7 +198,7 @@ static void failure_words(const fd_entry *e, char *buf, size_t n) {
 }
 
 /* N. */
-void fd_describe(const fd_table *t, const fd_entry *e, char *buf, size_t n) {
+void fd_describe(const fd_entry *e, char *buf, size_t n) {
   const fd_call *c = fd_entry_first(e);
   enum prof_fd_call call = e->create.r ? prof.opts.events[c->r->event].fd_call : FDC_NONE;
   const char *sys = prof.opts.events[c->r->event].syscall;
@@ -219,7 +218,7 @@ void fd_describe(const fd_table *t, const fd_entry *e, char *buf, size_t n) {
     link[l > 0 ? l : 0] = 0;
     snprintf(buf, n, "file %s", link[0] ? link : (const char *)c->fi->addr);
   } else if (call == FDC_SOCKET || call == FDC_ACCEPT || call == FDC_NONE) {
-    traced_socket(t, e, &v);
+    traced_socket(e, &v);
     socket_words(&v, extra, buf, n);
   } else if (call == FDC_PAIR_ARG0) {
     snprintf(buf, n, "pipe (read end %d, write end %d)", e->fd[0], e->fd[1]);
@@ -231,6 +230,22 @@ void fd_describe(const fd_table *t, const fd_entry *e, char *buf, size_t n) {
     snprintf(buf, n, "%.*s", (int)l, sys);
   }
   failure_words(e, buf, n);
+}
+
+/* N. */
+void fd_kind(const char *what, char *buf, size_t n) {
+  /* Up to the first address, path or parenthesis ("tcp6" keeps its 6); a file's path,
+   * relative or not, is all left out. */
+  if (strncmp(what, "file ", 5) == 0) {
+    snprintf(buf, n, "file");
+    return;
+  }
+  size_t l = 0;
+  while (what[l] && !strchr("/@[(,", what[l]) &&
+         !(what[l] >= '0' && what[l] <= '9' && (l == 0 || what[l - 1] == ' ')))
+    l++;
+  while (l > 0 && (what[l - 1] == ' ' || what[l - 1] == '>' || what[l - 1] == '-')) l--;
+  snprintf(buf, n, "%.*s", (int)l, what);
 }
 
 /* ---- Stacks ---- */

@@ -1,6 +1,8 @@
 /*
- * fd_live.c - the fd report while the JVM runs: rewritten every fds_interval, and on
- * request from asgst-attach ("fds [match]").
+ * fd_live.c - the fd table and report while the JVM runs: one thread reads the calls the
+ * handlers leave in the ring into the table every DRAIN_NS (so the ring never fills at any
+ * rate a JVM reaches) and rewrites fds= every fds_interval; asgst-attach's "fds [match]"
+ * gets the report at once.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,41 +14,48 @@
 #include "core/state.h"
 #include "fd/fd.h"
 
-static _Atomic bool rewriter_alive;
+#define DRAIN_NS 5000000u /* 5 ms: at 60,000 calls a second, 300 of the ring's cells */
 
-/* N. Sleeps ns in steps of at most 100 ms; false as soon as profiling has stopped. */
-static bool nap_while_running(uint64_t ns) {
-  while (ns > 0 && atomic_load(&prof.running)) {
-    uint64_t step = ns < 100000000u ? ns : 100000000u;
-    struct timespec ts = {(time_t)(step / 1000000000u), (long)(step % 1000000000u)};
-    nanosleep(&ts, NULL);
-    ns -= step;
-  }
-  return atomic_load(&prof.running);
+static _Atomic bool drainer_alive;
+
+/* N. True if this run traces fd calls. */
+static bool fd_traced(void) {
+  for (int i = 0; i < prof.opts.nevents; i++)
+    if (prof.opts.events[i].fd_call != FDC_NONE) return true;
+  return false;
 }
 
-/* N. The rewriter: one per process; it ends when profiling stops (the stop writes the
- * final report itself). */
-static void *rewriter(void *arg) {
+/* N. The drainer: one per process, for its life (a restart finds it running). Reads the
+ * ring every DRAIN_NS, and while profiling rewrites fds= every fds_interval (the stop
+ * writes the final report itself). */
+static void *drainer(void *arg) {
   (void)arg;
   char err[600];
-  while (prof.opts.fds_interval && nap_while_running(prof.opts.fds_interval))
+  uint64_t since = 0;
+  struct timespec ts = {0, DRAIN_NS};
+  for (;;) {
+    nanosleep(&ts, NULL);
+    prof_fd_drain();
+    since += DRAIN_NS;
+    if (!atomic_load(&prof.running) || !prof.opts.fds_interval || !prof.opts.fds_file[0] ||
+        since < prof.opts.fds_interval)
+      continue;
+    since = 0;
     if (prof_fd_write_file(prof.opts.fds_file, err, sizeof err) != 0) prof_say("asgst-prof: %s\n", err);
-  atomic_store(&rewriter_alive, false);
+  }
   return NULL;
 }
 
 /* N. */
 void prof_fd_interval_start(void) {
-  if (!prof.opts.fds_interval || !prof.opts.fds_file[0] || atomic_exchange(&rewriter_alive, true))
-    return;
+  if (!fd_traced() || atomic_exchange(&drainer_alive, true)) return;
   pthread_t th;
   pthread_attr_t a;
   pthread_attr_init(&a);
   pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-  if (pthread_create(&th, &a, rewriter, NULL) != 0) {
-    atomic_store(&rewriter_alive, false);
-    prof_say("asgst-prof: fds_interval: cannot start the rewriting thread\n");
+  if (pthread_create(&th, &a, drainer, NULL) != 0) {
+    atomic_store(&drainer_alive, false);
+    prof_say("asgst-prof: event=fds: cannot start the fd table's thread\n");
   } else {
     pthread_setname_np(th, "asgst-fds"); /* ours: not profiled (threads.c) */
   }
@@ -55,9 +64,7 @@ void prof_fd_interval_start(void) {
 
 /* N. */
 int prof_fd_query(const char *match, const char *reply, char *err, size_t errlen) {
-  bool traced = false;
-  for (int i = 0; i < prof.opts.nevents; i++) traced |= prof.opts.events[i].fd_call != FDC_NONE;
-  if (!traced)
+  if (!fd_traced())
     return prof_fail(err, errlen, "no fd calls are traced in this run (%s); start one with "
                      "event=fds", atomic_load(&prof.running) ? "profiling" : "not profiling");
   FILE *f = reply && reply[0] ? fopen(reply, "a") : stderr;

@@ -1,9 +1,9 @@
 /*
- * fd_report.c - which Java code created which file descriptor: every descriptor of the
- * traced fd calls (fd_table.c), open ones first by number, then closed ones newest first,
- * each with its kind and addresses or path, a one-line stack, and every traced call on it
- * (create, bind, listen, connect, close; a failed one with its errno) with its time,
- * thread and full stack.
+ * fd_report.c - which Java code created which file descriptor, from the live fd table
+ * (fd_table.c): every open descriptor, by number, then the newest closed ones, each with
+ * its kind and addresses or path, a one-line stack, and every traced call on it (create,
+ * bind, listen, connect, close; a failed one with its errno) with its time, thread and
+ * full stack; then every closed one counted by creating call, stack and kind.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -16,8 +16,6 @@
 #include "core/say.h"
 #include "core/thread_names.h"
 #include "fd/fd_table.h"
-
-#define FULL_CLOSED 100 /* closed entries shown in full; older ones are only counted */
 
 /* N. The entry's fds: "12" or "5,6", and which end of an open pair is closed already. */
 static void fd_numbers(const fd_entry *e, char *buf, size_t n) {
@@ -61,10 +59,10 @@ static void write_call(FILE *out, const char *what, const fd_call *c) {
 }
 
 /* N. One entry: a headline, the one-line stack, then every call in full. */
-static void write_entry(FILE *out, const fd_table *t, const fd_entry *e) {
+static void write_entry(FILE *out, const fd_entry *e) {
   char fds[96], what[400], when[32], state[128] = "open", line[2048];
   fd_numbers(e, fds, sizeof fds);
-  fd_describe(t, e, what, sizeof what);
+  fd_describe(e, what, sizeof what);
   const fd_call *first = fd_entry_first(e);
   fd_format_time(first->fi->time_ns, when, sizeof when);
   if (!fd_entry_is_open(e)) closed_words(e, state, sizeof state);
@@ -82,10 +80,10 @@ static void write_entry(FILE *out, const fd_table *t, const fd_entry *e) {
 
 /* N. True if match names the entry: its fd number, a port of it (":N"), or a part of its
  * description (address, path, kind). */
-static bool matches(const fd_table *t, const fd_entry *e, const char *match) {
+static bool matches(const fd_entry *e, const char *match) {
   if (!match || !match[0]) return true;
   char what[400];
-  fd_describe(t, e, what, sizeof what);
+  fd_describe(e, what, sizeof what);
   bool number = true;
   for (const char *p = match; *p; p++) number &= isdigit((unsigned char)*p) != 0;
   if (!number) return strstr(what, match) != NULL;
@@ -97,74 +95,61 @@ static bool matches(const fd_table *t, const fd_entry *e, const char *match) {
   return false;
 }
 
-/* Sort orders. */
-static const fd_table *sort_table;
-/* N. Open ones by fd number, then closed ones newest close first. */
-static int by_state(const void *a, const void *b) {
-  const fd_entry *x = &sort_table->e[*(const size_t *)a], *y = &sort_table->e[*(const size_t *)b];
-  bool ox = fd_entry_is_open(x), oy = fd_entry_is_open(y);
-  if (ox != oy) return ox ? -1 : 1;
-  if (ox) return x->fd[0] - y->fd[0];
-  uint64_t cx = x->closed_ns[0] > x->closed_ns[1] ? x->closed_ns[0] : x->closed_ns[1];
-  uint64_t cy = y->closed_ns[0] > y->closed_ns[1] ? y->closed_ns[0] : y->closed_ns[1];
-  return cx < cy ? 1 : cx > cy ? -1 : 0;
+/* N. True if match names a history: its last fd number, or a part of its kind or last
+ * description (a port, an address, a path). */
+static bool history_matches(const fd_history *h, const char *match) {
+  if (!match || !match[0]) return true;
+  char fd[16];
+  snprintf(fd, sizeof fd, "%d", h->last_fd);
+  return strcmp(fd, match) == 0 || strstr(h->last_what, match) || strstr(h->kind, match);
 }
 
-/* N. */
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
+/* N. One history: how many, what, the last one, the creating stack on one line. */
+static void write_history(FILE *out, const fd_history *h) {
+  char when[32], line[2048];
+  fd_format_time(h->last_closed_ns, when, sizeof when);
+  fd_oneline_stack(&h->first, line, sizeof line);
+  fprintf(out, "%llu x %s() %s created and closed (%llu with close traced); last fd %d "
+          "closed %s: %s\n  at %s\n", (unsigned long long)h->count,
+          prof.opts.events[h->event].syscall, h->kind, (unsigned long long)h->exact,
+          h->last_fd, when, h->last_what, line);
 }
 
-/* N. The closed entries beyond those shown in full: one line per distinct (call, stack)
- * with a count (lines made once, sorted, equal neighbours counted). */
-static void write_rest(FILE *out, const fd_table *t, const size_t *idx, size_t n) {
-  if (n == 0) return;
-  char **lines = calloc(n, sizeof *lines), stack[2048], line[2200];
-  for (size_t i = 0; i < n; i++) {
-    const fd_call *c = fd_entry_first(&t->e[idx[i]]);
-    fd_oneline_stack(c, stack, sizeof stack);
-    snprintf(line, sizeof line, "%s at %s", prof.opts.events[c->r->event].syscall, stack);
-    lines[i] = strdup(line);
-  }
-  qsort(lines, n, sizeof *lines, cmp_str);
-  fprintf(out, "older closed descriptors (%zu), by call and stack:\n", n);
-  for (size_t i = 0, j; i < n; i = j) {
-    for (j = i; j < n && strcmp(lines[i], lines[j]) == 0; j++) {}
-    fprintf(out, "  %zu x %s\n", j - i, lines[i]);
-  }
-  for (size_t i = 0; i < n; i++) free(lines[i]);
-  free(lines);
-}
-
-static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* N. Serialised: the table's memory of sightings and the symbol table are shared by the
- * interval thread, asgst-attach requests and the final dump. */
+/* N. Serialised by the table's lock: the interval thread, asgst-attach requests and the
+ * final dump share the table and the symbol table. */
 void prof_write_fd_report(FILE *out, const char *match) {
-  pthread_mutex_lock(&report_lock);
-  fd_table t;
-  fd_table_build(&t);
-  size_t *idx = calloc(t.n + 1, sizeof *idx), m = 0, nopen = 0;
-  for (size_t i = 0; i < t.n; i++)
-    if (matches(&t, &t.e[i], match)) idx[m++] = i, nopen += fd_entry_is_open(&t.e[i]);
-  sort_table = &t;
-  qsort(idx, m, sizeof *idx, by_state);
+  fd_view v;
+  fd_view_take(&v);
+  size_t nopen = 0, nrecent = 0;
+  for (size_t i = 0; i < v.nopen; i++)
+    if (matches(v.open[i], match)) v.open[nopen++] = v.open[i];
+  for (size_t i = 0; i < v.nrecent; i++)
+    if (matches(v.recent[i], match)) v.recent[nrecent++] = v.recent[i];
   char now[32];
-  fd_format_time(t.now_ns, now, sizeof now);
-  fprintf(out, "=== file descriptors of traced calls (pid %d, %s)%s%s: %zu, %zu open ===\n"
-          "(* marks the first frame outside the JDK: not java., javax., jdk., sun., com.sun.)\n",
-          (int)getpid(), now, match && match[0] ? " matching " : "", match ? match : "", m, nopen);
-  for (size_t i = 0; i < m && i < nopen + FULL_CLOSED; i++) {
-    if (i == nopen) fprintf(out, "--- closed (%zu, newest first) ---\n", m - nopen);
-    write_entry(out, &t, &t.e[idx[i]]);
-  }
-  if (m > nopen + FULL_CLOSED) write_rest(out, &t, idx + nopen + FULL_CLOSED, m - nopen - FULL_CLOSED);
-  if (t.n == 0)
+  fd_format_time(v.now_ns, now, sizeof now);
+  bool some = match && match[0];
+  fprintf(out, "=== file descriptors of traced calls (pid %d, %s)%s%s: %zu open, %llu closed "
+          "===\n(* marks the first frame outside the JDK: not java., javax., jdk., sun., "
+          "com.sun.)\n", (int)getpid(), now, some ? " matching " : "", some ? match : "",
+          nopen, (unsigned long long)v.closed);
+  for (size_t i = 0; i < nopen; i++) write_entry(out, v.open[i]);
+  if (nrecent) fprintf(out, "--- closed (the newest %zu, newest first) ---\n", nrecent);
+  for (size_t i = 0; i < nrecent; i++) write_entry(out, v.recent[i]);
+  size_t shown = 0;
+  for (size_t i = 0; i < v.nhist; i++) shown += history_matches(v.hist[i], match);
+  if (shown || v.other)
+    fprintf(out, "--- closed, counted by creating call, stack and kind (%llu closed, %zu "
+            "histories of at most %d) ---\n", (unsigned long long)v.closed, v.nhist,
+            FD_HISTORIES);
+  for (size_t i = 0; i < v.nhist; i++)
+    if (history_matches(v.hist[i], match)) write_history(out, v.hist[i]);
+  if (v.other)
+    fprintf(out, "%llu x other: closed beyond the %d histories\n", (unsigned long long)v.other,
+            FD_HISTORIES);
+  if (v.calls == 0)
     fprintf(out, "no fd calls traced: trace them with event=fds (or event=syscalls:sys_enter_"
             "socket and friends)\n");
-  free(idx);
-  fd_table_free(&t);
-  pthread_mutex_unlock(&report_lock);
+  fd_view_release(&v);
 }
 
 /* N. Written next to path and renamed over it, so a reader never sees half a report. */

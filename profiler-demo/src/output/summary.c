@@ -12,6 +12,7 @@
 #include "asgst.h"
 #include "core/records.h"
 #include "core/state.h"
+#include "fd/fd.h"
 #include "output/output.h"
 
 /* N. A walk result's name: trace kinds for > 0, error names otherwise. */
@@ -109,4 +110,5 @@ void prof_write_summary(FILE *out) {
           "unknown events\n",
           (unsigned long long)(prof.stats.lost_signals - prof.stats.via_sigio),
           (unsigned long long)prof.stats.unknown_signal);
+  prof_fd_write_summary(out);
 }

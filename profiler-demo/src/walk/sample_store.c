@@ -11,6 +11,7 @@
 
 #include "core/blob_names.h"
 #include "core/state.h"
+#include "fd/fd.h"
 #include "walk/walk.h"
 
 /* SS. */
@@ -101,13 +102,13 @@ static uint64_t event_time(uint64_t walk_ns, uint64_t lag_ns) {
 /* SS. Whether a sample needs a record of its own in the sample buffer, or is counted in
  * the call-trace store under its key (frames, event, walk result, thread if `threads`):
  * a store keeps each distinct key once, so memory grows with distinct stacks, not with
- * samples. Kept whole: a sample with fd info (the fd report reads each call, its fds and
- * time), and every sample while a .jfr output is asked (a JFR event carries its sample's
- * time; control/ says so in prof.keep_each_sample, also when a dump names new files:
- * asgst-attach dump,file=...). A file named later meets the samples counted so far
- * (jfr_writer.c). */
-static bool needs_own_record(const prof_fdinfo *fdi) {
-  return fdi || atomic_load_explicit(&prof.keep_each_sample, memory_order_relaxed);
+ * samples. Kept whole: every sample while a .jfr output is asked (a JFR event carries its
+ * sample's time and fd fields; control/ says so in prof.keep_each_sample, also when a dump
+ * names new files: asgst-attach dump,file=...). A file named later meets the samples
+ * counted so far (jfr_writer.c). A traced fd call goes to the live fd table besides
+ * (fd/fd_events.c), which keeps what the fd report needs. */
+static bool needs_own_record(void) {
+  return atomic_load_explicit(&prof.keep_each_sample, memory_order_relaxed);
 }
 
 /* SS. */
@@ -136,12 +137,14 @@ void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk
   h.time_ns = event_time(walk_ns, lag_ns);
   h.seq = atomic_fetch_add_explicit(&prof.stats.seq, 1, memory_order_relaxed);
   h.count = weight;
-  bool own = needs_own_record(fdi);
-  bool kept = own ? prof_buffer_append(&h, w->frames, fdi)
-                  : prof_buffer_count(&h, w->frames, prof.opts.threads);
+  bool own = needs_own_record();
+  /* A traced fd call the fd table cannot take (its ring full) is lost as to a full buffer. */
+  bool noted = !fdi || prof_fd_note(&h, w->frames, fdi);
+  bool kept = noted && (own ? prof_buffer_append(&h, w->frames, fdi)
+                            : prof_buffer_count(&h, w->frames, prof.opts.threads));
   if (kept)
     atomic_fetch_add_explicit(&prof.stats.stored[ev], weight, memory_order_relaxed);
-  else if (own)
+  else if (own || !noted)
     atomic_fetch_add_explicit(&prof.stats.lost_buffer[ev], weight, memory_order_relaxed);
   else
     atomic_fetch_add_explicit(&prof.stats.lost_store[ev], weight, memory_order_relaxed);
