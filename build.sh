@@ -108,9 +108,9 @@ case "${1:-build}" in
   eval) do_build; shift; exec "$ROOT/profiler-demo/eval/eval.sh" --build "$BUILD" "$@" ;;
   fuzz) do_build; exec "$ROOT/tests/fuzz/fuzz.sh" "$BUILD" "${2:-60}" ;;
   soak) do_build; exec "$ROOT/tests/soak/soak.sh" "$BUILD" "${2:-60}" ;;
-  memsoak) do_build; exec "$ROOT/tests/soak/memory.sh" "$BUILD" "${2:-60}" ;;
+  memsoak) do_build; exec "$ROOT/tests/soak/memory.sh" "$BUILD" "${2:-60}" "${3:-all}" ;;
   install) do_build; cmake --install "$BUILD" --prefix "${2:-/usr/local}" | grep -v '^-- Up-to-date' ;;
   aarch64-env) exec "$ROOT/tests/aarch64/env.sh" ;;
   clean) rm -rf "$BUILD" "$BUILD-aarch64" "$ROOT/out" ;;
-  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench [two-agents]|eval|fuzz [SECONDS]|soak [MINUTES]|memsoak [MINUTES]|aarch64-env|build-aarch64|test-aarch64|clean" >&2; exit 2 ;;
+  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench [two-agents]|eval|fuzz [SECONDS]|soak [MINUTES]|memsoak [MINUTES] [cpu|fds]|aarch64-env|build-aarch64|test-aarch64|clean" >&2; exit 2 ;;
 esac

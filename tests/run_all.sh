@@ -83,7 +83,7 @@ EXTRA_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_stopp
   tests/jvm/test_init.sh
   tests/jvm/test_remote_walk.sh profiler-demo/tests/test_cpu_ratio.sh
   profiler-demo/tests/test_wall.sh profiler-demo/tests/test_fd_report.sh
-  profiler-demo/tests/test_fd_live.sh profiler-demo/tests/test_nscd.sh
+  profiler-demo/tests/test_fd_live.sh profiler-demo/tests/test_fd_churn.sh profiler-demo/tests/test_nscd.sh
   profiler-demo/tests/test_tracepoint_filter.sh profiler-demo/tests/test_attach.sh
   profiler-demo/tests/test_vm_code_names.sh profiler-demo/tests/test_pprof.sh
   profiler-demo/tests/test_jfr.sh profiler-demo/tests/test_queue_folds.sh)

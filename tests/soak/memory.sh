@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# memory.sh BUILD_DIR [MINUTES] - the demo profiler left on for a long time (default 60
-# minutes): eight busy threads with varied but finite stacks (BusyThreads), cpu at 1 ms,
-# the .collapsed, .txt and .pb.gz outputs. Its resident memory, read every 30 s, must stay
-# under 100 MB above the same workload's without the agent (run first, 90 s, its highest
-# reading), and the counts must be exact: the profiler's total is the .txt's, the
-# .pb.gz's, and the .collapsed's sum plus the samples without frames. Not part of
-# `./build.sh test`; run as `./build.sh memsoak [MINUTES]`. TAP lines; logs stay in
-# BUILD_DIR/memsoak/.
+# memory.sh BUILD_DIR [MINUTES] [cpu|fds|all] - the demo profiler left on for a long time
+# (default 60 minutes each run, both runs):
+#   cpu: eight busy threads with varied but finite stacks (BusyThreads), cpu at 1 ms, the
+#     .collapsed, .txt and .pb.gz outputs. Its resident memory, read every 30 s, must stay
+#     under 100 MB above the same workload's without the agent (run first, 90 s, its
+#     highest reading), and the counts must be exact: the profiler's total is the .txt's,
+#     the .pb.gz's, and the .collapsed's sum plus the samples without frames.
+#   fds: event=fds on a thread opening and closing a file and a socket as fast as it can
+#     (FdChurn, a fixed pre-touched heap), the report rewritten every 10 s. Its resident
+#     memory must grow at most 8 MB from the first minute to the end, no fd call may be
+#     lost, and the report's histories must count every file FdChurn opened.
+# Not part of `./build.sh test`; run as `./build.sh memsoak [MINUTES] [cpu|fds]`. TAP
+# lines; logs stay in BUILD_DIR/memsoak/.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 MINUTES=${2:-60}
+RUNS=${3:-all}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$ROOT/profiler-demo/tests/lib.sh" "$BUILD"
 source "$TESTS/pprof_lib.sh"
 LOGS=$BUILD/memsoak
 rm -rf "$LOGS" && mkdir -p "$LOGS"
-echo "1..4"
+case $RUNS in cpu|fds) echo "1..4" ;; *) echo "1..8" ;; esac
 compile || { echo "Bail out! javac failed"; exit 1; }
 SECS=$((MINUTES * 60))
 # rss_track PID LOG: VmRSS (kB) every 30 s (every 5 s in the first minute) while PID runs.
@@ -28,29 +34,72 @@ rss_track() {
     t=$((t + step))
   done
 }
-"$JAVA" -cp "$CLASSES" BusyThreads 90 8 >/dev/null 2>&1 &
-rss_track $! "$LOGS/rss-without.log"
-base=$(awk '{if ($2 > m) m = $2} END {print m + 0}' "$LOGS/rss-without.log")
-D=$LOGS/out
-mkdir -p "$D"
-"$JAVA" -agentpath:"$AGENT=event=cpu,interval=1ms,file=$D/p.collapsed,file=$D/p.txt,file=$D/p.pb.gz" \
-  -cp "$CLASSES" BusyThreads "$SECS" 8 >/dev/null 2>"$LOGS/stderr" &
-JVM=$!
-rss_track $JVM "$LOGS/rss-with.log"
-wait $JVM
-check "JVM with the agent, 8 busy threads, cpu 1 ms, $MINUTES min, exits 0" [ $? = 0 ]
-top=$(awk '{if ($2 > m) m = $2} END {print m + 0}' "$LOGS/rss-with.log")
-at10=$(awk '$1 >= 600 {print $2; exit}' "$LOGS/rss-with.log")
-last=$(tail -1 "$LOGS/rss-with.log" | awk '{print $2}')
-figure "VmRSS without the agent at most ${base} kB; with it ${at10:-?} kB at 10 min, ${last} kB at the end, at most ${top} kB"
-check "resident memory stays under 100 MB above the JVM without the agent ($(( (top - base) / 1024 )) MB)" \
-  [ "$base" -gt 0 -a $((top - base)) -lt $((100 * 1024)) ]
-own=$(sed -n 's/^  cpu  *samples \([0-9]*\).*/\1/p' "$LOGS/stderr" | tail -1)
-t=$(sed -n 's/^hottest frames (self samples of \([0-9]*\).*/\1/p' "$D/p.txt")
-c=$(samples_total "$D/p.collapsed")
-figure "samples: profiler ${own:-none}, .txt ${t:-none}, .collapsed $c; $(grep -E '^call-trace store:|lost' "$LOGS/stderr" | tr -s ' ' | tr '\n' ';')"
-check "the .txt counts the profiler's total (${own:-none}), exactly" bash -c "[ -n '$own' ] && [ '$t' = '$own' ]"
-n=$(pprof_total "$D/p.pb.gz" samples)
-nf=$(pprof -top -nodecount=1000 -nodefraction=0 -sample_index=samples "$D/p.pb.gz" | awk '/ \[no frames\]$/ {print $1}')
-check "the .pb.gz (${n:-none}) and the .collapsed ($c + ${nf:-0} without frames) count the same" \
-  bash -c "[ '$n' = '$own' ] && [ '$((c + ${nf:-0}))' = '$own' ]"
+cpu_run() {
+  "$JAVA" -cp "$CLASSES" BusyThreads 90 8 >/dev/null 2>&1 &
+  rss_track $! "$LOGS/rss-without.log"
+  base=$(awk '{if ($2 > m) m = $2} END {print m + 0}' "$LOGS/rss-without.log")
+  D=$LOGS/out
+  mkdir -p "$D"
+  "$JAVA" -agentpath:"$AGENT=event=cpu,interval=1ms,file=$D/p.collapsed,file=$D/p.txt,file=$D/p.pb.gz" \
+    -cp "$CLASSES" BusyThreads "$SECS" 8 >/dev/null 2>"$LOGS/stderr" &
+  JVM=$!
+  rss_track $JVM "$LOGS/rss-with.log"
+  wait $JVM
+  check "JVM with the agent, 8 busy threads, cpu 1 ms, $MINUTES min, exits 0" [ $? = 0 ]
+  top=$(awk '{if ($2 > m) m = $2} END {print m + 0}' "$LOGS/rss-with.log")
+  at10=$(awk '$1 >= 600 {print $2; exit}' "$LOGS/rss-with.log")
+  last=$(tail -1 "$LOGS/rss-with.log" | awk '{print $2}')
+  figure "VmRSS without the agent at most ${base} kB; with it ${at10:-?} kB at 10 min, ${last} kB at the end, at most ${top} kB"
+  check "resident memory stays under 100 MB above the JVM without the agent ($(( (top - base) / 1024 )) MB)" \
+    [ "$base" -gt 0 -a $((top - base)) -lt $((100 * 1024)) ]
+  own=$(sed -n 's/^  cpu  *samples \([0-9]*\).*/\1/p' "$LOGS/stderr" | tail -1)
+  t=$(sed -n 's/^hottest frames (self samples of \([0-9]*\).*/\1/p' "$D/p.txt")
+  c=$(samples_total "$D/p.collapsed")
+  figure "samples: profiler ${own:-none}, .txt ${t:-none}, .collapsed $c; $(grep -E '^call-trace store:|lost' "$LOGS/stderr" | tr -s ' ' | tr '\n' ';')"
+  check "the .txt counts the profiler's total (${own:-none}), exactly" bash -c "[ -n '$own' ] && [ '$t' = '$own' ]"
+  n=$(pprof_total "$D/p.pb.gz" samples)
+  nf=$(pprof -top -nodecount=1000 -nodefraction=0 -sample_index=samples "$D/p.pb.gz" | awk '/ \[no frames\]$/ {print $1}')
+  check "the .pb.gz (${n:-none}) and the .collapsed ($c + ${nf:-0} without frames) count the same" \
+    bash -c "[ '$n' = '$own' ] && [ '$((c + ${nf:-0}))' = '$own' ]"
+}
+
+# fds_run: FdChurn under event=fds for MINUTES (3 files left open), then the live report.
+fds_run() {
+  local D=$LOGS/fds
+  mkdir -p "$D"
+  "$JAVA" -Xms32m -Xmx32m -XX:+AlwaysPreTouch -XX:+UseSerialGC \
+    -agentpath:"$AGENT=event=fds,fds=$D/fds.txt,fds_interval=10s" -cp "$CLASSES" FdChurn "$D" "$SECS" 3 \
+    >"$D/out" 2>"$LOGS/fds-stderr" &
+  local jvm=$! t=0
+  while kill -0 $jvm 2>/dev/null && [ ! -e "$D/done" ]; do
+    awk -v t=$t '/^VmRSS:/ {print t, $2}' "/proc/$jvm/status" 2>/dev/null >>"$LOGS/rss-fds.log"
+    local step=$((t < 60 ? 5 : 30))
+    sleep $step
+    t=$((t + step))
+  done
+  check "FdChurn under event=fds ran its $MINUTES min" [ -e "$D/done" ]
+  "$ATTACH" $jvm fds >"$D/live" 2>&1
+  touch "$D/exit"
+  wait $jvm
+  local at1 last top files sockets fh lost
+  at1=$(awk '$1 >= 60 {print $2; exit}' "$LOGS/rss-fds.log")
+  last=$(tail -1 "$LOGS/rss-fds.log" | awk '{print $2}')
+  top=$(awk '{if ($2 > m) m = $2} END {print m + 0}' "$LOGS/rss-fds.log")
+  read -r files sockets < <(sed -n 's/^files=\([0-9]*\) sockets=\([0-9]*\)$/\1 \2/p' "$D/out")
+  figure "event=fds: VmRSS ${at1:-?} kB at 1 min, ${last:-?} kB at the end, at most $top kB; FdChurn ${files:-?} files and ${sockets:-?} sockets ($(( (${files:-0} + ${sockets:-0}) / SECS )) a second)"
+  check "event=fds: resident memory grows at most 8 MB from 1 min to the end ($(( ${top:-0} - ${at1:-0} )) kB)" \
+    [ -n "$at1" -a $(( ${top:-0} - ${at1:-0} )) -le $((8 * 1024)) ]
+  fh=$(awk '/^--- closed, counted/ { on = 1; next } on && /^[0-9]+ x / { n = $3 == "openat()" ? $1 : 0; next }
+    on && index($0, "  at java.io.FileInputStream.open0 ") == 1 && index($0 " ", "*FdChurn$Churn.openFile ") { s += n }
+    END { print s + 0 }' "$D/live")
+  check "event=fds: the histories count FdChurn's ${files:-?} files ($fh)" [ -n "$files" -a "$fh" = "${files:-x}" ]
+  lost=$(sed -n 's/.*fd calls lost \([0-9]*\).*/\1/p' "$LOGS/fds-stderr")
+  figure "$(grep -E '^fd table:' "$LOGS/fds-stderr")"
+  check "event=fds: no fd call lost (${lost:-none})" [ "$lost" = 0 ]
+}
+
+case $RUNS in
+  cpu) cpu_run ;;
+  fds) fds_run ;;
+  *) cpu_run; fds_run ;;
+esac

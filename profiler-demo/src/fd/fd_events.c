@@ -24,15 +24,15 @@
 #define RING_CELLS ((size_t)16 << 10)
 /* The fd stack store: distinct stacks (a power of two) and their frames' bytes, address
  * space touched as used. */
-#define STACKS ((size_t)16 << 10)
+#define FD_STACKS ((size_t)16 << 10)
 #define STACK_ARENA_BYTES ((size_t)16 << 20)
 
 typedef struct {
   _Atomic uint64_t turn; /* stored less the cell's index, so zero-filled pages are ready */
   prof_fd_event ev;
-} cell;
+} ring_cell;
 
-static cell *ring;
+static ring_cell *ring;
 static _Atomic uint64_t head;  /* next turn to claim */
 static uint64_t tail;          /* next turn to read (the consumer's) */
 static prof_trace_store stacks;
@@ -41,24 +41,24 @@ static _Atomic uint64_t stacks_full; /* calls kept without their stack (store fu
 /* N. */
 int prof_fd_events_map(void) {
   if (!ring) {
-    void *p = mmap(NULL, RING_CELLS * sizeof(cell), PROT_READ | PROT_WRITE,
+    void *p = mmap(NULL, RING_CELLS * sizeof(ring_cell), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return -1;
     ring = p;
   }
-  return prof_trace_store_map(&stacks, STACKS, STACK_ARENA_BYTES);
+  return prof_trace_store_map(&stacks, FD_STACKS, STACK_ARENA_BYTES);
 }
 
 /* N. Only while no handler is sampling. */
 void prof_fd_events_reset(void) {
-  if (ring) madvise(ring, RING_CELLS * sizeof(cell), MADV_DONTNEED);
+  if (ring) madvise(ring, RING_CELLS * sizeof(ring_cell), MADV_DONTNEED);
   atomic_store(&head, 0);
   tail = 0;
   prof_trace_store_empty(&stacks);
   atomic_store(&stacks_full, 0);
 }
 
-/* SS. The turn cell i is ready for (see cell.turn). */
+/* SS. The turn cell i is ready for (see ring_cell.turn). */
 static uint64_t turn_of(size_t i) {
   return atomic_load_explicit(&ring[i].turn, memory_order_acquire) + i;
 }
@@ -88,7 +88,7 @@ bool prof_fd_note(const prof_record *h, const prof_frame *frames, const prof_fdi
   uint32_t stack = prof_trace_store_intern(&stacks, &key, norm, false);
   if (!stack) atomic_fetch_add_explicit(&stacks_full, 1, memory_order_relaxed);
   uint64_t pos = atomic_load_explicit(&head, memory_order_relaxed);
-  cell *c;
+  ring_cell *c;
   for (;;) {
     c = &ring[pos & (RING_CELLS - 1)];
     int64_t d = (int64_t)(turn_of(pos & (RING_CELLS - 1)) - pos);
