@@ -1,8 +1,11 @@
 /*
  * fd.h - fd tracing: which Java code created which file descriptor. The signal handler
- * reads what a traced syscall did (fd_capture.c); at dump time, on an interval and on
- * request the records become the fd report (fd_table.c, fd_format.c, fd_report.c,
- * fd_live.c; their shared parts in fd_table.h).
+ * reads what a traced syscall did (fd_capture.c) and hands the call, its stack interned,
+ * to the live fd table through a fixed ring (fd_events.c); a thread reads the ring into
+ * the table every few milliseconds (fd_live.c, fd_table.c), which keeps the open fds whole
+ * and the closed ones counted per creating stack; at dump time, on an interval and on
+ * request the table becomes the fd report (fd_report.c, fd_format.c; their shared parts in
+ * fd_table.h).
  *
  * Signal-safety classes as in asgst.h: SS async-signal-safe, N ordinary code.
  */
