@@ -144,7 +144,7 @@ while read -r label home; do
   versions="$versions$v "
   passed=0
   for t in "${suites[@]}"; do
-    JAVA_HOME=$home WALK_SECONDS=3 WALK_STRESS_SECONDS=10 QUEUE_SECONDS=8 \
+    JAVA_HOME=$home WALK_SECONDS=3 WALK_STRESS_SECONDS=10 QUEUE_SECONDS=8 FD_CHURN_SECONDS=8 \
       run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
     passed=$((passed + RUN_PASSED))
   done
