@@ -4,7 +4,10 @@
 # the .collapsed, .txt and .pb.gz outputs. Its resident memory, read every 30 s, must stay
 # under 100 MB above the same workload's without the agent (run first, 90 s, its highest
 # reading), and the counts must be exact: the profiler's total is the .txt's, the
-# .pb.gz's, and the .collapsed's sum plus the samples without frames. Not part of
+# .pb.gz's, and the .collapsed's sum plus the samples without frames. Then the same
+# workload as long with a .jfr output (streamed in chunks: every sample is an event, yet
+# memory must not grow with the samples): its resident memory may grow at most 8 MB after
+# its first 10 s, and the JDK's jfr counts every sample in it. Not part of
 # `./build.sh test`; run as `./build.sh memsoak [MINUTES]`. TAP lines; logs stay in
 # BUILD_DIR/memsoak/.
 set -u
@@ -15,7 +18,7 @@ source "$ROOT/profiler-demo/tests/lib.sh" "$BUILD"
 source "$TESTS/pprof_lib.sh"
 LOGS=$BUILD/memsoak
 rm -rf "$LOGS" && mkdir -p "$LOGS"
-echo "1..4"
+echo "1..7"
 compile || { echo "Bail out! javac failed"; exit 1; }
 SECS=$((MINUTES * 60))
 # rss_track PID LOG: VmRSS (kB) every 30 s (every 5 s in the first minute) while PID runs.
@@ -54,3 +57,28 @@ n=$(pprof_total "$D/p.pb.gz" samples)
 nf=$(pprof -top -nodecount=1000 -nodefraction=0 -sample_index=samples "$D/p.pb.gz" | awk '/ \[no frames\]$/ {print $1}')
 check "the .pb.gz (${n:-none}) and the .collapsed ($c + ${nf:-0} without frames) count the same" \
   bash -c "[ '$n' = '$own' ] && [ '$((c + ${nf:-0}))' = '$own' ]"
+
+# The .jfr run: every sample an event of the file, streamed in chunks while the run goes.
+D=$LOGS/jfr
+mkdir -p "$D"
+"$JAVA" -agentpath:"$AGENT=event=cpu,interval=1ms,file=$D/p.jfr,file=$D/p.txt" \
+  -cp "$CLASSES" BusyThreads "$SECS" 8 >/dev/null 2>"$LOGS/stderr-jfr" &
+JVM=$!
+rss_track $JVM "$LOGS/rss-jfr.log"
+wait $JVM
+check "JVM with the agent and a .jfr output, 8 busy threads, cpu 1 ms, $MINUTES min, exits 0" [ $? = 0 ]
+at10=$(awk '$1 >= 10 {print $2; exit}' "$LOGS/rss-jfr.log")
+top=$(awk '$1 >= 10 && $2 > m {m = $2} END {print m + 0}' "$LOGS/rss-jfr.log")
+last=$(tail -1 "$LOGS/rss-jfr.log" | awk '{print $2}')
+figure "VmRSS with a .jfr output: ${at10:-?} kB at 10 s, ${last} kB at the end, at most ${top} kB after 10 s"
+check "with a .jfr output resident memory grows at most 8 MB after the first 10 s ($(( (top - ${at10:-0}) / 1024 )) MB)" \
+  [ -n "$at10" -a $((top - ${at10:-0})) -le $((8 * 1024)) ]
+JFR=$JAVA_HOME/bin/jfr
+[ -x "$JFR" ] || JFR=$("$ROOT/tests/jdks/list.sh" | awk '$1 == "jdk17" {print $2}')/bin/jfr
+own=$(sed -n 's/^  cpu  *samples \([0-9]*\).*/\1/p' "$LOGS/stderr-jfr" | tail -1)
+"$JFR" summary "$D/p.jfr" >"$LOGS/jfr-summary" 2>&1
+events=$(awk '$1 == "jdk.ExecutionSample" {print $2}' "$LOGS/jfr-summary")
+chunks=$(awk '$1 == "Chunks:" {print $2}' "$LOGS/jfr-summary")
+figure "samples: profiler ${own:-none}, jdk.ExecutionSample ${events:-none} in ${chunks:-?} chunks"
+check "the .jfr holds every sample (${own:-none}) as an event, exactly" \
+  bash -c "[ -n '$own' ] && [ '$events' = '$own' ]"

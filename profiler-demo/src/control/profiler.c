@@ -192,6 +192,15 @@ static int write_current(bool with_report, bool final, char *err, size_t errlen)
   pthread_mutex_lock(&output_lock);
   period.end_ns = realtime_ns();
   int rc = write_outputs(&period, with_report, final, err, errlen);
+  /* A stop that named other files (asgst-attach stop,file=...) leaves streams unwritten:
+   * their chunks go. */
+  for (int i = 0; final && i < nstreams; i++)
+    if (streams[i].begun) {
+      char tmp[640];
+      prof_temp_name(streams[i].path, tmp, sizeof tmp);
+      unlink(tmp);
+      streams[i].begun = false;
+    }
   pthread_mutex_unlock(&output_lock);
   return rc;
 }

@@ -39,7 +39,7 @@ void prof_thread_name_remember(pid_t tid, const char *name, bool java) {
 void prof_thread_java_remember(pid_t tid, int64_t java_id, const char *group) {
   pthread_mutex_lock(&lock);
   for (int i = 0; i < nnames; i++)
-    if (names[i].tid == tid) {
+    if (names[i].tid == tid && !names[i].java_id) {
       names[i].java_id = java_id;
       snprintf(names[i].group, sizeof names[i].group, "%s", group);
     }

@@ -17,7 +17,8 @@
  * has returned, does not replace the thread's Java name either. */
 void prof_thread_name_remember(pid_t tid, const char *name, bool java);
 /* N. Remembers tid's java.lang.Thread id and its thread group's name (JVMTI, at the
- * thread's start). */
+ * thread's start). The first one stays: the launcher's main thread, once main returned,
+ * is attached again as a new Thread "DestroyJavaVM" (a ThreadStart of its own). */
 void prof_thread_java_remember(pid_t tid, int64_t java_id, const char *group);
 /* N. tid's Java thread id (0 if not known: a thread only seen in /proc) and thread group
  * name into group ("" if not known). */
