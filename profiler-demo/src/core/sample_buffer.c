@@ -10,6 +10,11 @@
  * each period's records are in one buffer, no record is in two periods, and resident
  * memory is at most two periods' records however long the run.
  *
+ * Streamed outputs (a .jfr without loop=) rotate likewise every few seconds: once the
+ * ended buffer is written as a chunk, prof_buffer_fold turns its records into counts of
+ * the current buffer's store and its pages are given back, so memory is the distinct
+ * stacks and one chunk's records, not the run's.
+ *
  * Each buffer has its period's call-trace store (trace_store.c) and walk and lag time
  * histograms beside it, entered through the same in-flight counter: a rotation switches
  * and waits for all three at once, and the dump empties them together.

@@ -61,8 +61,10 @@ static void command_line(char *jvm, size_t jlen, char *java, size_t alen) {
     if (options && !jvm_arg) options = false;
     value_next = jvm_arg && (strcmp(a, "-cp") == 0 || strcmp(a, "-classpath") == 0 ||
                              strcmp(a, "--class-path") == 0 || strcmp(a, "-jar") == 0);
-    if (jvm_arg && jl < jlen) jl += (size_t)snprintf(jvm + jl, jlen - jl, "%s%s", jl ? " " : "", a);
-    if (!jvm_arg && al < alen) al += (size_t)snprintf(java + al, alen - al, "%s%s", al ? " " : "", a);
+    if (jvm_arg && jl < jlen)
+      jl += (size_t)snprintf(jvm + jl, jlen - jl, "%s%s", jl ? " " : "", a);
+    if (!jvm_arg && al < alen)
+      al += (size_t)snprintf(java + al, alen - al, "%s%s", al ? " " : "", a);
   }
 }
 

@@ -1,6 +1,7 @@
 /*
  * jfr_pools.h - the constant pools of a JFR recording (jfr_pools.c): threads and stack
- * traces are interned as events are written; at the end, one checkpoint event holds them
+ * traces are interned as events are written; at the chunk's end, one checkpoint event
+ * holds them
  * and what they reference (methods, classes, packages, symbols, frame types, thread
  * states), resolved then with the ASGST accessors and the demo's symbol table.
  *
