@@ -1,9 +1,9 @@
 /*
  * jfr_pools.h - the constant pools of a JFR recording (jfr_pools.c): threads and stack
  * traces are interned as events are written; at the chunk's end, one checkpoint event
- * holds them
- * and what they reference (methods, classes, packages, symbols, frame types, thread
- * states), resolved then with the ASGST accessors and the demo's symbol table.
+ * holds them and what they reference (methods, classes, packages, symbols, frame types,
+ * thread states, thread groups), resolved then with the ASGST accessors and the demo's
+ * symbol table. Each chunk has pools of its own (jfr_writer.c).
  *
  * Signal-safety classes as in asgst.h: every function here is N, ordinary code.
  */
