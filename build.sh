@@ -112,5 +112,5 @@ case "${1:-build}" in
   install) do_build; cmake --install "$BUILD" --prefix "${2:-/usr/local}" | grep -v '^-- Up-to-date' ;;
   aarch64-env) exec "$ROOT/tests/aarch64/env.sh" ;;
   clean) rm -rf "$BUILD" "$BUILD-aarch64" "$ROOT/out" ;;
-  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench [two-agents]|eval|fuzz [SECONDS]|soak [MINUTES]|memsoak [MINUTES] [cpu|fds]|aarch64-env|build-aarch64|test-aarch64|clean" >&2; exit 2 ;;
+  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench [two-agents]|eval|fuzz [SECONDS]|soak [MINUTES]|memsoak [MINUTES] [cpu|jfr|fds]|aarch64-env|build-aarch64|test-aarch64|clean" >&2; exit 2 ;;
 esac

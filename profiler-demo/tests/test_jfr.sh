@@ -5,9 +5,14 @@
 # run), threads named; syscall tracepoints' samples are asgst.Tracepoint /
 # asgst.FileDescriptor events with their stacks; wall samples with C frames (cstack) are
 # jdk.NativeMethodSample / jdk.ExecutionSample events that jfr prints. Read with this JDK's
-# jfr (JDK 17's if it has none).
+# jfr (JDK 17's if it has none). Threads carry their Java thread id and group; every chunk
+# has jdk.ActiveRecording, jdk.ActiveSetting, jdk.JVMInformation and jdk.OSInformation.
+# A file streamed in many small chunks (ASGST_JFR_CHUNK_MS) is read whole by jfr, and by
+# async-profiler's converter (ASPROF_HOME: its build, with bin/jfrconv or the converter
+# jar), whose collapsed output's ten hottest self methods have our .collapsed's shares
+# within 1 point.
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..14"
+echo "1..18"
 compile || { echo "Bail out! javac failed"; exit 1; }
 JFR=$JAVA_HOME/bin/jfr
 if [ ! -x "$JFR" ]; then
@@ -93,10 +98,82 @@ check "the 3 hottest methods' shares agree within 1 point (.txt and .jfr top fra
 grep -q DemoApp.hashLoop "$WORK/jfr_shares"
 check "DemoApp.hashLoop is a top frame in the recording" [ $? = 0 ]
 
-names=$(sed -n 's/^  sampledThread = "\(.*\)" (.*osThreadId = [0-9]*.*/\1/p' "$WORK/print" | sort -u)
+# The thread type as the JDK's: main with its Java thread id 1 and group "main".
+main_thread=$(grep -A6 '"sampledThread": {' "$WORK/json" | grep -A3 '"javaName": "main"' | head -4 | tr -d ' \n')
+figure "main thread: $main_thread"
+check "threads carry javaThreadId and group (main: 1, \"main\")" \
+  bash -c "echo '$main_thread' | grep -q '\"javaThreadId\":1,\"group\":{' && grep -q '\"name\": \"main\"' '$WORK/json'"
+info=""
+for e in jdk.ActiveRecording jdk.ActiveSetting jdk.JVMInformation jdk.OSInformation; do
+  info="$info $e=$(events_of "$WORK/summary" $e)"
+done
+figure "metadata events:$info"
+check "jdk.ActiveRecording, jdk.ActiveSetting, jdk.JVMInformation, jdk.OSInformation present" \
+  bash -c "! echo '$info' | grep -q '=0'"
+
+names=$(sed -n 's/^  sampledThread = "\(.*\)" (.*\(osThreadId\|javaThreadId\) = [0-9]*.*/\1/p' "$WORK/print" | sort -u)
 echo "$names" | diag
 check "threads are named (the main thread by its Java name, none by 'tid N')" \
   bash -c "echo '$names' | grep -qxE 'main|DestroyJavaVM' && ! echo '$names' | grep -q '^tid '"
+
+# Streamed in chunks of 0.2 s: jfr reads every chunk (events == the profiler's samples),
+# stack traces and all.
+J=$WORK/c.jfr T=$WORK/c.txt C=$WORK/c.collapsed
+ASGST_JFR_CHUNK_MS=200 run_agent "event=cpu,interval=1ms,file=$J,file=$T,file=$C" DemoApp 1.5 \
+  >/dev/null
+"$JFR" summary "$J" >"$WORK/summary" 2>&1
+rc=$?
+"$JFR" print --events jdk.ExecutionSample "$J" >"$WORK/print" 2>"$WORK/print.err"
+chunks=$(awk '$1 == "Chunks:" {print $2}' "$WORK/summary")
+own=$(samples_of "$T" cpu)
+in_summary=$(events_of "$WORK/summary" jdk.ExecutionSample)
+printed=$(grep -c '^jdk.ExecutionSample' "$WORK/print")
+framed=$(grep -c 'line: [0-9]' "$WORK/print")
+figure "chunked: $chunks chunks, profiler $own samples, jfr summary $in_summary, jfr print $printed, frame lines $framed"
+check "a file of many chunks: jfr reads every one (events == the profiler's samples, with stacks)" \
+  bash -c "[ $rc = 0 ] && [ '${chunks:-0}' -ge 3 ] && [ -n '$own' ] && [ '$in_summary' = '$own' ] && [ '$printed' = '$own' ] && [ '$framed' -gt 0 ] && [ ! -s '$WORK/print.err' ]"
+
+# async-profiler's converter on the same file: its ten hottest self methods (frame-type
+# suffixes dropped) within 1 point of ours.
+# top_self COLLAPSED N: "method share%" of the N methods with the most self samples.
+top_self() {
+  awk '{n = $NF; l = $0; sub(/ [0-9]+$/, "", l); k = split(l, a, ";"); m = a[k]
+        sub(/_\[[01jik]\]$/, "", m); c[m] += n; t += n}
+       END {for (m in c) printf "%s %.2f\n", m, 100 * c[m] / t}' "$1" | sort -k2,2nr | head -"$2"
+}
+converter=""
+if [ -n "${ASPROF_HOME:-}" ]; then
+  for jar in "$ASPROF_HOME"/lib/converter.jar "$ASPROF_HOME"/jar/jfr-converter.jar; do
+    [ -f "$jar" ] && converter=$jar
+  done
+  [ -x "$ASPROF_HOME/bin/jfrconv" ] && [ -z "$converter" ] && converter=$ASPROF_HOME/bin/jfrconv
+fi
+if [ -z "${ASPROF_HOME:-}" ]; then
+  skip "async-profiler's converter reads it; top-10 self methods within 1 point of ours" \
+    "ASPROF_HOME not set: jfrconv not run"
+elif [ -z "$converter" ]; then
+  not_ok "async-profiler's converter reads it: no converter under ASPROF_HOME=$ASPROF_HOME"
+else
+  # The converter wants Java 11 or later: the JDK whose jfr reads the file.
+  conv_java=$(dirname "$(dirname "$JFR")")/bin/java
+  case "$converter" in
+    *.jar) "$conv_java" -cp "$converter" one.convert.Main -o collapsed "$J" "$WORK/conv.collapsed" ;;
+    *) JAVA_HOME=$(dirname "$(dirname "$JFR")") "$converter" -o collapsed "$J" "$WORK/conv.collapsed" ;;
+  esac >"$WORK/conv.out" 2>&1
+  rc=$?
+  head -5 "$WORK/conv.out" | diag
+  top_self "$C" 10 >"$WORK/ours_top"
+  top_self "$WORK/conv.collapsed" 100000 >"$WORK/conv_top" 2>/dev/null
+  far=0
+  while read -r name share; do
+    other=$(awk -v m="$name" '$1 == m {print $2}' "$WORK/conv_top")
+    figure "self $name: ours ${share}%, converter's ${other:-none}%"
+    awk -v a="$share" -v b="${other:-0}" 'BEGIN {d = a - b; exit !(d <= 1 && d >= -1)}' \
+      || far=$((far + 1))
+  done <"$WORK/ours_top"
+  check "async-profiler's converter reads it; top-10 self methods within 1 point of ours" \
+    bash -c "[ $rc = 0 ] && [ -s '$WORK/conv.collapsed' ] && [ -s '$WORK/ours_top' ] && [ $far = 0 ]"
+fi
 
 # Syscall tracepoints: socket's samples (their fds caught) are asgst.FileDescriptor events,
 # getsockname's (no fd caught) asgst.Tracepoint events, both with their stacks.

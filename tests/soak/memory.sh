@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# memory.sh BUILD_DIR [MINUTES] [cpu|fds|all] - the demo profiler left on for a long time
-# (default 60 minutes each run, both runs):
+# memory.sh BUILD_DIR [MINUTES] [cpu|jfr|fds|all] - the demo profiler left on for a long time
+# (default 60 minutes each run, every run):
 #   cpu: eight busy threads with varied but finite stacks (BusyThreads), cpu at 1 ms, the
 #     .collapsed, .txt and .pb.gz outputs. Its resident memory, read every 30 s, must stay
 #     under 100 MB above the same workload's without the agent (run first, 90 s, its
 #     highest reading), and the counts must be exact: the profiler's total is the .txt's,
 #     the .pb.gz's, and the .collapsed's sum plus the samples without frames.
+#   jfr: the same workload as long with a .jfr output (streamed in chunks: every sample is
+#     an event, yet memory must not grow with the samples): its resident memory may grow at
+#     most 8 MB after its first 10 s, and the JDK's jfr counts every sample in it.
 #   fds: event=fds on a thread opening and closing a file and a socket as fast as it can
 #     (FdChurn, a fixed pre-touched heap), the report rewritten every 10 s. Its resident
 #     memory must grow at most 8 MB from the first minute to the end, no fd call may be
 #     lost, and the report's histories must count every file FdChurn opened.
-# Not part of `./build.sh test`; run as `./build.sh memsoak [MINUTES] [cpu|fds]`. TAP
+# Not part of `./build.sh test`; run as `./build.sh memsoak [MINUTES] [cpu|jfr|fds]`. TAP
 # lines; logs stay in BUILD_DIR/memsoak/.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
@@ -21,7 +24,7 @@ source "$ROOT/profiler-demo/tests/lib.sh" "$BUILD"
 source "$TESTS/pprof_lib.sh"
 LOGS=$BUILD/memsoak
 rm -rf "$LOGS" && mkdir -p "$LOGS"
-case $RUNS in cpu|fds) echo "1..4" ;; *) echo "1..8" ;; esac
+case $RUNS in cpu|fds) echo "1..4" ;; jfr) echo "1..3" ;; *) echo "1..11" ;; esac
 compile || { echo "Bail out! javac failed"; exit 1; }
 SECS=$((MINUTES * 60))
 # rss_track PID LOG: VmRSS (kB) every 30 s (every 5 s in the first minute) while PID runs.
@@ -63,6 +66,34 @@ cpu_run() {
     bash -c "[ '$n' = '$own' ] && [ '$((c + ${nf:-0}))' = '$own' ]"
 }
 
+# jfr_run: the cpu run's workload with a .jfr output: every sample an event of the file,
+# streamed in chunks while the run goes.
+jfr_run() {
+  D=$LOGS/jfr
+  mkdir -p "$D"
+  "$JAVA" -agentpath:"$AGENT=event=cpu,interval=1ms,file=$D/p.jfr,file=$D/p.txt" \
+    -cp "$CLASSES" BusyThreads "$SECS" 8 >/dev/null 2>"$LOGS/stderr-jfr" &
+  JVM=$!
+  rss_track $JVM "$LOGS/rss-jfr.log"
+  wait $JVM
+  check "JVM with the agent and a .jfr output, 8 busy threads, cpu 1 ms, $MINUTES min, exits 0" [ $? = 0 ]
+  at10=$(awk '$1 >= 10 {print $2; exit}' "$LOGS/rss-jfr.log")
+  top=$(awk '$1 >= 10 && $2 > m {m = $2} END {print m + 0}' "$LOGS/rss-jfr.log")
+  last=$(tail -1 "$LOGS/rss-jfr.log" | awk '{print $2}')
+  figure "VmRSS with a .jfr output: ${at10:-?} kB at 10 s, ${last} kB at the end, at most ${top} kB after 10 s"
+  check "with a .jfr output resident memory grows at most 8 MB after the first 10 s ($(( (top - ${at10:-0}) / 1024 )) MB)" \
+    [ -n "$at10" -a $((top - ${at10:-0})) -le $((8 * 1024)) ]
+  JFR=$JAVA_HOME/bin/jfr
+  [ -x "$JFR" ] || JFR=$("$ROOT/tests/jdks/list.sh" | awk '$1 == "jdk17" {print $2}')/bin/jfr
+  own=$(sed -n 's/^  cpu  *samples \([0-9]*\).*/\1/p' "$LOGS/stderr-jfr" | tail -1)
+  "$JFR" summary "$D/p.jfr" >"$LOGS/jfr-summary" 2>&1
+  events=$(awk '$1 == "jdk.ExecutionSample" {print $2}' "$LOGS/jfr-summary")
+  chunks=$(awk '$1 == "Chunks:" {print $2}' "$LOGS/jfr-summary")
+  figure "samples: profiler ${own:-none}, jdk.ExecutionSample ${events:-none} in ${chunks:-?} chunks"
+  check "the .jfr holds every sample (${own:-none}) as an event, exactly" \
+    bash -c "[ -n '$own' ] && [ '$events' = '$own' ]"
+}
+
 # fds_run: FdChurn under event=fds for MINUTES (3 files left open), then the live report.
 fds_run() {
   local D=$LOGS/fds
@@ -100,6 +131,7 @@ fds_run() {
 
 case $RUNS in
   cpu) cpu_run ;;
+  jfr) jfr_run ;;
   fds) fds_run ;;
-  *) cpu_run; fds_run ;;
+  *) cpu_run; jfr_run; fds_run ;;
 esac

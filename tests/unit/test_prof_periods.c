@@ -87,6 +87,58 @@ static void every_record_in_exactly_one_period(void **state) {
   free(seen);
 }
 
+/* What a streamed chunk leaves: the samples it wrote as counts (and records with fd info
+ * again, marked streamed), none of its records' bytes. */
+typedef struct {
+  uint64_t samples, records, streamed, fd_records;
+} fold_tally;
+
+static void tally(const prof_record *r, const prof_frame *f, const prof_fdinfo *fdi, void *arg) {
+  (void)f;
+  fold_tally *t = arg;
+  t->samples += r->count;
+  t->records += r->time_ns != 0;
+  t->streamed += r->streamed;
+  t->fd_records += fdi != NULL;
+}
+
+static void fold_keeps_every_sample_as_counts(void **state) {
+  (void)state;
+  assert_int_equal(prof_buffer_init((size_t)64 << 20), 0);
+  prof_buffer_reset();
+  prof_frame f[3];
+  memset(f, 0, sizeof f);
+  prof_fdinfo fdi;
+  memset(&fdi, 0, sizeof fdi);
+  /* 1000 samples of 10 stacks (3 samples each folded by walk=queue: count 3), 5 with fds. */
+  for (int i = 0; i < 1000; i++) {
+    f[0].bci = i % 10;
+    prof_record h = {.nframes = 3, .time_ns = 1000 + (uint64_t)i, .count = 3};
+    assert_true(prof_buffer_append(&h, f, i < 5 ? &fdi : NULL));
+  }
+  assert_int_equal(prof_buffer_rotate(), 0);
+  fold_tally before = {0};
+  prof_samples_each(tally, &before);
+  assert_int_equal(before.samples, 3000);
+  assert_int_equal(before.records, 1000);
+  prof_buffer_fold(false);
+  prof_buffer_rotated();
+  /* A new sample after the chunk, then the next chunk's view. */
+  prof_record h = {.nframes = 3, .time_ns = 5000, .count = 1};
+  assert_true(prof_buffer_append(&h, f, NULL));
+  fold_tally after = {0};
+  prof_samples_each(tally, &after);
+  assert_int_equal(after.samples, 3001);
+  assert_int_equal(after.streamed, 5);   /* the fd records, marked */
+  assert_int_equal(after.fd_records, 5);
+  assert_int_equal(after.records, 6);    /* them and the new one; the rest are counts */
+  prof_period_figures pf;
+  prof_buffer_figures(&pf);
+  assert_int_equal(pf.traces, 10);
+  /* The chunk's buffer gave its records back. */
+  assert_int_equal(atomic_load(&bufs[1 - atomic_load(&current)].tail), 0);
+}
+
 static void varints_and_fields(void **state) {
   (void)state;
   pb_buf b = {0};
@@ -114,6 +166,7 @@ static void varints_and_fields(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_record_in_exactly_one_period),
+      cmocka_unit_test(fold_keeps_every_sample_as_counts),
       cmocka_unit_test(varints_and_fields),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

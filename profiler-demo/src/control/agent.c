@@ -43,6 +43,47 @@ static void java_name(jvmtiEnv *env, JNIEnv *jni, jthread thread, char *name, si
   }
 }
 
+/* N. Remembers the calling thread's java.lang.Thread id (Thread.getId, which every JDK
+ * has) and its thread group's name, for the .jfr output's threads. */
+static void remember_java_ids(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
+  jlong id = 0;
+  char group[48] = "";
+  jclass c = (*jni)->GetObjectClass(jni, thread);
+  jmethodID get_id = c ? (*jni)->GetMethodID(jni, c, "getId", "()J") : NULL;
+  if (get_id) id = (*jni)->CallLongMethod(jni, thread, get_id);
+  if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni), id = 0;
+  if (c) (*jni)->DeleteLocalRef(jni, c);
+  jvmtiThreadInfo info;
+  memset(&info, 0, sizeof info);
+  if ((*env)->GetThreadInfo(env, thread, &info) == JVMTI_ERROR_NONE) {
+    jvmtiThreadGroupInfo gi;
+    memset(&gi, 0, sizeof gi);
+    if (info.thread_group && (*env)->GetThreadGroupInfo(env, info.thread_group, &gi) ==
+                                 JVMTI_ERROR_NONE && gi.name) {
+      snprintf(group, sizeof group, "%s", gi.name);
+      (*env)->Deallocate(env, (unsigned char *)gi.name);
+      if (gi.parent) (*jni)->DeleteLocalRef(jni, gi.parent);
+    }
+    if (info.name) (*env)->Deallocate(env, (unsigned char *)info.name);
+    if (info.thread_group) (*jni)->DeleteLocalRef(jni, info.thread_group);
+    if (info.context_class_loader) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
+  }
+  prof_thread_java_remember(my_tid(), (int64_t)id, group);
+}
+
+/* N. Keeps the JVM's name and version (system properties) for the .jfr output. */
+static void remember_vm(jvmtiEnv *env) {
+  static const char *const keys[] = {"java.vm.name", "java.vm.version"};
+  char *const into[] = {prof.vm_name, prof.vm_version};
+  for (int i = 0; i < 2; i++) {
+    char *v = NULL;
+    if ((*env)->GetSystemProperty(env, keys[i], &v) == JVMTI_ERROR_NONE && v) {
+      snprintf(into[i], sizeof prof.vm_name, "%s", v);
+      (*env)->Deallocate(env, (unsigned char *)v);
+    }
+  }
+}
+
 /* N. JVMTI ThreadStart: open the new thread's events on the thread itself. The library's
  * and the profiler's own threads (asgst-...: the queue processing threads attach to the
  * JVM) are not profiled, by the same rule as at attach (prof_thread_not_profiled): they
@@ -55,6 +96,7 @@ static void JNICALL on_thread_start(jvmtiEnv *env, JNIEnv *jni, jthread thread) 
    * starts the library's processing threads: milliseconds). */
   prof_queue_thread_start(jni);
   prof_threads_add(my_tid(), name, true);
+  remember_java_ids(env, jni, thread);
 }
 
 /* N. JVMTI ThreadEnd. */
@@ -72,6 +114,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
   /* VMInit runs on the main thread, which has no ThreadStart: its Java name ("main"). */
   java_name(env, jni, thread, name, sizeof name);
   prof_thread_name_remember(my_tid(), name, true);
+  remember_java_ids(env, jni, thread);
   if (prof_bind_asgst(jvm) != 0) {
     if (start_at_init)
       prof_say("asgst-prof: not profiling: the ASGST library refuses this JVM: %s\n",
@@ -150,6 +193,7 @@ static int run(JavaVM *vm, const char *options, bool live) {
     prof_say("asgst-prof: cannot get a JVMTI environment\n");
     return 1;
   }
+  remember_vm(jvmti);
   int rc = 0;
   if (o.action == ACT_FDS) {
     /* A query reads the current run's records; it changes nothing. */

@@ -50,6 +50,15 @@ void prof_loop_stop(void);
 /* N. The file name of period p for file=pattern (period_names.c). */
 void prof_period_name(const char *pattern, bool looping, const prof_period *p, char *buf,
                       size_t len);
+/* N. Writes a chunk of every streamed file (output/writer.h: streams) from the samples
+ * since the last, and drops those samples' records (prof_buffer_fold); 0 or -1. */
+int prof_stream_chunk(char *err, size_t errlen);
+/* N. Starts the thread that calls chunk (prof_stream_chunk) every ASGST_JFR_CHUNK_MS
+ * milliseconds (10000) or once the sample buffer holds ASGST_JFR_CHUNK_KB kB (4096),
+ * whichever comes first (stream.c); 0 or -1. */
+int prof_stream_start(int (*chunk)(char *err, size_t errlen));
+/* N. Returns once the thread has ended (a chunk being written is finished first). */
+void prof_stream_stop(void);
 /* N. The hidden temporary name a file is written to before it is renamed into place. */
 void prof_temp_name(const char *path, char *buf, size_t len);
 

@@ -27,6 +27,36 @@
 static prof_period period;
 static pthread_mutex_t output_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Streamed files (output/writer.h: streams) of a run without loop=, by their path: their
+ * temporary file takes a chunk every few seconds (stream.c), the stop's chunk last, and
+ * is then renamed into place. begun: it has chunks (opened for appending from then on). */
+static struct {
+  char path[600];
+  bool begun;
+} streams[PROF_MAX_FILES];
+static int nstreams;
+
+/* N. The stream of path, -1 if it is not streamed. */
+static int stream_of(const char *path) {
+  for (int i = 0; i < nstreams; i++)
+    if (strcmp(streams[i].path, path) == 0) return i;
+  return -1;
+}
+
+/* N. Appends the file at from to out; 0 or -1. */
+static int copy_into(FILE *out, const char *from) {
+  FILE *in = fopen(from, "r");
+  if (!in) return -1;
+  char buf[65536];
+  size_t n;
+  int rc = 0;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+    if (fwrite(buf, 1, n, out) != n) rc = -1;
+  if (ferror(in)) rc = -1;
+  fclose(in);
+  return rc;
+}
+
 /* N. CLOCK_REALTIME in ns. */
 static uint64_t realtime_ns(void) {
   struct timespec ts;
@@ -35,13 +65,28 @@ static uint64_t realtime_ns(void) {
 }
 
 /* N. Writes one output file chosen by its extension: to a temporary name, renamed into
- * place when complete. */
-static int write_file(const char *pattern, const prof_tree *t, const prof_period *p, char *err,
-                      size_t errlen) {
-  char path[600], tmp[640];
+ * place when complete. A streamed file's temporary name holds its chunks so far: the
+ * stop (final) appends the last one; a dump before it writes a copy of them with a chunk
+ * of the samples not yet streamed, and the stream goes on. */
+static int write_file(const char *pattern, const prof_tree *t, const prof_period *p, bool final,
+                      char *err, size_t errlen) {
+  char path[600], tmp[640], copy[660];
   prof_period_name(pattern, prof.opts.loop_ns != 0, p, path, sizeof path);
   prof_temp_name(path, tmp, sizeof tmp);
-  FILE *f = fopen(tmp, "w");
+  int s = stream_of(path);
+  const char *target = tmp;
+  FILE *f;
+  if (s >= 0 && !final) {
+    snprintf(copy, sizeof copy, "%s.dump", tmp);
+    target = copy;
+    f = fopen(copy, "w");
+    if (f && streams[s].begun && copy_into(f, tmp) != 0) {
+      fclose(f);
+      f = NULL;
+    }
+  } else {
+    f = fopen(tmp, s >= 0 && streams[s].begun ? "a" : "w");
+  }
   if (!f) {
     snprintf(err, errlen, "file=%s: %s", path, strerror(errno));
     return -1;
@@ -50,30 +95,86 @@ static int write_file(const char *pattern, const prof_tree *t, const prof_period
   snprintf(title, sizeof title, "asgst-prof: %s%s", prof.opts.events[0].name,
            prof.opts.nevents > 1 ? " and more" : "");
   prof_dump_view dump = {.tree = t, .title = title, .start_ns = p->start_ns, .end_ns = p->end_ns,
-                         .event_roots = prof.opts.nevents > 1};
+                         .event_roots = prof.opts.nevents > 1, .streamed = s >= 0,
+                         .final_chunk = true};
   /* The option parser took only names that a writer claims. */
   const prof_writer *w = prof_writer_for(path);
   int wrc = w ? w->write(&dump, f) : -1;
-  int rc = fclose(f) == 0 && wrc == 0 && rename(tmp, path) == 0 ? 0 : -1;
+  int rc = fclose(f) == 0 && wrc == 0 && rename(target, path) == 0 ? 0 : -1;
+  if (s >= 0 && final) streams[s].begun = false;
   if (rc) {
     snprintf(err, errlen, "file=%s: %s", path, w ? strerror(errno) : "no writer");
-    unlink(tmp);
+    unlink(target);
   } else {
     prof_say("asgst-prof: wrote %s\n", path);
   }
   return rc;
 }
 
+/* N. Appends one chunk of the ended period's records to stream s's temporary file. */
+static int write_chunk(int s, char *err, size_t errlen) {
+  char tmp[640];
+  prof_temp_name(streams[s].path, tmp, sizeof tmp);
+  FILE *f = fopen(tmp, streams[s].begun ? "a" : "w");
+  if (!f) {
+    snprintf(err, errlen, "file=%s: %s", streams[s].path, strerror(errno));
+    return -1;
+  }
+  streams[s].begun = true;
+  prof_dump_view dump = {.title = "", .start_ns = period.start_ns, .end_ns = realtime_ns(),
+                         .streamed = true, .final_chunk = false};
+  int wrc = prof_writer_for(streams[s].path)->write(&dump, f);
+  if (fclose(f) != 0 || wrc != 0) {
+    snprintf(err, errlen, "file=%s: a chunk: %s", streams[s].path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* N. */
+int prof_stream_chunk(char *err, size_t errlen) {
+  pthread_mutex_lock(&output_lock);
+  int rc = 0;
+  if (atomic_load(&prof.running) && nstreams) {
+    rc = prof_buffer_rotate();
+    if (rc != 0) {
+      snprintf(err, errlen, "cannot map the second sample buffer (%s); no chunk written",
+               strerror(errno));
+    } else {
+      for (int i = 0; i < nstreams; i++)
+        if (write_chunk(i, err, errlen) != 0) rc = -1;
+      prof_buffer_fold(prof.opts.threads);
+      prof_buffer_rotated();
+    }
+  }
+  pthread_mutex_unlock(&output_lock);
+  return rc;
+}
+
+/* N. The streams of the run about to start: its streaming files, unless loop= (whose
+ * periods bound memory already) names a file per period. */
+static void note_streams(void) {
+  nstreams = 0;
+  if (prof.opts.loop_ns) return;
+  for (int i = 0; i < prof.opts.nfiles; i++)
+    if (prof_writer_streams(prof.opts.files[i])) {
+      prof_period_name(prof.opts.files[i], false, &period, streams[nstreams].path,
+                       sizeof streams[nstreams].path);
+      streams[nstreams++].begun = false;
+    }
+}
+
 /* N. Writes every requested output of period p; the fd report and the summary (to stderr)
  * only at the end of the run (with_report). */
-static int write_outputs(const prof_period *p, bool with_report, char *err, size_t errlen) {
+static int write_outputs(const prof_period *p, bool with_report, bool final, char *err,
+                         size_t errlen) {
   int rc = 0;
   prof_tree t;
   prof_tree_init(&t);
   prof_threads_count_events(); /* a dump's summary counts the running threads' events */
   prof_tree_build(&t, ~0u, prof.opts.threads, prof.opts.nevents > 1);
   for (int i = 0; i < prof.opts.nfiles; i++)
-    if (write_file(prof.opts.files[i], &t, p, err, errlen)) rc = -1;
+    if (write_file(prof.opts.files[i], &t, p, final, err, errlen)) rc = -1;
   prof_tree_free(&t);
   if (!with_report) return rc;
   if (prof.opts.fds_file[0]) {
@@ -86,11 +187,20 @@ static int write_outputs(const prof_period *p, bool with_report, char *err, size
   return rc;
 }
 
-/* N. The outputs of the profile so far (a dump, or the stop's). */
-static int write_current(bool with_report, char *err, size_t errlen) {
+/* N. The outputs of the profile so far (a dump, or the stop's: final). */
+static int write_current(bool with_report, bool final, char *err, size_t errlen) {
   pthread_mutex_lock(&output_lock);
   period.end_ns = realtime_ns();
-  int rc = write_outputs(&period, with_report, err, errlen);
+  int rc = write_outputs(&period, with_report, final, err, errlen);
+  /* A stop that named other files (asgst-attach stop,file=...) leaves streams unwritten:
+   * their chunks go. */
+  for (int i = 0; final && i < nstreams; i++)
+    if (streams[i].begun) {
+      char tmp[640];
+      prof_temp_name(streams[i].path, tmp, sizeof tmp);
+      unlink(tmp);
+      streams[i].begun = false;
+    }
   pthread_mutex_unlock(&output_lock);
   return rc;
 }
@@ -121,7 +231,7 @@ int prof_period_end(char *err, size_t errlen) {
   } else {
     /* Samples taken from the rotation on are the new period's. */
     period = (prof_period){.start_ns = ended.end_ns, .n = ended.n + 1};
-    rc = write_outputs(&ended, false, err, errlen);
+    rc = write_outputs(&ended, false, false, err, errlen);
     prof_buffer_rotated();
   }
   pthread_mutex_unlock(&output_lock);
@@ -184,6 +294,11 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
     snprintf(err, errlen, "loop=: cannot start the period thread");
     return -1;
   }
+  note_streams();
+  if (nstreams && prof_stream_start(prof_stream_chunk) != 0) {
+    snprintf(err, errlen, "cannot start the chunk thread of the streamed files");
+    return -1;
+  }
   static const char *const modes[] = {"signal", "thread", "queue"};
   prof_say("asgst-prof: profiling started (%d event%s; walk=%s%s; signals: cpu %d, wall %d, "
            "tracepoints %d; samples held under %d%% of a thread's time)\n", prof.opts.nevents,
@@ -212,8 +327,9 @@ int prof_stop(char *err, size_t errlen) {
   prof_queue_stop_all();
   prof_recorder_stop();
   prof_loop_stop();
+  prof_stream_stop();
   prof_say("asgst-prof: profiling stopped\n");
-  return write_current(true, err, errlen);
+  return write_current(true, true, err, errlen);
 }
 
 /* N. */
@@ -224,5 +340,5 @@ int prof_dump(char *err, size_t errlen) {
   }
   /* With loop=, a dump ends the period early: a file per period, each sample in one. */
   if (prof.opts.loop_ns) return prof_period_end(err, errlen);
-  return write_current(true, err, errlen);
+  return write_current(true, false, err, errlen);
 }

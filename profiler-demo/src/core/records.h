@@ -48,7 +48,9 @@ typedef struct {
   int32_t walk_result;   /* ASGST_RunWithIterator's result */
   uint32_t walk_ns;     /* the walk's own time, wherever it ran */
   uint8_t has_fdinfo;
-  uint8_t pad[3];
+  uint8_t streamed;     /* already written to a streamed output's file (a JFR chunk):
+                           kept past its chunk only for the fd report (prof_buffer_fold) */
+  uint8_t pad[2];
   uint64_t seq;
   uint32_t lag_ns;      /* from the handler's entry (the event) to the walk's start */
   uint32_t pad2;
@@ -85,6 +87,15 @@ int prof_buffer_rotate(void);
 /* N. The ended period is written: its records are dropped, prof_buffer_each reads the
  * current period again. */
 void prof_buffer_rotated(void);
+/* N. After a streamed output wrote the ended period (prof_buffer_rotate) as a chunk:
+ * its samples become counts in the current period's call-trace store (records with fd
+ * info are appended again, marked streamed, for the fd report), its walk and lag times
+ * are added to the current period's; prof_buffer_rotated then gives its pages back.
+ * by_thread: the store's keys hold the thread (prof_buffer_count's). So
+ * the tree-based outputs still count every sample, and memory is the distinct stacks. */
+void prof_buffer_fold(bool by_thread);
+/* N. Bytes of records in the current period's buffer. */
+size_t prof_buffer_used(void);
 /* N. Calls fn for every committed record, oldest first. */
 void prof_buffer_each(prof_sample_fn fn, void *arg);
 /* N. Calls fn for every sample of the period read (as prof_buffer_each): the buffer's

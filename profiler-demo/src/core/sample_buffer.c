@@ -10,6 +10,11 @@
  * each period's records are in one buffer, no record is in two periods, and resident
  * memory is at most two periods' records however long the run.
  *
+ * Streamed outputs (a .jfr without loop=) rotate likewise every few seconds: once the
+ * ended buffer is written as a chunk, prof_buffer_fold turns its records into counts of
+ * the current buffer's store and its pages are given back, so memory is the distinct
+ * stacks and one chunk's records, not the run's.
+ *
  * Each buffer has its period's call-trace store (trace_store.c) and walk and lag time
  * histograms beside it, entered through the same in-flight counter: a rotation switches
  * and waits for all three at once, and the dump empties them together.
@@ -102,9 +107,9 @@ static void add_times(buffer *b, const prof_record *hdr) {
   prof_hist_add(&b->lag_ns, hdr->lag_ns);
 }
 
-/* SS. */
-bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
-                        const prof_fdinfo *fdi) {
+/* SS. Appends to the current buffer; false if it is full. */
+static bool append(const prof_record *hdr, const prof_frame *frames, const prof_fdinfo *fdi,
+                   bool times) {
   size_t fsize = (size_t)hdr->nframes * sizeof(prof_frame);
   size_t size = sizeof(prof_record) + fsize + (fdi ? sizeof(prof_fdinfo) : 0);
   size = (size + 7) & ~(size_t)7;
@@ -120,6 +125,7 @@ bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
     r->walk_result = hdr->walk_result;
     r->walk_ns = hdr->walk_ns;
     r->has_fdinfo = fdi != NULL;
+    r->streamed = hdr->streamed;
     r->seq = hdr->seq;
     r->lag_ns = hdr->lag_ns;
     r->time_ns = hdr->time_ns;
@@ -127,10 +133,16 @@ bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
     memcpy(r + 1, frames, fsize);
     if (fdi) memcpy((uint8_t *)(r + 1) + fsize, fdi, sizeof *fdi);
     atomic_store_explicit(&r->size, (uint32_t)size, memory_order_release);
-    add_times(b, hdr);
+    if (times) add_times(b, hdr);
   }
   atomic_fetch_sub(&b->appending, 1);
   return fits;
+}
+
+/* SS. */
+bool prof_buffer_append(const prof_record *hdr, const prof_frame *frames,
+                        const prof_fdinfo *fdi) {
+  return append(hdr, frames, fdi, true);
 }
 
 /* SS. */
@@ -159,6 +171,36 @@ void prof_buffer_rotated(void) {
   int old = atomic_load(&reading);
   atomic_store(&reading, atomic_load(&current));
   if (old != atomic_load(&current)) empty(&bufs[old]);
+}
+
+/* N. One sample of the ended period into the current one (prof_buffer_fold). */
+static void fold_one(const prof_record *r, const prof_frame *frames, const prof_fdinfo *fdi,
+                     void *arg) {
+  bool by_thread = *(const bool *)arg;
+  if (fdi) {
+    prof_record h = *r;
+    h.streamed = 1;
+    append(&h, frames, fdi, false);
+    return;
+  }
+  buffer *b = enter();
+  prof_trace_store_add(&b->store, r, frames, by_thread);
+  atomic_fetch_sub(&b->appending, 1);
+}
+
+/* N. */
+void prof_buffer_fold(bool by_thread) {
+  int old = atomic_load(&reading), now = atomic_load(&current);
+  if (old == now) return;
+  prof_samples_each(fold_one, &by_thread);
+  prof_hist_merge(&bufs[now].walk_ns, &bufs[old].walk_ns);
+  prof_hist_merge(&bufs[now].lag_ns, &bufs[old].lag_ns);
+}
+
+/* N. */
+size_t prof_buffer_used(void) {
+  size_t used = atomic_load(&bufs[atomic_load(&current)].tail);
+  return used;
 }
 
 /* N. */

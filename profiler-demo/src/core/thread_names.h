@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* N. Remembers (or renames) tid. java: the name is the Java thread's (JVMTI), not the
@@ -15,6 +16,13 @@
  * other way round; "DestroyJavaVM", which the launcher's main thread is called once main
  * has returned, does not replace the thread's Java name either. */
 void prof_thread_name_remember(pid_t tid, const char *name, bool java);
+/* N. Remembers tid's java.lang.Thread id and its thread group's name (JVMTI, at the
+ * thread's start). The first one stays: the launcher's main thread, once main returned,
+ * is attached again as a new Thread "DestroyJavaVM" (a ThreadStart of its own). */
+void prof_thread_java_remember(pid_t tid, int64_t java_id, const char *group);
+/* N. tid's Java thread id (0 if not known: a thread only seen in /proc) and thread group
+ * name into group ("" if not known). */
+void prof_thread_java(pid_t tid, int64_t *java_id, char *group, size_t len);
 /* N. Copies the name of tid into buf ("tid N" if unknown). */
 void prof_thread_name(pid_t tid, char *buf, size_t len);
 

@@ -32,6 +32,20 @@ void prof_hist_add(prof_hist *h, uint32_t v) {
 }
 
 /* N. */
+void prof_hist_merge(prof_hist *h, const prof_hist *from) {
+  for (int i = 0; i < PROF_HIST_BUCKETS; i++) {
+    uint64_t n = atomic_load_explicit(&from->n[i], memory_order_relaxed);
+    if (n) atomic_fetch_add_explicit(&h->n[i], n, memory_order_relaxed);
+  }
+  atomic_fetch_add_explicit(&h->total, atomic_load(&from->total), memory_order_relaxed);
+  uint32_t v = atomic_load(&from->max);
+  uint32_t m = atomic_load_explicit(&h->max, memory_order_relaxed);
+  while (v > m && !atomic_compare_exchange_weak_explicit(&h->max, &m, v, memory_order_relaxed,
+                                                         memory_order_relaxed)) {
+  }
+}
+
+/* N. */
 uint64_t prof_hist_total(const prof_hist *h) {
   return atomic_load(&h->total);
 }

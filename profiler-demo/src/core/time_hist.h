@@ -29,6 +29,8 @@ uint32_t prof_hist_rank(const prof_hist *h, uint64_t num, uint64_t den);
 uint64_t prof_hist_total(const prof_hist *h);
 /* N. The largest time counted (0 if none). */
 uint32_t prof_hist_max(const prof_hist *h);
+/* N. Adds every time of from to h (from: while nothing adds to it). */
+void prof_hist_merge(prof_hist *h, const prof_hist *from);
 /* N. Forgets every time (only while nothing adds). */
 void prof_hist_reset(prof_hist *h);
 

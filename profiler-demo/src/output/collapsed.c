@@ -57,4 +57,4 @@ static int write_folded(const prof_dump_view *d, FILE *out) {
   return ferror(out) ? -1 : 0;
 }
 
-const prof_writer prof_collapsed_writer = {".collapsed", write_folded, false};
+const prof_writer prof_collapsed_writer = {".collapsed", write_folded, false, false};

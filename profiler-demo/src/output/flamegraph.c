@@ -70,4 +70,4 @@ static int write_page(const prof_dump_view *d, FILE *out) {
   return ferror(out) ? -1 : 0;
 }
 
-const prof_writer prof_flamegraph_writer = {".html", write_page, false};
+const prof_writer prof_flamegraph_writer = {".html", write_page, false, false};

@@ -42,6 +42,9 @@ void jfr_put_varint(jfr_buf *b, uint64_t v) {
 }
 
 /* N. */
+void jfr_put_int(jfr_buf *b, int32_t v) { jfr_put_varint(b, (uint32_t)v); }
+
+/* N. */
 void jfr_put_string(jfr_buf *b, const char *s) {
   if (!s) {
     jfr_put_u8(b, 0); /* null */
@@ -85,9 +88,10 @@ void jfr_header_reserve(jfr_buf *b) {
 }
 
 /* N. Magic, version 2.0, chunk size, the offsets of the (last) checkpoint and of the
- * metadata, the times; then the file state byte (0: finished) and the flag byte (final
- * chunk: this recording is one chunk). */
-void jfr_header_finish(jfr_buf *b, const jfr_times *t, size_t cp_offset, size_t meta_offset) {
+ * metadata, the times; then the file state byte (0: finished) and the flag byte (bit 1:
+ * the recording's final chunk). */
+void jfr_header_finish(jfr_buf *b, const jfr_times *t, size_t cp_offset, size_t meta_offset,
+                       bool final) {
   memcpy(b->data, "FLR", 4);
   put_be(b, 4, 2, 2);
   put_be(b, 6, 0, 2);
@@ -100,7 +104,7 @@ void jfr_header_finish(jfr_buf *b, const jfr_times *t, size_t cp_offset, size_t 
   put_be(b, 56, t->ticks_per_second, 8);
   put_be(b, 64, 0, 1);
   put_be(b, 65, 0, 2);
-  put_be(b, 67, 1 << 1, 1);
+  put_be(b, 67, final ? 1 << 1 : 0, 1);
 }
 
 /* N. FNV-1a. */
@@ -217,8 +221,8 @@ static void field(meta *m, const jfr_field *f) {
   int n = 2;
   if (f->cp) attrs[2 * n] = "constantPool", attrs[2 * n + 1] = "true", n++;
   if (f->array) attrs[2 * n] = "dimension", attrs[2 * n + 1] = "1", n++;
-  element(m, "field", n, attrs, f->ticks ? 1 : 0);
-  if (f->ticks) annotation(m, "jdk.jfr.Timestamp", "TICKS");
+  element(m, "field", n, attrs, f->stamp ? 1 : 0);
+  if (f->stamp) annotation(m, "jdk.jfr.Timestamp", f->stamp);
 }
 
 /* N. */

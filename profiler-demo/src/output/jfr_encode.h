@@ -7,7 +7,10 @@
  *
  * Facts from the JDK's reader (jdk.jfr.internal.consumer): a chunk is the header, then
  * events (size, type id, fields); type 0 is the metadata event, type 1 a checkpoint (the
- * constant pools); strings are an encoding byte (0 null, 3 UTF-8) then length and bytes.
+ * constant pools); strings are an encoding byte (0 null, 1 empty, 2 a reference into a
+ * String pool, 3 UTF-8, 4 char array, 5 Latin-1) then length and bytes: we write 0 and 3.
+ * A recording is chunks one after another, each standing alone (its own header, events,
+ * constant pools and metadata); the header's flags mark the last one.
  *
  * Signal-safety classes as in asgst.h: every function here is N, ordinary code.
  */
@@ -27,6 +30,9 @@ void jfr_buf_free(jfr_buf *b);                          /* N */
 void jfr_put_bytes(jfr_buf *b, const void *p, size_t n); /* N */
 void jfr_put_u8(jfr_buf *b, uint8_t v);                  /* N */
 void jfr_put_varint(jfr_buf *b, uint64_t v);             /* N. LEB128, 1 to 9 bytes */
+/* N. A field of type int: its 32 bits as a varint (at most 5 bytes, as the JDK writes it:
+ * a negative int as a 9-byte long would throw readers that take ints as 5 at most). */
+void jfr_put_int(jfr_buf *b, int32_t v);
 /* N. A UTF-8 string; NULL is written as JFR's null string. */
 void jfr_put_string(jfr_buf *b, const char *s);
 
@@ -43,7 +49,8 @@ typedef struct {
 #define JFR_HEADER_SIZE 68
 /* N. Reserves the chunk header; jfr_header_finish fills it in once the offsets are known. */
 void jfr_header_reserve(jfr_buf *b);
-void jfr_header_finish(jfr_buf *b, const jfr_times *t, size_t cp_offset, size_t meta_offset);
+void jfr_header_finish(jfr_buf *b, const jfr_times *t, size_t cp_offset, size_t meta_offset,
+                       bool final);
 
 /* An interning map from byte keys to ids 1, 2, ... in order of first sight. */
 typedef struct {
@@ -61,7 +68,8 @@ void jfr_map_free(jfr_map *m); /* N */
 /* The metadata: types by name, their fields by the name of their type. */
 typedef struct {
   const char *name, *type;
-  bool cp, array, ticks; /* a constant pool reference; an array; a time in ticks */
+  bool cp, array;        /* a constant pool reference; an array */
+  const char *stamp;     /* a time: its jdk.jfr.Timestamp unit ("TICKS"), NULL if not one */
 } jfr_field;
 
 typedef struct {

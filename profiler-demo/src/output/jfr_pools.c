@@ -20,8 +20,10 @@
 #include "output/jfr_pools.h"
 #include "symbols/symbols.h"
 
-enum { FRAME_INTERPRETED = 1, FRAME_JIT, FRAME_INLINED, FRAME_NATIVE };
-static const char *const frame_type_names[] = {NULL, "Interpreted", "JIT compiled",
+/* Keys from 0, as the JDK numbers its frame types: async-profiler's converter takes the
+ * key as the type itself (0 interpreted, 1 JIT compiled, 2 inlined, 3 native). */
+enum { FRAME_INTERPRETED, FRAME_JIT, FRAME_INLINED, FRAME_NATIVE };
+static const char *const frame_type_names[] = {"Interpreted", "JIT compiled",
                                                "Inlined", "Native"};
 
 /* N. */
@@ -81,8 +83,8 @@ static void write_stack(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t l
     bool java = f.type != ASGST_FRAME_NON_JAVA;
     int line = java ? ASGST_GetMethodLineNumber((ASGST_Method)f.method, f.bci) : -1;
     jfr_put_varint(b, method_of(p, &f));
-    jfr_put_varint(b, (uint64_t)(int64_t)line);
-    jfr_put_varint(b, (uint64_t)(int64_t)(java ? f.bci : -1));
+    jfr_put_int(b, line);
+    jfr_put_int(b, java ? f.bci : -1);
     jfr_put_varint(b, (uint64_t)frame_type(&f));
   }
 }
@@ -128,7 +130,8 @@ static void write_method(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t 
   jfr_put_varint(b, class_of(p, cname, cmodifiers));
   jfr_put_varint(b, symbol(p, name));
   jfr_put_varint(b, symbol(p, desc));
-  jfr_put_varint(b, (uint64_t)(int64_t)modifiers);
+  jfr_put_int(b, modifiers);
+  jfr_put_u8(b, 0); /* hidden: ASGST does not say */
 }
 
 /* N. '/' to '.' in place. */
@@ -164,9 +167,11 @@ static void write_class(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t l
   snprintf(pkg, sizeof pkg, "%.*s", slash ? (int)(slash - name) : 0, name);
   dotted(name);
   dotted(pkg);
+  jfr_put_varint(b, 0); /* class loader: none given (null), ASGST does not say */
   jfr_put_varint(b, symbol(p, name));
   jfr_put_varint(b, jfr_map_id(&p->packages, pkg, (uint32_t)strlen(pkg), NULL));
-  jfr_put_varint(b, (uint64_t)(int64_t)modifiers);
+  jfr_put_int(b, modifiers);
+  jfr_put_u8(b, 0); /* hidden */
 }
 
 /* N. A package: its name. */
@@ -176,15 +181,29 @@ static void write_package(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t
   jfr_put_varint(b, symbol(p, name));
 }
 
-/* N. A thread: OS name, OS thread id, Java name (the demo knows one name). */
+/* N. A thread: OS name, OS thread id, Java name (the demo knows one name), Java thread
+ * id and thread group (0 and null for a thread only seen in /proc: attached to). */
 static void write_thread(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t len) {
-  (void)p, (void)len;
+  (void)len;
   int32_t tid;
   memcpy(&tid, key, 4);
-  char name[64];
+  char name[64], group[48];
+  int64_t java_id;
   prof_thread_name(tid, name, sizeof name);
+  prof_thread_java(tid, &java_id, group, sizeof group);
   jfr_put_string(b, name);
   jfr_put_varint(b, (uint64_t)(int64_t)tid);
+  jfr_put_string(b, name);
+  jfr_put_varint(b, (uint64_t)java_id);
+  jfr_put_varint(b, group[0] ? jfr_map_id(&p->groups, group, (uint32_t)strlen(group), NULL) : 0);
+}
+
+/* N. A thread group: parent (not known: null), name. */
+static void write_group(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t len) {
+  (void)p;
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)len, (const char *)key);
+  jfr_put_varint(b, 0);
   jfr_put_string(b, name);
 }
 
@@ -211,11 +230,12 @@ static void pool(jfr_pools *p, jfr_buf *out, uint64_t type, jfr_map *m, entry_wr
   }
 }
 
-/* N. A pool of fixed strings: keys 1..n. */
-static void string_pool(jfr_buf *out, uint64_t type, const char *const *names, int n) {
+/* N. A pool of fixed strings: keys first..last, names[key]. */
+static void string_pool(jfr_buf *out, uint64_t type, const char *const *names, int first,
+                        int last) {
   jfr_put_varint(out, type);
-  jfr_put_varint(out, (uint64_t)n);
-  for (int i = 1; i <= n; i++) {
+  jfr_put_varint(out, (uint64_t)(last - first + 1));
+  for (int i = first; i <= last; i++) {
     jfr_put_varint(out, (uint64_t)i);
     jfr_put_string(out, names[i]);
   }
@@ -225,20 +245,21 @@ static void string_pool(jfr_buf *out, uint64_t type, const char *const *names, i
 void jfr_pools_write(jfr_pools *p, jfr_buf *b, uint64_t ticks) {
   jfr_buf pools = {0};
   pool(p, &pools, T_THREAD, &p->threads, write_thread);
+  pool(p, &pools, T_THREAD_GROUP, &p->groups, write_group);
   pool(p, &pools, T_STACK_TRACE, &p->stacks, write_stack);
   pool(p, &pools, T_METHOD, &p->methods, write_method);
   pool(p, &pools, T_CLASS, &p->classes, write_class);
   pool(p, &pools, T_PACKAGE, &p->packages, write_package);
   pool(p, &pools, T_SYMBOL, &p->symbols, write_symbol);
-  string_pool(&pools, T_FRAME_TYPE, frame_type_names, FRAME_NATIVE);
+  string_pool(&pools, T_FRAME_TYPE, frame_type_names, FRAME_INTERPRETED, FRAME_NATIVE);
   static const char *const states[] = {NULL, "STATE_RUNNABLE"};
-  string_pool(&pools, T_THREAD_STATE, states, JFR_STATE_RUNNABLE);
+  string_pool(&pools, T_THREAD_STATE, states, JFR_STATE_RUNNABLE, JFR_STATE_RUNNABLE);
 
   size_t start = jfr_event_begin(b, 1, ticks);
   jfr_put_varint(b, 0); /* duration */
   jfr_put_varint(b, 0); /* offset to the previous checkpoint: none */
   jfr_put_u8(b, 0);     /* checkpoint kind: generic */
-  jfr_put_varint(b, 8); /* pools */
+  jfr_put_varint(b, 9); /* pools */
   jfr_put_bytes(b, pools.data, pools.len);
   jfr_event_end(b, start);
   jfr_buf_free(&pools);
@@ -252,4 +273,5 @@ void jfr_pools_free(jfr_pools *p) {
   jfr_map_free(&p->classes);
   jfr_map_free(&p->packages);
   jfr_map_free(&p->symbols);
+  jfr_map_free(&p->groups);
 }

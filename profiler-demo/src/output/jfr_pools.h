@@ -1,8 +1,9 @@
 /*
  * jfr_pools.h - the constant pools of a JFR recording (jfr_pools.c): threads and stack
- * traces are interned as events are written; at the end, one checkpoint event holds them
- * and what they reference (methods, classes, packages, symbols, frame types, thread
- * states), resolved then with the ASGST accessors and the demo's symbol table.
+ * traces are interned as events are written; at the chunk's end, one checkpoint event
+ * holds them and what they reference (methods, classes, packages, symbols, frame types,
+ * thread states, thread groups), resolved then with the ASGST accessors and the demo's
+ * symbol table. Each chunk has pools of its own (jfr_writer.c).
  *
  * Signal-safety classes as in asgst.h: every function here is N, ordinary code.
  */
@@ -21,7 +22,8 @@ enum jfr_type_id {
   T_LONG = 20, T_INT, T_BOOLEAN, T_STRING, T_LABEL, T_TIMESTAMP,
   T_THREAD, T_STACK_TRACE, T_STACK_FRAME, T_METHOD, T_CLASS, T_PACKAGE, T_SYMBOL,
   T_FRAME_TYPE, T_THREAD_STATE,
-  T_EXECUTION_SAMPLE, T_NATIVE_METHOD_SAMPLE, T_TRACEPOINT, T_FILE_DESCRIPTOR
+  T_EXECUTION_SAMPLE, T_NATIVE_METHOD_SAMPLE, T_TRACEPOINT, T_FILE_DESCRIPTOR,
+  T_THREAD_GROUP, T_CLASS_LOADER, T_ACTIVE_RECORDING, T_ACTIVE_SETTING, T_JVM_INFO, T_OS_INFO
 };
 
 /* The one thread state of the samples' events (the JDK's name for a running thread). */
@@ -34,6 +36,7 @@ typedef struct {
   jfr_map classes;  /* key: modifiers (4 bytes), then the class name ("pkg/Name") */
   jfr_map packages; /* key: the package name (dotted) */
   jfr_map symbols;  /* key: the string */
+  jfr_map groups;   /* key: the thread group's name */
 } jfr_pools;
 
 /* N. The pool key of tid's java.lang.Thread. */

@@ -7,8 +7,14 @@
  *  - tracepoint samples: asgst.Tracepoint (the tracepoint's name); those that caught a
  *    file descriptor (fd/fd_capture.c: event=fds and the fd syscalls' tracepoints)
  *    asgst.FileDescriptor (the tracepoint's name, call, fds, result, path or address).
- * Each with its thread and stack trace (jfr_pools.c). Times are CLOCK_MONOTONIC
+ * Each with its thread and stack trace (jfr_pools.c), and in every chunk the recording's,
+ * its settings', the JVM's and the OS's events (jfr_info.c). Streamed (control/profiler.c,
+ * stream.c): the file is a chunk every few seconds, each standing alone (its own constant
+ * pools, of what its events reference, and metadata), so memory holds one chunk's
+ * samples, not the run's. Times are CLOCK_MONOTONIC
  * nanoseconds as ticks (1e9 a second); the chunk header ties them to the wall clock.
+ * The fields of the types are in the JDK's order (async-profiler's converter reads threads,
+ * classes, methods and samples by position).
  * While a .jfr output is asked every sample is a record (walk/sample_store.c); samples
  * counted in the call-trace store before one was asked (asgst-attach dump,file=x.jfr)
  * have no time: each is one event at the chunk's start.
@@ -21,17 +27,26 @@
 #include "core/state.h"
 #include "fd/fd_table.h"
 #include "output/jfr_encode.h"
+#include "output/jfr_info.h"
 #include "output/jfr_pools.h"
 #include "output/writer.h"
 
-#define F(n, t) {n, t, false, false, false}
-#define CP(n, t) {n, t, true, false, false}
-#define START {"startTime", "long", false, false, true}
+#define F(n, t) {n, t, false, false, NULL}
+#define CP(n, t) {n, t, true, false, NULL}
+#define START {"startTime", "long", false, false, "TICKS"}
+#define MILLIS(n) {n, "long", false, false, "MILLISECONDS_SINCE_EPOCH"}
 
 static const jfr_field annotation_fields[] = {F("value", "java.lang.String")};
+/* Fields in the JDK's order: async-profiler's converter reads some pools by position. */
 static const jfr_field thread_fields[] = {F("osName", "java.lang.String"),
                                           F("osThreadId", "long"),
-                                          F("javaName", "java.lang.String")};
+                                          F("javaName", "java.lang.String"),
+                                          F("javaThreadId", "long"),
+                                          CP("group", "jdk.types.ThreadGroup")};
+static const jfr_field group_fields[] = {CP("parent", "jdk.types.ThreadGroup"),
+                                         F("name", "java.lang.String")};
+static const jfr_field loader_fields[] = {CP("type", "java.lang.Class"),
+                                          CP("name", "jdk.types.Symbol")};
 static const jfr_field stack_fields[] = {F("truncated", "boolean"),
                                          {"frames", "jdk.types.StackFrame", false, true, false}};
 static const jfr_field frame_fields[] = {CP("method", "jdk.types.Method"),
@@ -40,17 +55,18 @@ static const jfr_field frame_fields[] = {CP("method", "jdk.types.Method"),
 static const jfr_field method_fields[] = {CP("type", "java.lang.Class"),
                                           CP("name", "jdk.types.Symbol"),
                                           CP("descriptor", "jdk.types.Symbol"),
-                                          F("modifiers", "int")};
-static const jfr_field class_fields[] = {CP("name", "jdk.types.Symbol"),
+                                          F("modifiers", "int"), F("hidden", "boolean")};
+static const jfr_field class_fields[] = {CP("classLoader", "jdk.types.ClassLoader"),
+                                         CP("name", "jdk.types.Symbol"),
                                          CP("package", "jdk.types.Package"),
-                                         F("modifiers", "int")};
+                                         F("modifiers", "int"), F("hidden", "boolean")};
 static const jfr_field package_fields[] = {CP("name", "jdk.types.Symbol")};
 static const jfr_field symbol_fields[] = {F("string", "java.lang.String")};
 static const jfr_field description_fields[] = {F("description", "java.lang.String")};
 static const jfr_field state_fields[] = {F("name", "java.lang.String")};
 static const jfr_field sample_fields[] = {START, CP("sampledThread", "java.lang.Thread"),
-                                          CP("state", "jdk.types.ThreadState"),
-                                          CP("stackTrace", "jdk.types.StackTrace")};
+                                          CP("stackTrace", "jdk.types.StackTrace"),
+                                          CP("state", "jdk.types.ThreadState")};
 static const jfr_field tracepoint_fields[] = {START, CP("eventThread", "java.lang.Thread"),
                                               CP("stackTrace", "jdk.types.StackTrace"),
                                               F("name", "java.lang.String")};
@@ -60,6 +76,17 @@ static const jfr_field fd_fields[] = {START, CP("eventThread", "java.lang.Thread
                                       F("call", "java.lang.String"), F("fd", "int"),
                                       F("fd2", "int"), F("result", "long"),
                                       F("target", "java.lang.String")};
+static const jfr_field recording_fields[] = {
+    START, F("id", "long"), F("name", "java.lang.String"), F("destination", "java.lang.String"),
+    F("maxAge", "long"), F("maxSize", "long"), MILLIS("recordingStart"),
+    F("recordingDuration", "long")};
+static const jfr_field setting_fields[] = {START, F("id", "long"), F("name", "java.lang.String"),
+                                           F("value", "java.lang.String")};
+static const jfr_field jvm_fields[] = {
+    START, F("jvmName", "java.lang.String"), F("jvmVersion", "java.lang.String"),
+    F("jvmArguments", "java.lang.String"), F("jvmFlags", "java.lang.String"),
+    F("javaArguments", "java.lang.String"), MILLIS("jvmStartTime"), F("pid", "long")};
+static const jfr_field os_fields[] = {START, F("osVersion", "java.lang.String")};
 
 #define FIELDS(a) a, (int)(sizeof a / sizeof a[0])
 #define ANNOTATION "java.lang.annotation.Annotation"
@@ -87,11 +114,21 @@ static const jfr_type types[] = {
      FIELDS(sample_fields), false},
     {T_TRACEPOINT, "asgst.Tracepoint", EVENT, "Tracepoint", FIELDS(tracepoint_fields), false},
     {T_FILE_DESCRIPTOR, "asgst.FileDescriptor", EVENT, "File Descriptor", FIELDS(fd_fields), false},
+    {T_THREAD_GROUP, "jdk.types.ThreadGroup", NULL, "Thread Group", FIELDS(group_fields), false},
+    {T_CLASS_LOADER, "jdk.types.ClassLoader", NULL, "Java Class Loader", FIELDS(loader_fields),
+     false},
+    {T_ACTIVE_RECORDING, "jdk.ActiveRecording", EVENT, "Flight Recording",
+     FIELDS(recording_fields), false},
+    {T_ACTIVE_SETTING, "jdk.ActiveSetting", EVENT, "Recording Setting", FIELDS(setting_fields),
+     false},
+    {T_JVM_INFO, "jdk.JVMInformation", EVENT, "JVM Information", FIELDS(jvm_fields), false},
+    {T_OS_INFO, "jdk.OSInformation", EVENT, "OS Information", FIELDS(os_fields), false},
 };
 
 typedef struct {
   jfr_buf out;
   jfr_pools pools;
+  bool streamed;        /* samples written to earlier chunks are counts or marked records */
   uint64_t first_ticks; /* the earliest record's time, UINT64_MAX before any */
   bool counted;         /* samples without a time (from the call-trace store) were met */
 } jfr_ctx;
@@ -120,8 +157,8 @@ static void fd_fields_of(jfr_buf *b, const prof_event *ev, const prof_fdinfo *fd
   else if (fdi->addrlen)
     fd_format_addr(fdi->addr, fdi->addrlen, target, sizeof target);
   jfr_put_string(b, ev->syscall[0] ? ev->syscall : ev->name);
-  jfr_put_varint(b, (uint64_t)(int64_t)fdi->fd[0]);
-  jfr_put_varint(b, (uint64_t)(int64_t)fdi->fd[1]);
+  jfr_put_int(b, fdi->fd[0]);
+  jfr_put_int(b, fdi->fd[1]);
   jfr_put_varint(b, (uint64_t)fdi->ret);
   jfr_put_string(b, target);
 }
@@ -137,9 +174,9 @@ static void put_event(jfr_ctx *c, const prof_record *r, const prof_frame *frames
 
   size_t start = jfr_event_begin(&c->out, t, ticks);
   jfr_put_varint(&c->out, thread);
+  jfr_put_varint(&c->out, stack);
   if (t == T_EXECUTION_SAMPLE || t == T_NATIVE_METHOD_SAMPLE)
     jfr_put_varint(&c->out, JFR_STATE_RUNNABLE);
-  jfr_put_varint(&c->out, stack);
   if (t == T_TRACEPOINT || t == T_FILE_DESCRIPTOR) jfr_put_string(&c->out, ev->name);
   if (t == T_FILE_DESCRIPTOR) fd_fields_of(&c->out, ev, fdi);
   jfr_event_end(&c->out, start);
@@ -150,6 +187,7 @@ static void put_event(jfr_ctx *c, const prof_record *r, const prof_frame *frames
 static void add_event(const prof_record *r, const prof_frame *frames, const prof_fdinfo *fdi,
                       void *arg) {
   jfr_ctx *c = arg;
+  if (c->streamed && (r->streamed || !r->time_ns)) return; /* in an earlier chunk */
   if (!r->time_ns) {
     c->counted = true;
     return;
@@ -173,11 +211,12 @@ static uint64_t clock_ns(clockid_t id) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* N. Events, then the checkpoint and the metadata, then the header that points at them.
- * The chunk starts at the earliest record (or now, if there is none). */
+/* N. A chunk: events, then the checkpoint and the metadata, then the header that points
+ * at them. It starts at its earliest record (or now, if there is none). Streamed (d):
+ * one chunk of the samples since the last, the final one or not; else the whole
+ * recording, one chunk. */
 static int write_jfr(const prof_dump_view *d, FILE *out) {
-  (void)d;
-  jfr_ctx c = {.first_ticks = UINT64_MAX};
+  jfr_ctx c = {.first_ticks = UINT64_MAX, .streamed = d->streamed};
   jfr_header_reserve(&c.out);
   prof_samples_each(add_event, &c);
   uint64_t mono = clock_ns(CLOCK_MONOTONIC), real = clock_ns(CLOCK_REALTIME);
@@ -186,15 +225,18 @@ static int write_jfr(const prof_dump_view *d, FILE *out) {
   jfr_times t = {.start_ticks = c.first_ticks, .ticks_per_second = 1000000000u,
                  .duration_nanos = mono - c.first_ticks,
                  .start_nanos = real - (mono - c.first_ticks)};
+  uint64_t rec_start = d->start_ns ? d->start_ns : t.start_nanos;
+  jfr_info_events(&c.out, t.start_ticks, rec_start / 1000000,
+                  real > rec_start ? real - rec_start : 0);
   size_t cp = c.out.len;
   jfr_pools_write(&c.pools, &c.out, t.start_ticks);
   size_t meta = c.out.len;
   jfr_write_metadata(&c.out, types, (int)(sizeof types / sizeof types[0]), t.start_ticks);
-  jfr_header_finish(&c.out, &t, cp, meta);
+  jfr_header_finish(&c.out, &t, cp, meta, d->final_chunk || !d->streamed);
   bool whole = fwrite(c.out.data, 1, c.out.len, out) == c.out.len;
   jfr_pools_free(&c.pools);
   jfr_buf_free(&c.out);
   return whole && !ferror(out) ? 0 : -1;
 }
 
-const prof_writer prof_jfr_writer = {".jfr", write_jfr, true};
+const prof_writer prof_jfr_writer = {".jfr", write_jfr, true, true};

@@ -210,4 +210,4 @@ static int write_pprof(const prof_dump_view *d, FILE *out) {
   return rc == 0 && !ferror(out) ? 0 : -1;
 }
 
-const prof_writer prof_pprof_writer = {".pb.gz", write_pprof, false};
+const prof_writer prof_pprof_writer = {".pb.gz", write_pprof, false, false};

@@ -12,4 +12,4 @@ static int write_text(const prof_dump_view *d, FILE *out) {
   return ferror(out) ? -1 : 0;
 }
 
-const prof_writer prof_text_writer = {".txt", write_text, false};
+const prof_writer prof_text_writer = {".txt", write_text, false, false};

@@ -23,6 +23,10 @@ typedef struct {
   const char *title;     /* "asgst-prof: cpu" */
   uint64_t start_ns, end_ns; /* the profile's span, CLOCK_REALTIME (a loop= period's) */
   bool event_roots;      /* the tree's top frames are its events ("[cpu]"), each its own 100% */
+  /* A streaming writer's file (streams below) took chunks while the run went: the
+   * samples already written are counts now (prof_buffer_fold) or records marked streamed,
+   * and this write adds one chunk of the records not yet written. final_chunk: the last. */
+  bool streamed, final_chunk;
 } prof_dump_view;
 
 typedef struct {
@@ -32,11 +36,17 @@ typedef struct {
   /* It reads every sample's own record (JFR: each event carries its time), not the
    * call-trace store's counts: while such a file is asked, every sample keeps one. */
   bool needs_each_sample;
+  /* It can write the samples so far as a part of its file that stands alone (a JFR
+   * chunk), appended to what it wrote before: control/ then has it write one every few
+   * seconds while the run goes, and drops the samples written (bounded memory). */
+  bool streams;
 } prof_writer;
 
 /* N. Whether the writer of any of o's files needs every sample's own record. */
 bool prof_writers_need_each_sample(const prof_options *o);
 
+/* N. Whether path's writer streams (above). */
+bool prof_writer_streams(const char *path);
 /* N. The writer for path's ending, NULL if none. */
 const prof_writer *prof_writer_for(const char *path);
 /* N. The known endings for a message: ".html, .collapsed or .txt". */

@@ -31,6 +31,12 @@ const prof_writer *prof_writer_for(const char *path) {
 }
 
 /* N. */
+bool prof_writer_streams(const char *path) {
+  const prof_writer *w = prof_writer_for(path);
+  return w && w->streams;
+}
+
+/* N. */
 bool prof_writers_need_each_sample(const prof_options *o) {
   for (int i = 0; i < o->nfiles && i < PROF_MAX_FILES; i++) {
     const prof_writer *w = prof_writer_for(o->files[i]);
