@@ -83,6 +83,12 @@ run() {
     tap "ok" "$label: JVM ran and exited cleanly"
   else
     tap "not ok" "$label: JVM exit status $rc (log: ${log#$BUILD/})"
+    # A crash names its frame here, and its report is kept beside the log: later runs in
+    # the same directory (the arm64 suite's pauth-off runs) overwrite the log.
+    grep -A1 -m1 '^# Problematic frame:' "$log" | sed 's/^/# /'
+    local hs
+    hs=$(ls "$WORK"/hs_err_*.log 2>/dev/null | head -1)
+    [ -n "$hs" ] && mv "$hs" "$log.hs_err" && echo "# crash report: ${log#$BUILD/}.hs_err"
     tail -5 "$log" | sed 's/^/# /'
   fi
   grep -q '^WALK ' "$log" || { tap "not ok" "$label: agent printed no results"; return; }
