@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "fd/fd_table.h"
+#include "walk/walk.h"
 
 /* A call's storage: an fd_call's r points at its start. */
 typedef struct {
@@ -307,6 +308,8 @@ int prof_fd_start(void) {
   forget_all();
   int rc = traced ? prof_fd_events_map() : 0;
   prof_fd_events_reset();
+  /* Traced fd calls reach the table through the walk room's hook (it stays below us). */
+  prof_walk_set_fd_taker(traced && rc == 0 ? prof_fd_note : NULL);
   pthread_mutex_unlock(&table_lock);
   return rc;
 }

@@ -6,13 +6,21 @@
  * (walk=thread) and in queue handlers at a safe point (walk=queue): everything here is
  * async-signal-safe, which covers all three.
  */
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/blob_names.h"
 #include "core/state.h"
-#include "fd/fd.h"
 #include "walk/walk.h"
+
+/* The taker of traced fd calls (prof_walk_set_fd_taker). */
+static _Atomic(prof_fd_taker) fd_taker;
+
+/* N. */
+void prof_walk_set_fd_taker(prof_fd_taker taker) {
+  atomic_store_explicit(&fd_taker, taker, memory_order_release);
+}
 
 /* SS. */
 int prof_walk_options(void) {
@@ -139,7 +147,8 @@ void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk
   h.count = weight;
   bool own = needs_own_record();
   /* A traced fd call the fd table cannot take (its ring full) is lost as to a full buffer. */
-  bool noted = !fdi || prof_fd_note(&h, w->frames, fdi);
+  prof_fd_taker take = atomic_load_explicit(&fd_taker, memory_order_acquire);
+  bool noted = !fdi || !take || take(&h, w->frames, fdi);
   bool kept = noted && (own ? prof_buffer_append(&h, w->frames, fdi)
                             : prof_buffer_count(&h, w->frames, prof.opts.threads));
   if (kept)

@@ -45,6 +45,12 @@ void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk
                      uint32_t weight);
 /* SS. The iterator options of every walk of this run. */
 int prof_walk_options(void);
+/* SS. Takes a traced fd call's record, frames and fd info; false if it cannot (the call
+ * then counts as lost to a full buffer). The fd room's prof_fd_note: */
+typedef bool (*prof_fd_taker)(const prof_record *h, const prof_frame *frames, const prof_fdinfo *fi);
+/* N. Sets the taker of traced fd calls (fd/fd_table.c, at profiling start), so that this
+ * room needs nothing of the fd room above it. NULL: fd calls are only stored as samples. */
+void prof_walk_set_fd_taker(prof_fd_taker taker);
 
 /* ---- Out of thread (walk_thread.c) ---- */
 /* SS. walk=thread: queues a walk of the calling thread for event ev noticed at t_event. */
