@@ -119,7 +119,12 @@ static void write_method(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t 
     ASGST_GetMethodInfo(m, &mi);
     if (mi.method_name_length <= 0 || !mi.method_name)
       snprintf(name, sizeof name, "[unknown method %p]", (void *)m);
-    if (!mi.signature || mi.signature_length <= 0) snprintf(desc, sizeof desc, "()V");
+    /* Readers parse the descriptor (JDK 21+'s jfr print takes what lies between '(' and the
+     * last ')'): one that is missing, cut at the buffer's end or not a method descriptor
+     * (a method freed since the sample, its memory reused) is written as "()V". */
+    if (!mi.signature || mi.signature_length <= 0 || mi.signature_length >= (jint)sizeof desc ||
+        desc[0] != '(' || !strchr(desc, ')'))
+      snprintf(desc, sizeof desc, "()V");
     modifiers = mi.modifiers;
     ASGST_ClassInfo ci = {.class_name = cname, .class_name_length = sizeof cname};
     if (mi.klass) ASGST_GetClassInfo(mi.klass, &ci);

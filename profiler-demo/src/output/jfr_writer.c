@@ -20,6 +20,7 @@
  * have no time: each is one event at the chunk's start.
  */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "asgst.h"
@@ -215,8 +216,15 @@ static uint64_t clock_ns(clockid_t id) {
  * at them. It starts at its earliest record (or now, if there is none). Streamed (d):
  * one chunk of the samples since the last, the final one or not; else the whole
  * recording, one chunk. */
+/* The constant pools of a streamed file, kept from chunk to chunk: every chunk writes them
+ * whole, so a constant keeps its id across the file's chunks. Readers may keep constants
+ * of an earlier chunk by id (JDK 21's jfr print then took a method name for another
+ * method's descriptor, with fresh ids in every chunk). Freed with the final chunk. */
+static jfr_pools stream_pools;
+
 static int write_jfr(const prof_dump_view *d, FILE *out) {
   jfr_ctx c = {.first_ticks = UINT64_MAX, .streamed = d->streamed};
+  if (d->streamed) c.pools = stream_pools;
   jfr_header_reserve(&c.out);
   prof_samples_each(add_event, &c);
   uint64_t mono = clock_ns(CLOCK_MONOTONIC), real = clock_ns(CLOCK_REALTIME);
@@ -234,7 +242,12 @@ static int write_jfr(const prof_dump_view *d, FILE *out) {
   jfr_write_metadata(&c.out, types, (int)(sizeof types / sizeof types[0]), t.start_ticks);
   jfr_header_finish(&c.out, &t, cp, meta, d->final_chunk || !d->streamed);
   bool whole = fwrite(c.out.data, 1, c.out.len, out) == c.out.len;
-  jfr_pools_free(&c.pools);
+  if (d->streamed && !d->final_chunk) {
+    stream_pools = c.pools;
+  } else {
+    jfr_pools_free(&c.pools);
+    memset(&stream_pools, 0, sizeof stream_pools);
+  }
   jfr_buf_free(&c.out);
   return whole && !ferror(out) ? 0 : -1;
 }
