@@ -9,6 +9,7 @@
 #ifndef ASGSTPROF_CONTROL_CONTROL_H
 #define ASGSTPROF_CONTROL_CONTROL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,6 +62,9 @@ int prof_stream_start(int (*chunk)(char *err, size_t errlen));
 void prof_stream_stop(void);
 /* N. The hidden temporary name a file is written to before it is renamed into place. */
 void prof_temp_name(const char *path, char *buf, size_t len);
+
+/* N. A condition variable whose timed waits are on the monotonic clock (loop.c). */
+void prof_cond_init_monotonic(pthread_cond_t *c);
 
 /* N. Binds the ASGST library to the JVM; the reason goes to prof.init_error on failure. */
 int prof_bind_asgst(JavaVM *vm);

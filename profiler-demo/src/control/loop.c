@@ -49,19 +49,21 @@ static void *looper(void *arg) {
 }
 
 /* N. */
+void prof_cond_init_monotonic(pthread_cond_t *c) {
+  pthread_condattr_t a;
+  pthread_condattr_init(&a);
+  pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+  pthread_cond_init(c, &a);
+  pthread_condattr_destroy(&a);
+}
+
+/* N. */
 int prof_loop_start(int (*end)(char *err, size_t errlen)) {
   if (!prof.opts.loop_ns || started) return 0;
   end_period = end;
+  /* The waits are on the monotonic clock: a wall-clock step does not bunch periods. */
   static bool cond_made;
-  if (!cond_made) {
-    /* The waits are on the monotonic clock: a wall-clock step does not bunch periods. */
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(&wake, &a);
-    pthread_condattr_destroy(&a);
-    cond_made = true;
-  }
+  if (!cond_made) prof_cond_init_monotonic(&wake), cond_made = true;
   stopping = false;
   if (pthread_create(&thread, NULL, looper, NULL) != 0) return -1;
   pthread_setname_np(thread, "asgst-loop"); /* ours: not profiled (threads.c) */

@@ -71,14 +71,7 @@ int prof_stream_start(int (*chunk)(char *err, size_t errlen)) {
   chunk_ns = knob("ASGST_JFR_CHUNK_MS", 10000) * 1000000u;
   chunk_bytes = knob("ASGST_JFR_CHUNK_KB", 4096) * 1024u;
   static bool cond_made;
-  if (!cond_made) {
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(&wake, &a);
-    pthread_condattr_destroy(&a);
-    cond_made = true;
-  }
+  if (!cond_made) prof_cond_init_monotonic(&wake), cond_made = true;
   stopping = false;
   if (pthread_create(&thread, NULL, streamer, NULL) != 0) return -1;
   pthread_setname_np(thread, "asgst-stream"); /* ours: not profiled (threads.c) */
