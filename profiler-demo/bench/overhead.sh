@@ -13,7 +13,7 @@
 # working thread's CPU time (signal handlers included), and the whole JVM's CPU time
 # (user+sys, start-up included). The agent's handler CPU time per sample is the steady
 # figure. ROUNDS sets the work per run (default 250 rounds of Bench, about 5 s).
-# Budget (DESIGN.md section 7), one "ok -" or "not ok -" line (tests/bench/budget.sh): the
+# Budget (docs/budgets.md), one "ok -" or "not ok -" line (tests/bench/budget.sh): the
 # agent's overhead on the working thread's CPU time (median over the rounds, as a ratio to
 # the median run without an agent) below JFR's and, when ASPROF_HOME is set,
 # async-profiler's. That figure, not the elapsed time: here the elapsed time of the same

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # budget.sh - sourced by the benchmark scripts: the verdict lines of the budgets
-# (DESIGN.md section 7) and what they need to know about a JDK.
+# (docs/budgets.md) and what they need to know about a JDK.
 #   budget PASS WHAT [FIGURE] one line per budget and release: "ok - WHAT (FIGURE)" or
 #                             "not ok - WHAT (FIGURE)"; on a JDK newer than the newest tested
 #                             (BENCH_UNTESTED=1) the same words after "# ", marked

@@ -6,7 +6,7 @@
 # by its codes (over samples of threads with Java frames; ASGCT's -3, "not Java", is a
 # thread without Java frames and counts as no error), and the walk time median/p90/p99/max
 # of both (the agent's times= line).
-# Budgets (DESIGN.md section 7), one "ok -" or "not ok -" line each per JDK (budget.sh):
+# Budgets (docs/budgets.md), one "ok -" or "not ok -" line each per JDK (budget.sh):
 #   - ASGST's walk p99 <= 0.5 x AsyncGetCallTrace's p99, same handler, same run;
 #   - ASGST's max <= AsyncGetCallTrace's max, same run;
 #   - ASGST's error share no higher than async-profiler's own walker on the same workload
