@@ -1,5 +1,6 @@
-# test_cpu_ratio.sh BUILD_DIR - CPU sampling: threeParts does 3x the work of onePart, so
-# its samples must be 3x onePart's within 10%. Also checks the sample count against the
+# test_cpu_ratio.sh BUILD_DIR - CPU sampling: threeParts does about 3x the work of onePart;
+# the ratio of their samples must match the ratio of the CPU time each call got (the
+# workload measures it around each call) within 10%. Also checks the sample count against the
 # CPU time the kernel counted (perf cpu-clock at 1 ms) and the CPU-timer fallback.
 source "$(dirname "$0")/lib.sh" "$1"
 echo "1..5"
@@ -10,15 +11,19 @@ check "JVM with event=cpu exits 0" [ $? = 0 ]
 three=$(samples_with "$OUTF" 'Ratio\.threeParts')
 one=$(samples_with "$OUTF" 'Ratio\.onePart')
 ratio=$(awk -v a="$three" -v b="$one" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "inf" }')
-figure "cpu: threeParts $three samples, onePart $one samples, ratio $ratio (expected 3)"
+# The oracle is the CPU each part got, not 3: C2 compiles the loop into each caller on its
+# own, and one CI run measured 2.69 where the two compiled bodies ran at different speeds.
+read -r three_ms one_ms < <(sed -n 's/^ratio_parts_cpu_ms //p' "$WORK/stderr")
+want=$(awk -v a="${three_ms:-0}" -v b="${one_ms:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "inf" }')
+figure "cpu: threeParts $three samples, onePart $one samples, ratio $ratio; their CPU ${three_ms:-?} ms and ${one_ms:-?} ms, ratio $want"
 # ASGST_TEST_QEMU=1 (arm64 under qemu-user, tests/aarch64/run_suite.sh): about one SIGPROF in
 # five arrives there, so the ratio rests on ~700 samples instead of ~3,000, and qemu
 # delivers signals only between the blocks of code it translated, which shifts where they
-# land (3.08 to 3.68 seen): within 30%, threeParts still at least twice onePart.
+# land (3.08 to 3.68 seen against 3): within 30%.
 tol=10
 [ "${ASGST_TEST_QEMU:-0}" = 1 ] && tol=30
-check "threeParts:onePart is 3:1 within $tol%" \
-  awk -v r="$ratio" -v t="$tol" 'BEGIN { exit !(r != "inf" && r >= 3 * (1 - t / 100) && r <= 3 * (1 + t / 100)) }'
+check "threeParts:onePart samples match their CPU time's ratio within $tol%" \
+  awk -v r="$ratio" -v w="$want" -v t="$tol" 'BEGIN { exit !(r != "inf" && w != "inf" && w > 1.5 && r >= w * (1 - t / 100) && r <= w * (1 + t / 100)) }'
 line=$(grep -A1 '^  cpu ' "$WORK/stderr" | tr '\n' ' ')
 samples=$(echo "$line" | sed -n 's/.* samples \([0-9]*\) .*/\1/p')
 expected=$(echo "$line" | sed -n 's/.*expected about \([0-9]*\) samples.*/\1/p')

@@ -1,4 +1,11 @@
-/** CPU work in ratio 3:1 between threeParts and onePart (same loop, 3x the iterations). */
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
+/**
+ * CPU work in ratio about 3:1 between threeParts and onePart (same loop, 3x the
+ * iterations). The JIT may compile the two callers differently, so the real split can
+ * drift from 3:1; the thread's CPU time around each call says what it was.
+ */
 public class Ratio {
   static long sink;
 
@@ -13,14 +20,22 @@ public class Ratio {
   static void onePart() { sink += loop(1_000_000); }
 
   public static void main(String[] args) {
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
     long end = System.nanoTime() + (long) (Double.parseDouble(args[0]) * 1e9);
+    long threeNs = 0, oneNs = 0;
     while (System.nanoTime() < end) {
+      long t0 = mx.getCurrentThreadCpuTime();
       threeParts();
+      long t1 = mx.getCurrentThreadCpuTime();
       onePart();
+      long t2 = mx.getCurrentThreadCpuTime();
+      threeNs += t1 - t0;
+      oneNs += t2 - t1;
     }
     System.out.println(sink);
     // The main thread's CPU time, for tests that count CPU-time samples on a busy machine.
-    long cpu = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
-    System.err.println("ratio_cpu_ms " + cpu / 1_000_000);
+    System.err.println("ratio_cpu_ms " + mx.getCurrentThreadCpuTime() / 1_000_000);
+    // The CPU each part got, the oracle for the share of samples each should get.
+    System.err.println("ratio_parts_cpu_ms " + threeNs / 1_000_000 + " " + oneNs / 1_000_000);
   }
 }
