@@ -1,25 +1,5 @@
 #!/usr/bin/env bash
-# build.sh - the project's one entry point.
-#   ./build.sh build   configure and build everything into build/
-#   ./build.sh test    build, then run every test; ends with "N passed, N failed, N skipped"
-#   ./build.sh demo    build, then run the demo
-#   ./build.sh bench   build, then run the benchmarks
-#   ./build.sh bench two-agents  build, then only the demo profiler beside async-profiler
-#                      (tests/bench/two_agents.sh; needs ASPROF_HOME)
-#   ./build.sh eval    build, then compare the profiler's walk modes (signal, thread, queue)
-#                      with no profiler and JFR; report in out/eval/report.html
-#                      (profiler-demo/eval/eval.sh; options after `eval` go to it)
-#   ./build.sh fuzz [SECONDS]  build, then fuzz the walker on live JVMs (default 60 s,
-#                      split across the JDKs; exits non-zero on a crash or a failed check)
-#   ./build.sh soak [MINUTES]  build, then profile a churning workload at 100 us in every
-#                      profiler mode on every JDK (default 60 min; tests/soak/soak.sh)
-#   ./build.sh aarch64-env  provision the arm64 sysroot (JDKs 17, 21, 25 for qemu-user, cross
-#                      build files) and print its shell variables (tests/aarch64/env.sh)
-#   ./build.sh build-aarch64  provision it, then cross-build everything for arm64 into
-#                      build-aarch64/ (cmake/aarch64-linux-gnu.cmake); `test` does it too
-#   ./build.sh test-aarch64  build-aarch64, then run the arm64 suite under qemu-user
-#                      (tests/aarch64/run_suite.sh; part of `test`'s run_all.sh)
-#   ./build.sh clean   remove build/ and out/
+# build.sh - the project's one entry point; `./build.sh help` lists its commands (usage()).
 # Missing Debian build dependencies are installed when running as root; otherwise the
 # exact apt-get command is printed.
 set -euo pipefail
@@ -90,9 +70,55 @@ do_build_aarch64() {
   test "${PIPESTATUS[0]}" = 0
 }
 
+# usage: every command, what it does and about how long it takes on a 2-core machine.
+usage() {
+  cat <<'EOF'
+usage: ./build.sh COMMAND [ARGS]
+  build                  configure and build everything into build/ (2-4 min the first time)
+  test [WORDS]           build, then run the whole suite CI runs: every JDK, arm64 under
+                         qemu-user (about 35-40 min); it ends "N passed, N failed, N skipped".
+                         WORDS run a part (docs/testing.md): `quick` (default JDK only, about
+                         8 min), suite names (`walk`, `fd_*`, `demo`), `jdk=25`, `arch=arm64`
+  demo                   build, then profile a sample program and write flame graph, JFR,
+                         pprof and the fd report into out/ (about 1 min)
+  bench [two-agents]     build, then the benchmarks against their peers (about 10 min;
+                         two-agents: beside async-profiler, needs ASPROF_HOME)
+  eval [OPTIONS]         build, then compare the profiler's walk modes with no profiler and
+                         JFR; report in out/eval/report.html (about 15 min)
+  fuzz [SECONDS]         build, then fuzz the walker on live JVMs (default 60 s)
+  soak [MINUTES]         build, then profile a churning workload at 100 us in every mode on
+                         every JDK (default 60 min)
+  memsoak [MIN] [cpu|jfr|fds]  build, then the profiler left on for a long time, resident
+                         memory read every 30 s (default 60 min each run)
+  install [PREFIX]       build, then install library, header, pkg-config and CMake files
+                         (default /usr/local; seconds)
+  aarch64-env            provision the arm64 root (JDKs 17, 21, 25 for qemu-user) and print
+                         its shell variables (5-10 min the first time)
+  build-aarch64          provision it, then cross-build everything into build-aarch64/
+  test-aarch64           build-aarch64, then only the arm64 suite under qemu-user (~5 min)
+  clean                  remove build/, build-aarch64/ and out/
+  help                   this list
+EOF
+}
+
+# wants_arm64 WORDS...: false when test's words leave arm64 out (quick, arch=x86_64).
+wants_arm64() {
+  local w
+  for w in "$@"; do
+    case "$w" in quick | arch=x86_64) return 1 ;; esac
+  done
+  return 0
+}
+
 case "${1:-build}" in
-  build) do_build ;;
-  test) do_build; do_build_aarch64 || true; exec "$ROOT/tests/run_all.sh" "$BUILD" ;;
+  build) do_build; [ $# -gt 0 ] || echo "build.sh: built into build/ (./build.sh help lists the commands)" ;;
+  help | -h | --help) usage ;;
+  test)
+    shift
+    do_build
+    if wants_arm64 "$@"; then do_build_aarch64 || true; fi
+    exec "$ROOT/tests/run_all.sh" "$BUILD" "$@"
+    ;;
   build-aarch64) do_build_aarch64 ;;
   test-aarch64) do_build_aarch64; exec "$ROOT/tests/aarch64/run_suite.sh" "$BUILD-aarch64" ;;
   demo)
@@ -112,5 +138,5 @@ case "${1:-build}" in
   install) do_build; cmake --install "$BUILD" --prefix "${2:-/usr/local}" | grep -v '^-- Up-to-date' ;;
   aarch64-env) exec "$ROOT/tests/aarch64/env.sh" ;;
   clean) rm -rf "$BUILD" "$BUILD-aarch64" "$ROOT/out" ;;
-  *) echo "usage: $0 build|test|demo|install [PREFIX]|bench [two-agents]|eval|fuzz [SECONDS]|soak [MINUTES]|memsoak [MINUTES] [cpu|jfr|fds]|aarch64-env|build-aarch64|test-aarch64|clean" >&2; exit 2 ;;
+  *) echo "build.sh: unknown command '$1'" >&2; usage >&2; exit 2 ;;
 esac

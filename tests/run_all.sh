@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# run_all.sh BUILD_DIR - runs every test program and totals their TAP output.
+# run_all.sh BUILD_DIR [quick] [SUITE...] [jdk=V,...] [arch=x86_64|arm64] - runs every test
+# program (or the part the words after BUILD_DIR choose: docs/testing.md) and totals their
+# TAP output.
 # Each program prints TAP lines ("ok N - name", "not ok N - name", "ok N # SKIP reason").
 # A program that exits non-zero without reporting a failure counts as one failure, so a
 # crash is never silent. A JDK that tests/jdks/list.sh says could not be provided (FAIL) is a
@@ -7,7 +9,10 @@
 # the JDKs and architectures that ran ("# ran: ...") and "N passed, N failed, N skipped".
 set -u
 BUILD=${1:?build dir}
+shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# The part of the suite to run (tests/select.sh): every step when no word is given.
+source "$ROOT/tests/select.sh" "$@" || exit 2
 LOG=$BUILD/test-logs
 mkdir -p "$LOG"
 pass=0 fail=0 skip=0
@@ -19,6 +24,8 @@ failures=()
 # run NAME TIMEOUT CMD... : runs one test program and adds its counts.
 run() {
   local name=$1 limit=$2; shift 2
+  # The word `list`: name the step instead of running it.
+  if [ "$LIST_ONLY" = 1 ]; then echo "$name"; RUN_PASSED=1; return; fi
   local out=$LOG/$name.log
   local t0=$SECONDS
   CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 10 "$limit" "$@" >"$out" 2>&1
@@ -59,20 +66,28 @@ ran_label() {
 RAN_X86="$(ran_label "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}")"
 RAN_ARM=""
 
-echo "# JDK: ${JAVA_HOME:-the default} runs every test"
-for t in "$BUILD"/tests/unit/test_*; do
-  [ -x "$t" ] || continue
-  run "$(basename "$t")" 300 "$t"
-done
-for t in "$BUILD"/tests/conformance/conformance_*; do
-  [ -x "$t" ] || continue
-  run "$(basename "$t")" 300 "$t" "$BUILD/lib/libasgst.so"
-done
-for t in "$ROOT"/tests/conformance/test_*.sh "$ROOT"/tests/jvm/test_*.sh "$ROOT"/profiler-demo/tests/test_*.sh \
-  "$ROOT"/tests/jdks/test_*.sh; do
-  [ -f "$t" ] || continue
-  run "$(basename "$t" .sh)" 900 bash "$t" "$BUILD"
-done
+DEFAULT_V=$("$ROOT/tests/jdks/feature.sh" "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}")
+if select_jdk "$DEFAULT_V" && select_arch x86_64; then
+  echo "# JDK: ${JAVA_HOME:-the default} runs every test"
+  for t in "$BUILD"/tests/unit/test_*; do
+    [ -x "$t" ] || continue
+    select_step "$(basename "$t")" unit && run "$(basename "$t")" 300 "$t"
+  done
+  for t in "$BUILD"/tests/conformance/conformance_*; do
+    [ -x "$t" ] || continue
+    select_step "$(basename "$t")" conformance && run "$(basename "$t")" 300 "$t" "$BUILD/lib/libasgst.so"
+  done
+  for t in "$ROOT"/tests/conformance/test_*.sh "$ROOT"/tests/jvm/test_*.sh "$ROOT"/profiler-demo/tests/test_*.sh \
+    "$ROOT"/tests/jdks/test_*.sh; do
+    [ -f "$t" ] || continue
+    select_step "$(basename "$t" .sh)" "$(step_kind "$t")" || continue
+    # The quick tier runs the long JVM suites shorter, as on the other JDKs.
+    run "$(basename "$t" .sh)" 900 bash "$t" "$BUILD"
+  done
+else
+  left_out "the default JDK ($DEFAULT_V, with the unit and conformance programs)"
+  RAN_X86=""
+fi
 
 # The other JDKs: the JVM suites and the demo profiler's JVM-dependent tests again on each
 # (shorter walk and queue runs: 3 s a walk workload, some 80,000 samples in all against the
@@ -100,6 +115,7 @@ run_untested() {
   local label=$1 home=$2 t p0=$pass f0=$fail s0=$skip n0=${#failures[@]}
   echo "# JDK: $label at $home (newer than the newest tested, $NEWEST_TESTED: run with the opt-in, reported apart)"
   for t in "${UNTESTED_SUITES[@]}"; do
+    select_step "$(basename "$t" .sh)" "$(step_kind "$ROOT/$t")" || continue
     JAVA_HOME=$home ASGST_TEST_UNTESTED_JDK=1 WALK_SECONDS=3 WALK_STRESS_SECONDS=10 \
       run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
   done
@@ -126,6 +142,12 @@ while read -r label home; do
   v=${v%%-*}
   untested=0
   [ "${v:-0}" -gt "$NEWEST_TESTED" ] 2>/dev/null && untested=1
+  if ! select_jdk "$v" || ! select_arch x86_64; then left_out "$label"; continue; fi
+  case "$home" in
+    SKIP*"left out by ASGST_TEST_JDKS"*)
+      # The filter's own choice (select.sh sets ASGST_TEST_JDKS): left out, not a skip.
+      [ "$FILTERED" = 1 ] && { left_out "$label"; continue; } ;;
+  esac
   case "$home" in
     SKIP* | FAIL*)
       # An untested JDK is reported apart, whether it ran or not.
@@ -144,6 +166,7 @@ while read -r label home; do
   versions="$versions$v "
   passed=0
   for t in "${suites[@]}"; do
+    select_step "$(basename "$t" .sh)" "$(step_kind "$ROOT/$t")" || continue
     JAVA_HOME=$home WALK_SECONDS=3 WALK_STRESS_SECONDS=10 QUEUE_SECONDS=8 FD_CHURN_SECONDS=8 \
       run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
     passed=$((passed + RUN_PASSED))
@@ -155,12 +178,15 @@ done < <("$ROOT/tests/jdks/list.sh")
 # each step of tests/aarch64/run_suite.sh through `run`, so that its counts join the totals.
 # Without an arm64 root (it cannot be provisioned) the suite is one skip saying why.
 ARM_BUILD=${BUILD%/}-aarch64
-if [ -d "$ARM_BUILD" ]; then
+if ! select_arch arm64; then
+  left_out "arm64"
+elif [ -d "$ARM_BUILD" ]; then
   echo "# arm64 under qemu-user: $ARM_BUILD (figures for correctness, not speed)"
   arm_t0=$SECONDS
   declare -A arm_passed=()
   arm_jdks=""
   while read -r name limit; do
+    select_arm_step "$name" || continue
     run "$name" "$limit" bash "$ROOT/tests/aarch64/run_suite.sh" "$ARM_BUILD" step "$name"
     # The JDK of a step suite[arm64-V] or suite[arm64-V,pauth=off].
     case "$name" in *"[arm64-"*) ;; *) continue ;; esac
@@ -180,5 +206,6 @@ fi
 echo "# run_all: $((SECONDS / 60)) min $((SECONDS % 60)) s"
 for f in "${failures[@]}"; do echo "# failed: $f"; done
 echo "# ran: x86_64 $RAN_X86; arm64${RAN_ARM:- none}"
+report_left_out
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
