@@ -6,7 +6,9 @@
 #     counted failure that names it and why, and the run fails;
 #   - JDKs left out on purpose (ASGST_TEST_JDKS, ASGST_TEST_SKIP_JDKS) are counted skips;
 #   - an early-access JDK (newer than the newest tested) stays out of the totals;
-#   - the line above the totals lists the JDKs and architectures that ran.
+#   - the line above the totals lists the JDKs and architectures that ran;
+#   - a run given filter words (tests/select.sh) runs only what they name and says what it
+#     left out.
 # Nothing is downloaded: every version asked for is broken on purpose or left out. Prints TAP.
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +21,7 @@ check() { if eval "$1"; then tap ok "$2"; else tap "not ok" "$2"; fi; }
 # The scratch tree: the real runner and JDK scripts, stub suites.
 ROOT=$WORK/root
 mkdir -p "$ROOT/tests/jdks" "$ROOT/tests/aarch64" "$WORK/build/tests" "$WORK/build-aarch64"
-cp "$SRC/tests/run_all.sh" "$ROOT/tests/"
+cp "$SRC/tests/run_all.sh" "$SRC/tests/select.sh" "$ROOT/tests/"
 cp "$SRC/tests/jdks/list.sh" "$SRC/tests/jdks/provision.sh" "$SRC/tests/jdks/feature.sh" "$ROOT/tests/jdks/"
 for s in $(grep -oE '(tests|profiler-demo)/[a-z/]*test_[a-z_]+\.sh' "$SRC/tests/run_all.sh" | sort -u); do
   mkdir -p "$ROOT/$(dirname "$s")"
@@ -44,6 +46,8 @@ run_all() {
   echo $? >"$WORK/$name.rc"
 }
 totals() { tail -1 "$WORK/$1.out"; }
+# steps NAME: the step lines of a run's output (name and counts), one step name a line.
+steps() { grep -E '^[a-z_0-9]+(\[[^]]*\])? +[0-9]+ passed' "$WORK/$1.out" | awk '{print $1}'; }
 
 # 1. JDK 26's provisioning broken, 28 (early access) broken too, 25 opted out.
 run_all broken ASGST_TEST_JDKS="26 28" ASGST_TEST_BREAK_JDK="26 28" ASGST_TEST_SKIP_JDKS="25"
@@ -72,4 +76,27 @@ run_all none ASGST_TEST_JDKS=none
 sed 's/^/# none: /' "$WORK/none.out" | tail -3
 check '[ "$(cat "$WORK/none.rc")" = 0 ] && totals none | grep -qE "^[0-9]+ passed, 0 failed, ([89]|[1-9][0-9]+) skipped$"' \
   "ASGST_TEST_JDKS=none passes with the eight versions (and the system's JDKs) as skips: $(totals none)"
+# 3. Filters: a suite and a JDK, the quick tier, an architecture.
+mkdir -p "$WORK/build/tests/unit"
+printf '#!/bin/sh\necho "ok 1 - stub unit"\n' >"$WORK/build/tests/unit/test_stub_unit"
+chmod +x "$WORK/build/tests/unit/test_stub_unit"
+# run_all passes no words: call the runner with words through ENV's command instead.
+# ASGST_TEST_JDKS=none: no newer JDK 17 update is fetched (nothing is downloaded).
+(cd "$WORK" && ASGST_TEST_JDKS=none ASGST_JDK_CACHE="$WORK/cache" \
+  bash "$ROOT/tests/run_all.sh" "$WORK/build" walk jdk=17) >"$WORK/walk17.out" 2>&1
+got=$(steps walk17 | tr '\n' ' ')
+check '[ "$got" = "test_walk test_walk[arm64-17] " ]' "walk jdk=17 runs the walk suite on 17 only, both architectures: $got"
+check 'grep -q "^# left out by the filter (walk jdk=17): .*jdk21.*steps the words did not name" "$WORK/walk17.out"' \
+  "a filtered run names what it left out: $(grep '^# left out' "$WORK/walk17.out" | cut -c1-120)"
+(cd "$WORK" && env -u ASGST_TEST_JDKS ASGST_JDK_CACHE="$WORK/cache" \
+  bash "$ROOT/tests/run_all.sh" "$WORK/build" quick) >"$WORK/quick.out" 2>&1
+got=$(steps quick)
+check 'echo "$got" | grep -qx test_stub_unit && echo "$got" | grep -qx test_walk && ! echo "$got" | grep -q "\[" && tail -1 "$WORK/quick.out" | grep -qE "^[0-9]+ passed, 0 failed, 0 skipped$"' \
+  "quick runs the default JDK's steps only, no JDK or arm64 step, no skip: $(totals quick)"
+(cd "$WORK" && env -u ASGST_TEST_JDKS ASGST_JDK_CACHE="$WORK/cache" \
+  bash "$ROOT/tests/run_all.sh" "$WORK/build" arch=arm64) >"$WORK/arm.out" 2>&1
+got=$(steps arm | tr '\n' ' ')
+check '[ "$got" = "unit[arm64] test_walk[arm64-17] test_walk[arm64-21,pauth=off] " ]' "arch=arm64 runs the arm64 steps only: $got"
+(cd "$WORK" && bash "$ROOT/tests/run_all.sh" "$WORK/build" jdk=x arch=sparc) >"$WORK/bad.out" 2>&1
+check '[ $? != 0 ] && grep -q "arch=sparc" "$WORK/bad.out"' "an unknown architecture stops the run naming it"
 echo "1..$n"
