@@ -16,7 +16,8 @@
 #define PROF_MAX_FD 65536
 #define PROF_ADDR_MAX 256 /* bytes of a sockaddr (sockaddr_un is 110) or a path kept */
 
-enum prof_event_kind { EV_CPU = 1, EV_CPU_TIMER, EV_WALL, EV_TRACEPOINT };
+/* EV_PERF: a hardware or software perf event by name (sampling/perf_names.c). */
+enum prof_event_kind { EV_CPU = 1, EV_CPU_TIMER, EV_WALL, EV_TRACEPOINT, EV_PERF };
 
 /* What a traced syscall tells about file descriptors (sampling/tracepoints.c). */
 enum prof_fd_call {
@@ -35,11 +36,13 @@ enum prof_fd_call {
 
 typedef struct {
   enum prof_event_kind kind;
-  char name[128];       /* "cpu", "wall", "syscalls:sys_enter_socket" */
+  char name[128];       /* "cpu", "wall", "page-faults", "syscalls:sys_enter_socket" */
   char filter[256];     /* kernel filter expression, "" if none */
-  uint64_t interval;    /* ns for cpu/wall, every Nth event for tracepoints */
+  uint64_t interval;    /* ns for cpu/wall, every Nth event for tracepoints and perf events */
   uint64_t period;      /* cpu: the period events start with, >= interval (clock_cost.c) */
   int tp_id;            /* tracepoint id */
+  uint32_t perf_type;   /* EV_PERF: perf_event_attr's type and config */
+  uint64_t perf_config;
   enum prof_fd_call fd_call;
   char syscall[96];     /* "socket" for syscalls:sys_*_socket, "" otherwise */
 } prof_event;

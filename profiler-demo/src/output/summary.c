@@ -49,6 +49,10 @@ static void write_expected(FILE *out, int i) {
             "expected %llu samples, not attributed %llu\n", "", k,
             ev->filter[0] ? ev->filter : "none", (unsigned long long)ev->interval, expect,
             expect > got ? expect - got : 0);
+  } else if (ev->kind == EV_PERF) {
+    fprintf(out, "  %-32s kernel counted %llu events, every %llu sampled: expected %llu "
+            "samples, not taken %llu\n", "", k, (unsigned long long)ev->interval, expect,
+            expect > got ? expect - got : 0);
   } else if (ev->kind == EV_CPU && k) {
     unsigned long long missed = expect > got + thr ? expect - got - thr : 0;
     fprintf(out, "  %-32s kernel counted %.3f s of CPU: expected about %llu samples "

@@ -7,7 +7,7 @@
  * async-signal-safe: no allocation, no locks, no stdio.
  *
  * Three signals, chosen for what each event needs:
- *   - cpu and cputimer: a standard signal, SIGSTKFLT (else SIGPROF, else SIGPWR: see
+ *   - cpu, cputimer and perf events by name (page-faults...): a standard signal, SIGSTKFLT (else SIGPROF, else SIGPWR: see
  *     "Beside another profiler"). A standard signal is pending at most once per thread, so
  *     a thread can never pile up samples it has no time to handle, and the kernel delivers
  *     one it sends itself (si_code > 0: a perf fd's, with si_fd; a timer's) even when the
@@ -257,7 +257,7 @@ int prof_signal_install(char *err, size_t errlen) {
   bool cpu = false, wall = false;
   for (int i = 0; i < prof.opts.nevents; i++) {
     enum prof_event_kind k = prof.opts.events[i].kind;
-    cpu |= k == EV_CPU || k == EV_CPU_TIMER;
+    cpu |= k == EV_CPU || k == EV_CPU_TIMER || k == EV_PERF;
     wall |= k == EV_WALL;
   }
   if (cpu && choose("cpu", prof.opts.cpu_signal, cpu_choices, 0, &prof.signal_cpu, err, errlen))
