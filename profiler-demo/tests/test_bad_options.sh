@@ -27,6 +27,7 @@ CASES=(
   "event=cpu,event=wall,cpusignal=PROF,wallsignal=27|one signal each"
   "event=context-switches,interval=1|interval=1"
   "event=page-faults,interval=0|interval=0"
+  "event=cpu,kernel=maybe|kernel=maybe"
 )
 # Through asgst-attach only: a start refused after the agent set itself up (its JVMTI
 # callbacks, the ASGST library): SIGSEGV is the JVM's. The JVM must keep the agent loaded

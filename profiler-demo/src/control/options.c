@@ -18,6 +18,9 @@
  *   compare  with walk=thread|queue, also walk each sample in the handler and count how
  *            often both walks agree (method+bci frame by frame)
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
+ *   kernel=on|off  kernel frames (from the perf event's callchain, named from
+ *            /proc/kallsyms, marked _[k]) on top of cpu and perf event samples (on: where
+ *            perf allows; walk=signal only)
  *   cpusignal=<n|name>  wallsignal=<n|name>  the signal of cpu/cputimer samples (default:
  *            the first free of SIGSTKFLT, SIGPROF, SIGPWR) or of wall ticks (SIGVTALRM,
  *            SIGPWR, SIGSTKFLT); a number (1-64) or a name (PROF or SIGPROF...)
@@ -76,7 +79,7 @@ static bool starts_option(const char *p) {
   static const char *const keyed[] = {"event=", "filter=", "interval=", "file=", "fds=",
                                       "reply=", "overhead=", "record=", "record_n=",
                                       "record_walks=", "walk=", "fds_match=", "fds_interval=",
-                                      "loop=", "cpusignal=", "wallsignal=", NULL};
+                                      "loop=", "cpusignal=", "wallsignal=", "kernel=", NULL};
   static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
                                       "untested_jdk", "realtime_queues",
                                       "fds", NULL};
@@ -289,6 +292,13 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
     else return prof_fail(err, len, "walk=%s: signal, thread or queue", v);
     return 0;
   }
+  if (strcmp(k, "kernel") == 0 && eq) {
+    if (strcmp(v, "on") && strcmp(v, "off"))
+      return prof_fail(err, len, "kernel=%s: on or off (kernel frames on cpu and perf event "
+                       "samples)", v);
+    o->no_kernel = strcmp(v, "off") == 0;
+    return 0;
+  }
   if (!eq && strcmp(k, "compare") == 0) return o->compare = true, 0;
   if (!eq && strcmp(k, "cstack") == 0) return o->cstack = true, 0;
   if (!eq && strcmp(k, "untested_jdk") == 0) return o->untested_jdk = true, 0;
@@ -316,7 +326,8 @@ static int drop_unavailable(prof_options *o, char *err, size_t errlen) {
   }
   o->nevents = kept;
   if (dropped && kept == 0)
-    return prof_fail(err, errlen, "%s", dropped == 1 ? why : "no event asked for is available here");
+    return prof_fail(err, errlen, "%s",
+                     dropped == 1 ? why : "no event asked for is available here");
   return 0;
 }
 

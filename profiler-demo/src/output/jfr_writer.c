@@ -147,7 +147,7 @@ static enum jfr_type_id event_type(const prof_record *r, const prof_frame *frame
   if (ev->kind == EV_PERF) return T_PERF_SAMPLE;
   if (ev->kind != EV_WALL) return T_EXECUTION_SAMPLE;
   for (int i = 0; i < r->nframes; i++)
-    if (frames[i].type != ASGST_FRAME_NON_JAVA)
+    if (prof_frame_is_java(&frames[i]))
       return frames[i].type == ASGST_FRAME_JAVA_NATIVE ? T_NATIVE_METHOD_SAMPLE
                                                        : T_EXECUTION_SAMPLE;
   return T_EXECUTION_SAMPLE;

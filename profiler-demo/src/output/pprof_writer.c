@@ -94,7 +94,10 @@ static uint64_t frame_location(pprof_ctx *c, const prof_frame *f) {
   const char *name = prof_sym_name(sym);
   char file[600], sys[1200];
   int64_t line = 0;
-  if (prof_sym_type(sym) == FT_C) {
+  if (prof_sym_type(sym) == FT_KERNEL) {
+    snprintf(file, sizeof file, "[kernel.kallsyms]");
+    snprintf(sys, sizeof sys, "%s", name);
+  } else if (prof_sym_type(sym) == FT_C) {
     Dl_info di;
     bool vm_code = f->bci > 0; /* a blob name id: VM-generated code, no library */
     snprintf(file, sizeof file, "%s", !vm_code && dladdr(f->method, &di) && di.dli_fname

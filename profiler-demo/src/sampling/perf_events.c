@@ -59,6 +59,13 @@ int prof_perf_open(const prof_event *ev, pid_t tid, uint64_t period) {
   }
   a.sample_period = period;
   a.wakeup_events = 1;
+  if (prof.kernel_frames && prof_kchain_wanted(ev)) {
+    /* The kernel part of the callchain into the fd's ring (kernel_chain.c); the Java and
+     * C frames come from the walk. */
+    a.sample_type = PERF_SAMPLE_CALLCHAIN;
+    a.exclude_callchain_user = 1;
+    a.sample_max_stack = PROF_KERNEL_FRAMES;
+  }
   a.disabled = 1;
   int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0 && errno == EACCES && (ev->kind == EV_CPU || ev->kind == EV_PERF)) {
@@ -85,6 +92,8 @@ static int open_perf_event(int index, const prof_event *ev, pid_t tid) {
     return -1;
   }
   if (ev->kind == EV_CPU) prof_load_open(fd, index, ev->interval, period);
+  if (prof.kernel_frames && prof_kchain_wanted(ev) && prof_kchain_attach(fd) != 0)
+    atomic_fetch_add(&prof.stats.no_ring, 1); /* locked-memory limit: samples go on without */
   atomic_store(&fd_event[fd], (uint8_t)(index + 1));
   ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
   return fd;
@@ -150,6 +159,7 @@ void prof_events_close_thread(prof_thread *t) {
       if (read(fd, &count, sizeof count) == sizeof count)
         atomic_fetch_add(&prof.stats.kernel_count[i], count);
       atomic_store(&fd_event[fd], 0);
+      prof_kchain_detach(fd, t->tid == gettid());
       close(fd);
       t->fds[i] = -1;
     }
