@@ -1,9 +1,16 @@
 /*
  * options.c - parsing the agent's comma-separated options.
  *
- *   event=cpu|wall|cputimer|<category>:<tracepoint>   (repeatable)
+ *   event=cpu|wall|cputimer|<category>:<tracepoint>|<perf event>   (repeatable)
+ *            a perf event by perf's name: page-faults (faults), minor-faults, major-faults,
+ *            context-switches (cs), cpu-migrations (migrations), alignment-faults,
+ *            emulation-faults, cycles, instructions, cache-references, cache-misses,
+ *            branches, branch-misses, bus-cycles, ref-cycles, L1-dcache-load-misses,
+ *            LLC-load-misses, dTLB-load-misses... (sampling/perf_names.c: default periods);
+ *            one the kernel does not offer is left out with one line (an error if no
+ *            event is left)
  *   filter=<kernel filter expression>  for the tracepoint right before it
- *   interval=<n>[ns|us|ms|s]  for cpu/wall; for a tracepoint: every Nth event
+ *   interval=<n>[ns|us|ms|s]  for cpu/wall; for a tracepoint or perf event: every Nth event
  *   file=<path>.html|.collapsed|.txt|.jfr   (repeatable)   fds=<path>
  *   overhead=<percent>  the most of a sampled thread's time samples may take (1-50, 10)
  *   record=<path>  record_n=<n>  record_walks=errors|all   walks recorded for a replay
@@ -11,6 +18,9 @@
  *   compare  with walk=thread|queue, also walk each sample in the handler and count how
  *            often both walks agree (method+bci frame by frame)
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
+ *   kernel=on|off  kernel frames (from the perf event's callchain, named from
+ *            /proc/kallsyms, marked _[k]) on top of cpu and perf event samples (on: where
+ *            perf allows; walk=signal only)
  *   cpusignal=<n|name>  wallsignal=<n|name>  the signal of cpu/cputimer samples (default:
  *            the first free of SIGSTKFLT, SIGPROF, SIGPWR) or of wall ticks (SIGVTALRM,
  *            SIGPWR, SIGSTKFLT); a number (1-64) or a name (PROF or SIGPROF...)
@@ -69,7 +79,7 @@ static bool starts_option(const char *p) {
   static const char *const keyed[] = {"event=", "filter=", "interval=", "file=", "fds=",
                                       "reply=", "overhead=", "record=", "record_n=",
                                       "record_walks=", "walk=", "fds_match=", "fds_interval=",
-                                      "loop=", "cpusignal=", "wallsignal=", NULL};
+                                      "loop=", "cpusignal=", "wallsignal=", "kernel=", NULL};
   static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
                                       "untested_jdk", "realtime_queues",
                                       "fds", NULL};
@@ -108,14 +118,19 @@ static int add_event(prof_options *o, const char *v, char *err, size_t len) {
   if (strcmp(v, "cpu") == 0) ev->kind = EV_CPU, ev->interval = DEFAULT_CPU_NS;
   else if (strcmp(v, "cputimer") == 0) ev->kind = EV_CPU_TIMER, ev->interval = DEFAULT_CPU_NS;
   else if (strcmp(v, "wall") == 0) ev->kind = EV_WALL, ev->interval = DEFAULT_WALL_NS;
-  else if (strchr(v, ':')) {
+  else if (prof_perf_event_resolve(ev)) {
+    /* kind, type, config and default period set; availability checked after parsing */
+  } else if (strchr(v, ':')) {
     ev->kind = EV_TRACEPOINT;
     ev->interval = 1;
     char note[256] = "";
     if (prof_tracepoint_resolve(ev, note, sizeof note, err, len) != 0) return -1;
     if (note[0]) prof_say("asgst-prof: %s\n", note);
   } else {
-    return prof_fail(err, len, "event=%s: unknown event (cpu, wall, cputimer or category:name)", v);
+    char known[1024];
+    prof_perf_event_list(known, sizeof known);
+    return prof_fail(err, len, "event=%s: unknown event (cpu, wall, cputimer, category:name "
+                     "for a tracepoint, or a perf event: %s)", v, known);
   }
   for (int i = 0; i < o->nevents; i++)
     if (strcmp(o->events[i].name, ev->name) == 0)
@@ -129,10 +144,11 @@ static int set_interval(prof_options *o, const char *v, uint64_t *pending, char 
                         size_t len) {
   prof_event *ev = o->nevents ? &o->events[o->nevents - 1] : NULL;
   int64_t ns;
-  if (ev && ev->kind == EV_TRACEPOINT) {
+  if (ev && (ev->kind == EV_TRACEPOINT || ev->kind == EV_PERF)) {
     char *end;
     long long n = strtoll(v, &end, 10);
     if (end == v || *end || n <= 0) return prof_fail(err, len, "interval=%s: not a positive count", v);
+    if (ev->kind == EV_PERF) return prof_perf_event_interval(ev, (uint64_t)n, err, len);
     ev->interval = (uint64_t)n;
     return 0;
   }
@@ -276,6 +292,13 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
     else return prof_fail(err, len, "walk=%s: signal, thread or queue", v);
     return 0;
   }
+  if (strcmp(k, "kernel") == 0 && eq) {
+    if (strcmp(v, "on") && strcmp(v, "off"))
+      return prof_fail(err, len, "kernel=%s: on or off (kernel frames on cpu and perf event "
+                       "samples)", v);
+    o->no_kernel = strcmp(v, "off") == 0;
+    return 0;
+  }
   if (!eq && strcmp(k, "compare") == 0) return o->compare = true, 0;
   if (!eq && strcmp(k, "cstack") == 0) return o->cstack = true, 0;
   if (!eq && strcmp(k, "untested_jdk") == 0) return o->untested_jdk = true, 0;
@@ -286,6 +309,26 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
   if (!eq && strcmp(k, "dump") == 0) return o->action = ACT_DUMP, 0;
   if (eq) *eq = '=';
   return prof_fail(err, len, "unknown option '%s'", item);
+}
+
+/* N. Leaves out the perf events this kernel does not offer (no hardware counters in most
+ * VMs), one line each, so the run goes on with the others; an error if none is left. */
+static int drop_unavailable(prof_options *o, char *err, size_t errlen) {
+  int kept = 0, dropped = 0;
+  char why[512] = "";
+  for (int i = 0; i < o->nevents; i++) {
+    if (o->events[i].kind == EV_PERF && prof_perf_event_check(&o->events[i], why, sizeof why)) {
+      dropped++;
+      if (o->nevents > 1) prof_say("asgst-prof: %s; profiling without it\n", why);
+      continue;
+    }
+    o->events[kept++] = o->events[i];
+  }
+  o->nevents = kept;
+  if (dropped && kept == 0)
+    return prof_fail(err, errlen, "%s",
+                     dropped == 1 ? why : "no event asked for is available here");
+  return 0;
 }
 
 /* N. Finds reply=PATH first so that every later message reaches asgst-attach. */
@@ -341,9 +384,10 @@ int prof_parse_options(const char *text, prof_options *o, char *err, size_t errl
     return prof_fail(err, errlen, "compare: needs walk=thread or walk=queue (with walk=signal "
                      "the walk is the in-handler walk)");
   for (int i = 0; pending && i < o->nevents; i++)
-    if (o->events[i].kind != EV_TRACEPOINT) o->events[i].interval = pending;
+    if (o->events[i].kind != EV_TRACEPOINT && o->events[i].kind != EV_PERF)
+      o->events[i].interval = pending;
   for (int i = 0; i < o->nevents; i++)
     if (o->events[i].kind == EV_TRACEPOINT && prof_tracepoint_check(&o->events[i], err, errlen))
       return -1;
-  return 0;
+  return drop_unavailable(o, err, errlen);
 }

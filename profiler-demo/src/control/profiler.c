@@ -251,6 +251,14 @@ static void check_cpu_periods(void) {
   }
 }
 
+/* N. Whether cpu and perf event samples get kernel frames; /proc/kallsyms is read (once
+ * per process) only when they may. */
+static void check_kernel_frames(void) {
+  bool may = false;
+  for (int i = 0; i < prof.opts.nevents; i++) may |= prof_kchain_wanted(&prof.opts.events[i]);
+  prof_kchain_check(may && !prof.opts.no_kernel ? prof_kallsyms_load() : NULL);
+}
+
 /* N. */
 int prof_start(bool on_attach, char *err, size_t errlen) {
   if (atomic_load(&prof.running)) {
@@ -271,6 +279,7 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
   prof_blob_names_reset();
   memset(&prof.stats, 0, sizeof prof.stats);
   check_cpu_periods();
+  check_kernel_frames();
   if (prof_recorder_start(err, errlen) != 0) return -1;
   if (prof.opts.walk == WALK_QUEUE && !(ASGST_Capabilities() & ASGST_REGISTER_QUEUE)) {
     snprintf(err, errlen, "walk=queue: this ASGST library offers no safepoint queues "
@@ -323,6 +332,7 @@ int prof_stop(char *err, size_t errlen) {
   /* Let handlers that are already running finish their records. */
   struct timespec ts = {0, 20 * 1000 * 1000};
   nanosleep(&ts, NULL);
+  prof_kchain_reap();
   prof_walker_stop();
   prof_queue_stop_all();
   prof_recorder_stop();

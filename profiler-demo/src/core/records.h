@@ -17,14 +17,24 @@
 #include "core/options.h"
 #include "core/time_hist.h"
 
+/* A frame's type beyond ASGST's (enum ASGST_FrameTypeId, 1-4): a kernel frame of a perf
+ * event's callchain (sampling/kernel_chain.c), its method the kernel address. */
+#define PROF_FRAME_KERNEL 5
+
 typedef struct {
-  void *method; /* ASGST_Method, or the pc for a C frame */
+  void *method; /* ASGST_Method, or the pc for a C or kernel frame */
   int32_t bci;  /* a C frame's: the id of its VM code blob's name (core/blob_names.h),
                    -1 for C code of a library */
   uint8_t type; /* enum ASGST_FrameTypeId */
   int8_t comp_level;
   uint16_t pad;
 } prof_frame;
+
+/* SS. A Java frame (interpreted, compiled, inlined or a native method's), as opposed to C
+ * and kernel frames. */
+static inline bool prof_frame_is_java(const prof_frame *f) {
+  return f->type >= 1 && f->type <= 3; /* ASGST_FRAME_JAVA .. ASGST_FRAME_JAVA_NATIVE */
+}
 
 /* File descriptors a traced syscall produced or used, filled in the handler
  * (fd/fd_capture.c). */

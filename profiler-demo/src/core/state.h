@@ -11,6 +11,7 @@
 #define ASGSTPROF_CORE_STATE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/options.h"
@@ -25,6 +26,10 @@ typedef struct {
   _Atomic uint64_t lost_buffer[PROF_MAX_EVENTS]; /* buffer full */
   _Atomic uint64_t lost_store[PROF_MAX_EVENTS];  /* call-trace store full, the key new */
   _Atomic uint64_t no_java[PROF_MAX_EVENTS];   /* walked, but no Java frame */
+  _Atomic uint64_t with_kernel[PROF_MAX_EVENTS]; /* samples with kernel frames */
+  _Atomic uint64_t no_ring;                    /* perf fds whose callchain ring could not
+                                                  be mapped (their samples lack kernel
+                                                  frames) */
   _Atomic uint64_t kernel_count[PROF_MAX_EVENTS]; /* events counted by the kernel (wall:
                                                      signals the timer thread sent), of
                                                      threads whose events are closed */
@@ -75,6 +80,10 @@ typedef struct {
   int signal_cpu;        /* cpu and cputimer events (SIGSTKFLT; signal_handler.c) */
   int signal_wall;       /* the wall clock's ticks (SIGVTALRM; signal_handler.c) */
   char init_error[256];  /* why ASGST_Initialize failed, "" if it did not */
+  /* cpu and named perf event samples carry kernel frames (sampling/kernel_chain.c); if
+   * not, why ("" when no event could have them). */
+  bool kernel_frames;
+  char kernel_frames_off[256];
   char vm_name[128], vm_version[128]; /* java.vm.name and java.vm.version (the .jfr's) */
 } prof_state;
 

@@ -262,7 +262,7 @@ static bool is_jdk(const char *name) {
 static int java_names(const fd_call *c, const char **names, int max) {
   int n = 0;
   for (int i = 0; i < c->r->nframes && n < max; i++)
-    if (c->frames[i].type != ASGST_FRAME_NON_JAVA)
+    if (prof_frame_is_java(&c->frames[i]))
       names[n++] = prof_sym_name(prof_sym_frame(&c->frames[i]));
   return n;
 }
@@ -309,10 +309,11 @@ void fd_full_stack(FILE *out, const fd_call *c) {
   for (int i = 0; i < c->r->nframes; i++) {
     int id = prof_sym_frame(&c->frames[i]);
     const char *name = prof_sym_name(id);
-    bool java = c->frames[i].type != ASGST_FRAME_NON_JAVA;
+    bool java = prof_frame_is_java(&c->frames[i]);
     bool mark = java && !marked && !is_jdk(name);
     marked |= mark;
-    fprintf(out, "      %s %s%s\n", mark ? "*" : " ", name, java ? "" : " (C)");
+    bool kernel = c->frames[i].type == PROF_FRAME_KERNEL;
+    fprintf(out, "      %s %s%s\n", mark ? "*" : " ", name, java || kernel ? "" : " (C)");
   }
   if (c->r->nframes == 0)
     fprintf(out, "        [no frames: %s]\n", ASGST_ErrorName(c->r->walk_result));

@@ -28,8 +28,8 @@ static const char prof_page_head[] =
 "<canvas id=\"c\"></canvas><div id=\"info\"></div><div id=\"tip\"></div>\n<script>\n";
 
 static const char prof_page_tail[] =
-"var KIND=['interpreted','C1','C2','inlined','native','C','other'];\n"
-"var COL=['#7cc47c','#e8c84e','#62b0e0','#9ad8ee','#e8965c','#e07070','#c0c0c0'];\n"
+"var KIND=['interpreted','C1','C2','inlined','native','C','other','kernel'];\n"
+"var COL=['#7cc47c','#e8c84e','#62b0e0','#9ad8ee','#e8965c','#e07070','#c0c0c0','#c8a0e0'];\n"
 "var H=16,c=document.getElementById('c'),g=c.getContext('2d'),tip=document.getElementById('tip');\n"
 "var icicle=true;\n"
 /* One node per (parent, name): the frame types of one method are merged, their counts

@@ -33,7 +33,7 @@ static int by_total(const void *a, const void *b) {
 /* N. Words for the frame types in the breakdown. */
 static const char *type_word(int t) {
   static const char *const w[FT_NTYPES] = {"interpreted", "C1", "C2", "inlined", "native",
-                                           "C", "thread"};
+                                           "C", "thread", "kernel"};
   return t >= 0 && t < FT_NTYPES ? w[t] : "?";
 }
 

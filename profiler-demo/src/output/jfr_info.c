@@ -29,6 +29,13 @@ static void settings(jfr_buf *b, uint64_t ticks) {
     const prof_event *ev = &prof.opts.events[i];
     char period[40];
     snprintf(period, sizeof period, "%llu us", (unsigned long long)(ev->interval / 1000));
+    if (ev->kind == EV_PERF) {
+      char every[40];
+      snprintf(every, sizeof every, "%llu events", (unsigned long long)ev->interval);
+      setting(b, ticks, T_PERF_SAMPLE, "enabled", "true");
+      setting(b, ticks, T_PERF_SAMPLE, "period", every);
+      continue;
+    }
     if (ev->kind == EV_TRACEPOINT) {
       setting(b, ticks, T_TRACEPOINT, "enabled", "true");
       setting(b, ticks, T_FILE_DESCRIPTOR, "enabled", "true");

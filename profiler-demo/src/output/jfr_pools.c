@@ -22,9 +22,9 @@
 
 /* Keys from 0, as the JDK numbers its frame types: async-profiler's converter takes the
  * key as the type itself (0 interpreted, 1 JIT compiled, 2 inlined, 3 native). */
-enum { FRAME_INTERPRETED, FRAME_JIT, FRAME_INLINED, FRAME_NATIVE };
+enum { FRAME_INTERPRETED, FRAME_JIT, FRAME_INLINED, FRAME_NATIVE, FRAME_KERNEL };
 static const char *const frame_type_names[] = {"Interpreted", "JIT compiled",
-                                               "Inlined", "Native"};
+                                               "Inlined", "Native", "Kernel"};
 
 /* N. */
 uint32_t jfr_pool_thread(jfr_pools *p, pid_t tid) {
@@ -51,6 +51,7 @@ static int frame_type(const prof_frame *f) {
     case ASGST_FRAME_JAVA_INLINED: return FRAME_INLINED;
     case ASGST_FRAME_JAVA_NATIVE:
     case ASGST_FRAME_NON_JAVA: return FRAME_NATIVE;
+    case PROF_FRAME_KERNEL: return FRAME_KERNEL;
     default: return f->comp_level > 0 ? FRAME_JIT : FRAME_INTERPRETED;
   }
 }
@@ -59,7 +60,7 @@ static int frame_type(const prof_frame *f) {
 static uint32_t method_of(jfr_pools *p, const prof_frame *f) {
   uint8_t key[1 + 1024];
   uint32_t len;
-  if (f->type == ASGST_FRAME_NON_JAVA) {
+  if (!prof_frame_is_java(f)) {
     const char *name = prof_sym_name(prof_sym_frame(f));
     len = (uint32_t)strnlen(name, sizeof key - 1);
     key[0] = 'C';
@@ -80,7 +81,7 @@ static void write_stack(jfr_pools *p, jfr_buf *b, const uint8_t *key, uint32_t l
   for (int i = 0; i < n; i++) {
     prof_frame f;
     memcpy(&f, key + 1 + (size_t)i * sizeof f, sizeof f);
-    bool java = f.type != ASGST_FRAME_NON_JAVA;
+    bool java = prof_frame_is_java(&f);
     int line = java ? ASGST_GetMethodLineNumber((ASGST_Method)f.method, f.bci) : -1;
     jfr_put_varint(b, method_of(p, &f));
     jfr_put_int(b, line);
@@ -256,7 +257,7 @@ void jfr_pools_write(jfr_pools *p, jfr_buf *b, uint64_t ticks) {
   pool(p, &pools, T_CLASS, &p->classes, write_class);
   pool(p, &pools, T_PACKAGE, &p->packages, write_package);
   pool(p, &pools, T_SYMBOL, &p->symbols, write_symbol);
-  string_pool(&pools, T_FRAME_TYPE, frame_type_names, FRAME_INTERPRETED, FRAME_NATIVE);
+  string_pool(&pools, T_FRAME_TYPE, frame_type_names, FRAME_INTERPRETED, FRAME_KERNEL);
   static const char *const states[] = {NULL, "STATE_RUNNABLE"};
   string_pool(&pools, T_THREAD_STATE, states, JFR_STATE_RUNNABLE, JFR_STATE_RUNNABLE);
 

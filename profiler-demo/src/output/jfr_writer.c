@@ -4,6 +4,8 @@
  *  - cpu and cputimer samples: jdk.ExecutionSample, as the JDK's JFR names them;
  *  - wall samples: jdk.NativeMethodSample when the thread's top Java frame is a native
  *    method (the JDK's JFR samples threads in native code so), jdk.ExecutionSample else;
+ *  - perf events by name (page-faults, context-switches...): asgst.PerfEventSample (the
+ *    event's name);
  *  - tracepoint samples: asgst.Tracepoint (the tracepoint's name); those that caught a
  *    file descriptor (fd/fd_capture.c: event=fds and the fd syscalls' tracepoints)
  *    asgst.FileDescriptor (the tracepoint's name, call, fds, result, path or address).
@@ -114,6 +116,8 @@ static const jfr_type types[] = {
     {T_NATIVE_METHOD_SAMPLE, "jdk.NativeMethodSample", EVENT, "Method Profiling Sample Native",
      FIELDS(sample_fields), false},
     {T_TRACEPOINT, "asgst.Tracepoint", EVENT, "Tracepoint", FIELDS(tracepoint_fields), false},
+    {T_PERF_SAMPLE, "asgst.PerfEventSample", EVENT, "Perf Event Sample",
+     FIELDS(tracepoint_fields), false},
     {T_FILE_DESCRIPTOR, "asgst.FileDescriptor", EVENT, "File Descriptor", FIELDS(fd_fields), false},
     {T_THREAD_GROUP, "jdk.types.ThreadGroup", NULL, "Thread Group", FIELDS(group_fields), false},
     {T_CLASS_LOADER, "jdk.types.ClassLoader", NULL, "Java Class Loader", FIELDS(loader_fields),
@@ -140,9 +144,10 @@ static enum jfr_type_id event_type(const prof_record *r, const prof_frame *frame
   const prof_event *ev = &prof.opts.events[r->event];
   if (fdi) return T_FILE_DESCRIPTOR;
   if (ev->kind == EV_TRACEPOINT) return T_TRACEPOINT;
+  if (ev->kind == EV_PERF) return T_PERF_SAMPLE;
   if (ev->kind != EV_WALL) return T_EXECUTION_SAMPLE;
   for (int i = 0; i < r->nframes; i++)
-    if (frames[i].type != ASGST_FRAME_NON_JAVA)
+    if (prof_frame_is_java(&frames[i]))
       return frames[i].type == ASGST_FRAME_JAVA_NATIVE ? T_NATIVE_METHOD_SAMPLE
                                                        : T_EXECUTION_SAMPLE;
   return T_EXECUTION_SAMPLE;
@@ -178,7 +183,8 @@ static void put_event(jfr_ctx *c, const prof_record *r, const prof_frame *frames
   jfr_put_varint(&c->out, stack);
   if (t == T_EXECUTION_SAMPLE || t == T_NATIVE_METHOD_SAMPLE)
     jfr_put_varint(&c->out, JFR_STATE_RUNNABLE);
-  if (t == T_TRACEPOINT || t == T_FILE_DESCRIPTOR) jfr_put_string(&c->out, ev->name);
+  if (t == T_TRACEPOINT || t == T_FILE_DESCRIPTOR || t == T_PERF_SAMPLE)
+    jfr_put_string(&c->out, ev->name);
   if (t == T_FILE_DESCRIPTOR) fd_fields_of(&c->out, ev, fdi);
   jfr_event_end(&c->out, start);
 }

@@ -46,9 +46,10 @@ static void sample_types(pprof_ctx *c) {
     }
     char samples[160];
     snprintf(samples, sizeof samples, "%s_samples", ev->name);
-    bool cpu = ev->kind == EV_CPU;
+    bool cpu = ev->kind == EV_CPU, perf = ev->kind == EV_PERF;
     pp_value_type(&c->p, PP_SAMPLE_TYPE, cpu ? "samples" : samples, "count");
-    pp_value_type(&c->p, PP_SAMPLE_TYPE, ev->name, "nanoseconds");
+    /* A perf event's second column: the events its samples stand for (every Nth). */
+    pp_value_type(&c->p, PP_SAMPLE_TYPE, ev->name, perf ? "events" : "nanoseconds");
     c->timed[i] = true;
     c->ns[i] = cpu && ev->period > ev->interval ? ev->period : ev->interval;
     c->ncols++;
@@ -58,8 +59,9 @@ static void sample_types(pprof_ctx *c) {
 /* N. period_type, period and the default sample type: the first event's. */
 static void period(pprof_ctx *c) {
   const prof_event *ev = &prof.opts.events[0];
-  bool timed = ev->kind != EV_TRACEPOINT;
-  pp_value_type(&c->p, PP_PERIOD_TYPE, ev->name, timed ? "nanoseconds" : "count");
+  bool timed = ev->kind != EV_TRACEPOINT && ev->kind != EV_PERF;
+  pp_value_type(&c->p, PP_PERIOD_TYPE, ev->name, timed ? "nanoseconds"
+                                                 : ev->kind == EV_PERF ? "events" : "count");
   pb_varint(&c->p.out, PP_PERIOD, c->timed[0] ? c->ns[0] : ev->interval);
   pb_varint(&c->p.out, PP_DEFAULT_SAMPLE_TYPE, (uint64_t)pp_str(&c->p, ev->name));
 }
@@ -92,7 +94,10 @@ static uint64_t frame_location(pprof_ctx *c, const prof_frame *f) {
   const char *name = prof_sym_name(sym);
   char file[600], sys[1200];
   int64_t line = 0;
-  if (prof_sym_type(sym) == FT_C) {
+  if (prof_sym_type(sym) == FT_KERNEL) {
+    snprintf(file, sizeof file, "[kernel.kallsyms]");
+    snprintf(sys, sizeof sys, "%s", name);
+  } else if (prof_sym_type(sym) == FT_C) {
     Dl_info di;
     bool vm_code = f->bci > 0; /* a blob name id: VM-generated code, no library */
     snprintf(file, sizeof file, "%s", !vm_code && dladdr(f->method, &di) && di.dli_fname

@@ -49,6 +49,10 @@ static void write_expected(FILE *out, int i) {
             "expected %llu samples, not attributed %llu\n", "", k,
             ev->filter[0] ? ev->filter : "none", (unsigned long long)ev->interval, expect,
             expect > got ? expect - got : 0);
+  } else if (ev->kind == EV_PERF) {
+    fprintf(out, "  %-32s kernel counted %llu events, every %llu sampled: expected %llu "
+            "samples, not taken %llu\n", "", k, (unsigned long long)ev->interval, expect,
+            expect > got ? expect - got : 0);
   } else if (ev->kind == EV_CPU && k) {
     unsigned long long missed = expect > got + thr ? expect - got - thr : 0;
     fprintf(out, "  %-32s kernel counted %.3f s of CPU: expected about %llu samples "
@@ -76,6 +80,30 @@ static void write_events(FILE *out) {
   }
 }
 
+/* N. One line: how many cpu and perf event samples have kernel frames, or why none do
+ * (nothing when no event could have them). */
+static void write_kernel_frames(FILE *out) {
+  if (!prof.kernel_frames) {
+    if (prof.kernel_frames_off[0])
+      fprintf(out, "kernel frames: none (%s)\n", prof.kernel_frames_off);
+    return;
+  }
+  unsigned long long with = 0, of = 0;
+  for (int i = 0; i < prof.opts.nevents; i++) {
+    if (!prof_kchain_wanted(&prof.opts.events[i])) continue;
+    with += prof.stats.with_kernel[i];
+    of += prof.stats.signals[i];
+  }
+  fprintf(out, "kernel frames: %llu of %llu cpu, perf event and tracepoint samples (%.1f%%) "
+          "were taken in the kernel %s", with, of, of ? 100.0 * (double)with / (double)of : 0.0,
+          prof.opts.walk == WALK_SIGNAL ? "and carry its frames"
+                                        : "(their kernel frames are kept with walk=signal only)");
+  if (prof.stats.no_ring)
+    fprintf(out, "; %llu threads' rings could not be mapped (locked-memory limit)",
+            (unsigned long long)prof.stats.no_ring);
+  fputc('\n', out);
+}
+
 /* N. The period's walk times (per walk, whether its sample is a record or counted). */
 static void write_walk_time(FILE *out, const prof_hist *h) {
   uint64_t n = prof_hist_total(h);
@@ -92,6 +120,7 @@ void prof_write_summary(FILE *out) {
   else if (ASGST_DisabledFeatures()[0])
     fprintf(out, "ASGST features off on this JVM: %s\n", ASGST_DisabledFeatures());
   write_events(out);
+  write_kernel_frames(out);
   fprintf(out, "walk results:\n");
   for (int s = 0; s < PROF_WALK_CODES; s++)
     if (prof.stats.walk_results[s])

@@ -1,8 +1,8 @@
 /*
- * perf_events.c - per-thread event sources: perf cpu-clock, perf tracepoints and the POSIX
- * CPU timer fallback, each delivering its signal to its own thread (a standard signal for
- * cpu, SIGSTKFLT unless taken; the real-time signal for tracepoints; signal_handler.c says
- * why).
+ * perf_events.c - per-thread event sources: perf cpu-clock, perf events by name
+ * (perf_names.c), perf tracepoints and the POSIX CPU timer fallback, each delivering its
+ * signal to its own thread (a standard signal for cpu and named events, SIGSTKFLT unless
+ * taken; the real-time signal for tracepoints; signal_handler.c says why).
  *
  * Re-arming: the kernel here (6.18) never re-arms an event with PERF_EVENT_IOC_REFRESH, so
  * events are opened without an event limit and simply stay enabled: every overflow (every
@@ -50,17 +50,27 @@ int prof_perf_open(const prof_event *ev, pid_t tid, uint64_t period) {
   if (ev->kind == EV_CPU) {
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_CPU_CLOCK;
+  } else if (ev->kind == EV_PERF) {
+    a.type = ev->perf_type;
+    a.config = ev->perf_config;
   } else {
     a.type = PERF_TYPE_TRACEPOINT;
     a.config = (uint64_t)ev->tp_id;
   }
   a.sample_period = period;
   a.wakeup_events = 1;
+  if (prof.kernel_frames && prof_kchain_wanted(ev)) {
+    /* The kernel part of the callchain into the fd's ring (kernel_chain.c); the Java and
+     * C frames come from the walk. */
+    a.sample_type = PERF_SAMPLE_CALLCHAIN;
+    a.exclude_callchain_user = 1;
+    a.sample_max_stack = PROF_KERNEL_FRAMES;
+  }
   a.disabled = 1;
   int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-  if (fd < 0 && errno == EACCES && ev->kind == EV_CPU) {
+  if (fd < 0 && errno == EACCES && (ev->kind == EV_CPU || ev->kind == EV_PERF)) {
     /* perf_event_paranoid 2 (the default) lets unprivileged users sample user mode only:
-     * CPU time spent in the kernel then goes unsampled. */
+     * CPU time (or events) in the kernel then go unsampled. */
     a.exclude_kernel = 1;
     a.exclude_hv = 1;
     fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -74,13 +84,16 @@ static int open_perf_event(int index, const prof_event *ev, pid_t tid) {
   int fd = prof_perf_open(ev, tid, period);
   if (fd < 0) return -1;
   if (fd >= PROF_MAX_FD || (ev->filter[0] && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter))
-      || route_to_thread(fd, tid, ev->kind == EV_CPU ? prof.signal_cpu : prof.signal) != 0) {
+      || route_to_thread(fd, tid, ev->kind == EV_TRACEPOINT ? prof.signal : prof.signal_cpu)
+             != 0) {
     int e = errno;
     close(fd);
     errno = e;
     return -1;
   }
   if (ev->kind == EV_CPU) prof_load_open(fd, index, ev->interval, period);
+  if (prof.kernel_frames && prof_kchain_wanted(ev) && prof_kchain_attach(fd) != 0)
+    atomic_fetch_add(&prof.stats.no_ring, 1); /* locked-memory limit: samples go on without */
   atomic_store(&fd_event[fd], (uint8_t)(index + 1));
   ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
   return fd;
@@ -116,10 +129,10 @@ void prof_events_open_thread(prof_thread *t) {
     t->fds[i] = -1;
     t->timers[i] = NULL;
     if (ev->kind == EV_WALL) continue;
-    if (ev->kind == EV_CPU || ev->kind == EV_TRACEPOINT) {
+    if (ev->kind == EV_CPU || ev->kind == EV_TRACEPOINT || ev->kind == EV_PERF) {
       t->fds[i] = open_perf_event(i, ev, t->tid);
       if (t->fds[i] >= 0) continue;
-      if (ev->kind == EV_TRACEPOINT) continue; /* counted as a thread without the event */
+      if (ev->kind != EV_CPU) continue; /* counted as a thread without the event */
       if (!atomic_exchange(&timer_fallback_said, 1))
         prof_say("asgst-prof: perf_event_open(cpu-clock) failed (%s); using a CPU timer "
                  "(at most CONFIG_HZ samples per second)\n", strerror(errno));
@@ -146,6 +159,7 @@ void prof_events_close_thread(prof_thread *t) {
       if (read(fd, &count, sizeof count) == sizeof count)
         atomic_fetch_add(&prof.stats.kernel_count[i], count);
       atomic_store(&fd_event[fd], 0);
+      prof_kchain_detach(fd, t->tid == gettid());
       close(fd);
       t->fds[i] = -1;
     }

@@ -1,9 +1,10 @@
 /*
  * sampling.h - the event sources and the signal handler. Event sources (perf_events.c:
- * perf cpu-clock, tracepoints and the CPU-timer fallback; wall_clock.c) signal the Java
- * thread an event belongs to; signal_handler.c takes the sample (walk/ says where it is
- * walked); overload.c and clock_cost.c hold sampling under an overhead budget; threads.c
- * is the registry of profiled threads; tracepoints.c resolves kernel tracepoints.
+ * perf cpu-clock, perf events by name, tracepoints and the CPU-timer fallback;
+ * wall_clock.c) signal the Java thread an event belongs to; signal_handler.c takes the
+ * sample (walk/ says where it is walked); overload.c and clock_cost.c hold sampling under
+ * an overhead budget; threads.c is the registry of profiled threads; tracepoints.c
+ * resolves kernel tracepoints, perf_names.c perf's named events.
  *
  * Signal-safety classes as in asgst.h: SS async-signal-safe, N ordinary code.
  */
@@ -16,6 +17,7 @@
 #include <sys/types.h>
 
 #include "core/options.h"
+#include "core/records.h"
 
 /* ---- Kernel tracepoints (tracepoints.c) ---- */
 /* N. Tracefs directory (mounted on demand), NULL with a reason in err if unusable. */
@@ -28,6 +30,36 @@ int prof_tracepoint_resolve(prof_event *ev, char *note, size_t notelen, char *er
 int prof_tracepoint_check(const prof_event *ev, char *err, size_t errlen);
 /* N. The tracepoints event=fds stands for, NULL-terminated ("syscalls:sys_enter_socket"...). */
 extern const char *const prof_fd_tracepoints[];
+
+/* ---- Hardware and software perf events by name (perf_names.c) ---- */
+/* N. Makes ev (its name set) an EV_PERF event with its type, config and default period if
+ * the name is one of perf's ("page-faults", "cycles"...); false otherwise. */
+bool prof_perf_event_resolve(prof_event *ev);
+/* N. Sets an EV_PERF event's interval= (every n events); 0, or -1 with err if n is below
+ * what the event allows (context-switches: 2, perf_names.c says why). */
+int prof_perf_event_interval(prof_event *ev, uint64_t n, char *err, size_t len);
+/* N. The names prof_perf_event_resolve knows, comma-separated, into buf. */
+void prof_perf_event_list(char *buf, size_t len);
+/* N. Opens ev once on this thread to see that the kernel offers it; 0, or -1 with one line
+ * saying why it is not available in why. */
+int prof_perf_event_check(const prof_event *ev, char *why, size_t len);
+
+/* ---- Kernel frames of perf samples (kernel_chain.c) ---- */
+/* N. Maps the ring buffer the kernel writes fd's samples' callchains to; 0 or -1. */
+int prof_kchain_attach(int fd);
+/* N. Unmaps fd's ring (before the fd is closed); owner: called on the fd's own thread,
+ * else the unmapping waits for prof_kchain_reap. */
+void prof_kchain_detach(int fd, bool owner);
+/* N. Unmaps the rings detached from other threads (after the handlers have returned). */
+void prof_kchain_reap(void);
+/* SS. The kernel frames of the newest sample in fd's ring (innermost first, at most max)
+ * into out, and empties the ring; with oldest, those of the oldest sample, which alone is
+ * taken out. 0 if none (a sample in user mode, no ring). */
+int prof_kchain_take(int fd, prof_frame *out, int max, bool oldest);
+/* N. Decides at start whether cpu and named perf event samples carry kernel frames
+ * (kernel=off, kallsyms_off: why kernel addresses cannot be named or NULL,
+ * perf_event_paranoid): sets prof.kernel_frames, and prof.kernel_frames_off to why not. */
+void prof_kchain_check(const char *kallsyms_off);
 
 /* ---- Per-thread event sources (perf_events.c, clock_cost.c) ---- */
 typedef struct {

@@ -7,7 +7,7 @@
  * async-signal-safe: no allocation, no locks, no stdio.
  *
  * Three signals, chosen for what each event needs:
- *   - cpu and cputimer: a standard signal, SIGSTKFLT (else SIGPROF, else SIGPWR: see
+ *   - cpu, cputimer and perf events by name (page-faults...): a standard signal, SIGSTKFLT (else SIGPROF, else SIGPWR: see
  *     "Beside another profiler"). A standard signal is pending at most once per thread, so
  *     a thread can never pile up samples it has no time to handle, and the kernel delivers
  *     one it sends itself (si_code > 0: a perf fd's, with si_fd; a timer's) even when the
@@ -69,10 +69,12 @@ static int event_of(int sig, const siginfo_t *si) {
   return -1;
 }
 
-/* SS. The in-handler walk (walk=signal). */
-static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fdi) {
+/* SS. The in-handler walk (walk=signal), on top of the nk kernel frames in kernel. */
+static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fdi,
+                      const prof_frame *kernel, int nk) {
   prof_walk w;
-  w.n = 0;
+  memcpy(w.frames, kernel, (size_t)nk * sizeof *kernel);
+  w.n = nk;
   w.error = 0;
   int opts = prof_walk_options();
   uint64_t t1 = prof_now_ns();
@@ -86,14 +88,22 @@ static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fd
  * once for the walk time, the event-to-walk time and the overload accounting. The file
  * descriptors a syscall produced are read here in every mode: only the interrupted
  * registers know them. */
-static void sample(int ev, void *ucontext, uint64_t t0) {
+static void sample(int ev, const siginfo_t *si, void *ucontext, uint64_t t0) {
   prof_fdinfo fi;
   const prof_event *e = &prof.opts.events[ev];
   bool has_fdi = e->fd_call != FDC_NONE && prof_fd_capture(e, ucontext, &fi);
+  /* The ring of a perf fd is emptied at every signal, whatever the walk mode; its frames
+   * are kept by the in-handler walk only (walk=thread and walk=queue walk elsewhere, and
+   * carry no kernel frames). */
+  prof_frame kernel[PROF_KERNEL_FRAMES];
+  int nk = 0;
+  if (prof.kernel_frames && si && si->si_code > 0 && e->kind != EV_WALL)
+    nk = prof_kchain_take(si->si_fd, kernel, PROF_KERNEL_FRAMES, e->kind == EV_TRACEPOINT);
+  if (nk) atomic_fetch_add_explicit(&prof.stats.with_kernel[ev], 1, memory_order_relaxed);
   switch (prof.opts.walk) {
     case WALK_THREAD: prof_thread_request(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
     case WALK_QUEUE: prof_queue_sample(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
-    default: walk_here(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
+    default: walk_here(ev, ucontext, t0, has_fdi ? &fi : NULL, kernel, nk); break;
   }
 }
 
@@ -122,7 +132,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucontext) {
     uint64_t t_in = prof_now_ns();
     atomic_fetch_add_explicit(&prof.stats.signals[ev], 1, memory_order_relaxed);
     if (atomic_load_explicit(&prof.running, memory_order_acquire)) {
-      sample(ev, ucontext, t_in);
+      sample(ev, si, ucontext, t_in);
       count_handler(t_in);
     }
     account(ev, si, t_in);
@@ -144,7 +154,7 @@ static void on_sigio(int sig, siginfo_t *si, void *ucontext) {
     atomic_fetch_add_explicit(&prof.stats.via_sigio, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&prof.stats.signals[ev], 1, memory_order_relaxed);
     uint64_t t_in = prof_now_ns();
-    sample(ev, ucontext, t_in);
+    sample(ev, NULL, ucontext, t_in);
     count_handler(t_in);
   }
   errno = saved;
@@ -257,7 +267,7 @@ int prof_signal_install(char *err, size_t errlen) {
   bool cpu = false, wall = false;
   for (int i = 0; i < prof.opts.nevents; i++) {
     enum prof_event_kind k = prof.opts.events[i].kind;
-    cpu |= k == EV_CPU || k == EV_CPU_TIMER;
+    cpu |= k == EV_CPU || k == EV_CPU_TIMER || k == EV_PERF;
     wall |= k == EV_WALL;
   }
   if (cpu && choose("cpu", prof.opts.cpu_signal, cpu_choices, 0, &prof.signal_cpu, err, errlen))

@@ -1,8 +1,9 @@
 /*
  * symbols.c - frame names, resolved after the fact (at dump) with the ASGST accessors from
  * the recorded ASGST_Method handles; C frames from the libraries' ELF symbol tables and
- * their debug files (elf_symbols.c). Each (method, colour) pair is interned once, so a
- * dump costs one accessor call per distinct method.
+ * their debug files (elf_symbols.c); kernel frames from /proc/kallsyms (kallsyms.c). Each
+ * (method, colour) pair is interned once, so a dump costs one accessor call per distinct
+ * method; the pcs of one kernel function are one frame.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -57,6 +58,7 @@ static enum prof_ftype ftype_of(const prof_frame *f) {
     case ASGST_FRAME_JAVA_INLINED: return FT_INLINED;
     case ASGST_FRAME_JAVA_NATIVE: return FT_NATIVE;
     case ASGST_FRAME_NON_JAVA: return FT_C;
+    case PROF_FRAME_KERNEL: return FT_KERNEL;
     default: return f->comp_level >= 4 ? FT_C2 : f->comp_level >= 1 ? FT_C1 : FT_INTERP;
   }
 }
@@ -93,6 +95,13 @@ static char *java_name(ASGST_Method m) {
 static char *c_name(void *pc) {
   char buf[1024];
   prof_c_name(pc, buf, sizeof buf);
+  return strdup(buf);
+}
+
+/* N. A kernel frame's name, marked as async-profiler marks them: "vfs_write_[k]". */
+static char *kernel_name(void *pc) {
+  char buf[300];
+  prof_kallsyms_name((uint64_t)(uintptr_t)pc, buf, sizeof buf);
   return strdup(buf);
 }
 
@@ -133,11 +142,13 @@ int prof_sym_frame(const prof_frame *f) {
    * pcs of one blob are one frame. */
   int blob = t == FT_C && f->bci > 0 ? f->bci : 0;
   void *key = blob ? (void *)(uintptr_t)blob : f->method;
+  if (t == FT_KERNEL) key = (void *)(uintptr_t)prof_kallsyms_start((uint64_t)(uintptr_t)f->method);
   pthread_mutex_lock(&sym_lock);
   slot *s = lookup(key, (int)t);
   if (!s->id) {
     char *name = blob ? vm_code_name(blob)
-                 : t == FT_C ? c_name(f->method) : java_name((ASGST_Method)f->method);
+                 : t == FT_C ? c_name(f->method)
+                 : t == FT_KERNEL ? kernel_name(f->method) : java_name((ASGST_Method)f->method);
     s->key = key;
     s->type = (int)t;
     s->id = add_symbol(name, t) + 1; /* stored + 1: 0 marks an empty slot */

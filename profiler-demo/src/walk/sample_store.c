@@ -129,7 +129,7 @@ void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk
   if (slot >= PROF_WALK_CODES) slot = PROF_WALK_CODES - 1;
   atomic_fetch_add_explicit(&prof.stats.walk_results[slot], weight, memory_order_relaxed);
   bool java = false;
-  for (int i = 0; i < w->n && !java; i++) java = w->frames[i].type != ASGST_FRAME_NON_JAVA;
+  for (int i = 0; i < w->n && !java; i++) java = prof_frame_is_java(&w->frames[i]);
   if (!java) atomic_fetch_add_explicit(&prof.stats.no_java[ev], weight, memory_order_relaxed);
   /* Agreement is per walk: the samples folded into it share the one reference walk. */
   compare(w, r, ref);
