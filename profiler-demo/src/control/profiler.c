@@ -64,14 +64,18 @@ static uint64_t realtime_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A stopped run some of whose outputs could not be written where asked: its samples stay
+ * in the buffer (only the next start clears it), so that a stop naming other files
+ * (asgst-attach <pid> stop,file=NEW) can still write them. */
+static bool kept;
+
 /* N. Writes one output file chosen by its extension: to a temporary name, renamed into
  * place when complete. A streamed file's temporary name holds its chunks so far: the
  * stop (final) appends the last one; a dump before it writes a copy of them with a chunk
  * of the samples not yet streamed, and the stream goes on. */
-static int write_file(const char *pattern, const prof_tree *t, const prof_period *p, bool final,
+static int write_file(const char *path, const prof_tree *t, const prof_period *p, bool final,
                       char *err, size_t errlen) {
-  char path[600], tmp[640], copy[660];
-  prof_period_name(pattern, prof.opts.loop_ns != 0, p, path, sizeof path);
+  char tmp[640], copy[660];
   prof_temp_name(path, tmp, sizeof tmp);
   int s = stream_of(path);
   const char *target = tmp;
@@ -164,26 +168,77 @@ static void note_streams(void) {
     }
 }
 
-/* N. Writes every requested output of period p; the fd report and the summary (to stderr)
- * only at the end of the run (with_report). */
+/* N. Where an output that cannot be written at path goes instead: the JVM's temporary
+ * directory (java.io.tmpdir, else /tmp), under a name that says whose it is. */
+static void fallback_name(const char *path, char *buf, size_t len) {
+  const char *slash = strrchr(path, '/');
+  snprintf(buf, len, "%s/asgst-prof-%d-%s", prof.tmpdir[0] ? prof.tmpdir : "/tmp",
+           (int)getpid(), slash ? slash + 1 : path);
+}
+
+/* N. Says that an output failed (why) and where it was written instead (other), or why
+ * that failed too (rc != 0: why_other); the run's profile is kept either way. */
+static void say_fallback(const char *why, int rc, const char *other, const char *why_other) {
+  if (rc == 0)
+    prof_say("asgst-prof: %s: the profile is kept and written to %s instead (asgst-attach %d "
+             "stop,file=<path> writes it elsewhere)\n", why, other, (int)getpid());
+  else
+    prof_say("asgst-prof: %s, nor at %s (%s): the profile is kept (asgst-attach %d "
+             "stop,file=<path> writes it)\n", why, other, why_other, (int)getpid());
+}
+
+/* N. The summary, to stderr and to asgst-attach's reply (prof_say): the terminal that
+ * stopped the run shows it. */
+static void say_summary(void) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) {
+    prof_write_summary(stderr);
+    return;
+  }
+  prof_write_summary(f);
+  fclose(f);
+  prof_say("%s", text);
+  free(text);
+}
+
+/* N. Writes every requested output of period p; the fd report and the summary only at
+ * the end of the run (with_report). At the stop (final) an output that cannot be written
+ * where asked is written to the fallback place and the profile kept (kept). */
 static int write_outputs(const prof_period *p, bool with_report, bool final, char *err,
                          size_t errlen) {
   int rc = 0;
+  char path[600], other[700], why[512];
   prof_tree t;
   prof_tree_init(&t);
   prof_threads_count_events(); /* a dump's summary counts the running threads' events */
   prof_tree_build(&t, ~0u, prof.opts.threads, prof.opts.nevents > 1);
-  for (int i = 0; i < prof.opts.nfiles; i++)
-    if (write_file(prof.opts.files[i], &t, p, final, err, errlen)) rc = -1;
+  for (int i = 0; i < prof.opts.nfiles; i++) {
+    prof_period_name(prof.opts.files[i], prof.opts.loop_ns != 0, p, path, sizeof path);
+    if (write_file(path, &t, p, final, err, errlen) == 0) continue;
+    rc = -1;
+    if (!final) continue;
+    fallback_name(path, other, sizeof other);
+    int frc = write_file(other, &t, p, true, why, sizeof why);
+    say_fallback(err, frc, other, why);
+  }
   prof_tree_free(&t);
   if (!with_report) return rc;
   if (prof.opts.fds_file[0]) {
-    if (prof_fd_write_file(prof.opts.fds_file, err, errlen) == 0)
+    if (prof_fd_write_file(prof.opts.fds_file, err, errlen) == 0) {
       prof_say("asgst-prof: wrote %s\n", prof.opts.fds_file);
-    else
+    } else {
       rc = -1;
+      fallback_name(prof.opts.fds_file, other, sizeof other);
+      int frc = prof_fd_write_file(other, why, sizeof why);
+      say_fallback(err, frc, other, why);
+    }
   }
-  prof_write_summary(stderr);
+  say_summary();
+  if (rc && final)
+    snprintf(err, errlen, "not every output could be written where asked; the profile is kept "
+             "until a stop writes it (asgst-attach %d stop,file=<path>)", (int)getpid());
   return rc;
 }
 
@@ -192,6 +247,7 @@ static int write_current(bool with_report, bool final, char *err, size_t errlen)
   pthread_mutex_lock(&output_lock);
   period.end_ns = realtime_ns();
   int rc = write_outputs(&period, with_report, final, err, errlen);
+  if (final) kept = rc != 0;
   /* A stop that named other files (asgst-attach stop,file=...) leaves streams unwritten:
    * their chunks go. */
   for (int i = 0; final && i < nstreams; i++)
@@ -257,6 +313,10 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
     snprintf(err, errlen, "already profiling; stop first");
     return -1;
   }
+  if (kept)
+    prof_say("asgst-prof: the last run's profile, kept since its outputs failed, is dropped "
+             "(its fallback copy stays)\n");
+  kept = false;
   if (prof_buffer_init(BUFFER_BYTES) != 0) {
     snprintf(err, errlen, "cannot map the sample buffer: %s", strerror(errno));
     return -1;
@@ -314,6 +374,10 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
 /* N. */
 int prof_stop(char *err, size_t errlen) {
   if (!atomic_exchange(&prof.running, 0)) {
+    if (kept) {
+      prof_say("asgst-prof: writing the stopped run's kept profile\n");
+      return write_current(true, true, err, errlen);
+    }
     snprintf(err, errlen, "not profiling");
     return -1;
   }

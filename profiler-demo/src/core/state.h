@@ -76,6 +76,7 @@ typedef struct {
   int signal_wall;       /* the wall clock's ticks (SIGVTALRM; signal_handler.c) */
   char init_error[256];  /* why ASGST_Initialize failed, "" if it did not */
   char vm_name[128], vm_version[128]; /* java.vm.name and java.vm.version (the .jfr's) */
+  char tmpdir[128];      /* java.io.tmpdir: where an output that cannot be written goes */
 } prof_state;
 
 /* The profiler context (state.c). */
