@@ -6,7 +6,7 @@
 # the stop sends the profile to the JVM's temp directory (and stop,file=NEW then writes
 # it), and /proc targets are refused at start.
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..23"
+echo "1..24"
 compile || { echo "Bail out! javac failed"; exit 1; }
 chmod 755 "$WORK"
 PIDS=()
@@ -17,7 +17,9 @@ wait_jvm() { # wait until the JVM has libjvm mapped and its main class started
   return 1
 }
 
-"$JAVA" -cp "$CLASSES" LongRunner 30 >/dev/null 2>"$WORK/jvm.err" &
+# Chunks of a streamed .jfr every 300 ms (stream.c), so that one is written before its
+# directory goes below.
+ASGST_JFR_CHUNK_MS=300 "$JAVA" -cp "$CLASSES" LongRunner 30 >/dev/null 2>"$WORK/jvm.err" &
 JVM=$!; PIDS+=($JVM)
 wait_jvm $JVM
 # cpu_ms PID: the process's CPU time so far (user + system), in ms.
@@ -60,7 +62,7 @@ check "an attach error is one line on stderr and nothing on stdout" \
 
 # No profile lost. A relative path is the one asgst-attach was given in its own directory.
 mkdir -p "$WORK/here" "$WORK/gone"
-(cd "$WORK/here" && "$ATTACH" $JVM "start,event=cpu,file=rel.collapsed,file=$WORK/gone/p.collapsed" \
+(cd "$WORK/here" && "$ATTACH" $JVM "start,event=cpu,file=rel.collapsed,file=$WORK/gone/p.collapsed,file=$WORK/gone/p.jfr" \
   >"$WORK/r1" 2>&1)
 diag <"$WORK/r1"
 sleep 1
@@ -74,7 +76,12 @@ fb=$(grep -o "written to [^ ]*p\.collapsed" "$WORK/r2.err" | sed 's/written to /
 figure "fallback of the removed directory's file: ${fb:-none}"
 check "a removed output directory: the stop fails, and its message names the fallback file" \
   bash -c "[ $rc != 0 ] && [ -n '$fb' ] && [ -s '$fb' ]"
-rm -f "$fb"
+jfb=${fb%.collapsed}.jfr
+chunks=$(grep -a -o 'FLR' "$jfb" 2>/dev/null | wc -l)
+figure "the removed directory's streamed .jfr in the fallback: $chunks chunks"
+check "a streamed .jfr keeps the chunks written before its directory went ($chunks >= 2)" \
+  [ "$chunks" -ge 2 ]
+rm -f "$fb" "$jfb"
 "$ATTACH" $JVM "stop,file=$WORK/new.collapsed" >"$WORK/r3" 2>&1; rc=$?
 diag <"$WORK/r3"
 check "stop,file=NEW then writes the kept profile" \
