@@ -199,6 +199,18 @@ static void one_line(char *s) {
     if (*p == '\n' || *p == '\r') *p = ';';
 }
 
+/* N. Appends the printf-formatted text to out (len bytes) at *n, counting past the end
+ * (so that the caller can tell that the text did not fit). */
+static void append(char *out, size_t len, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append(char *out, size_t len, size_t *n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(*n < len ? out + *n : NULL, *n < len ? len - *n : 0, fmt, ap);
+  va_end(ap);
+  if (w > 0) *n += (size_t)w;
+}
+
 /* N. Copies options into out with each relative file=, fds= and record= path made
  * absolute against this program's working directory: the JVM would take it against its
  * own, which is rarely where the user ran us. Options are split at every comma, as the
@@ -210,21 +222,15 @@ static void absolute_paths(const char *options, char *out, size_t len) {
   size_t n = 0;
   out[0] = '\0';
   for (const char *p = options; *p;) {
-    size_t item = strcspn(p, ",");
-    const char *dir = "";
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-      size_t kl = strlen(keys[k]);
-      if (item > kl && strncmp(p, keys[k], kl) == 0 && p[kl] != '/') dir = cwd;
-    }
-    if (dir[0]) {
-      size_t kl = strcspn(p, "=") + 1;
-      n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%.*s%s/%.*s", (int)kl, p, dir,
-                            (int)(item - kl), p + kl);
-    } else {
-      n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%.*s", (int)item, p);
-    }
+    size_t item = strcspn(p, ","), kl = 0;
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+      if (item > strlen(keys[k]) && strncmp(p, keys[k], strlen(keys[k])) == 0 &&
+          p[strlen(keys[k])] != '/')
+        kl = strlen(keys[k]);
+    if (kl) append(out, len, &n, "%.*s%s/%.*s", (int)kl, p, cwd, (int)(item - kl), p + kl);
+    else append(out, len, &n, "%.*s", (int)item, p);
     p += item;
-    if (*p == ',') n += (size_t)snprintf(out + n, n < len ? len - n : 0, ","), p++;
+    if (*p == ',') append(out, len, &n, ","), p++;
   }
   if (n >= len) die("the options are too long (%zu bytes)", n);
 }
