@@ -127,7 +127,10 @@ static int write_file(const char *path, const prof_tree *t, const prof_period *p
   bool own = true; /* f is ours to close, not the stream's file */
   FILE *f;
   if (d >= 0) {
-    f = fopen(tmp, "we");
+    /* A name of its own: tmp may be d's own file, which must not be truncated. */
+    snprintf(copy, sizeof copy, "%s.copy", tmp);
+    target = copy;
+    f = fopen(copy, "we");
     if (f) rc = copy_into(f, streams[d].f);
   } else if (s >= 0 && final) {
     f = stream_file(s, err, errlen);
@@ -221,15 +224,17 @@ static void fallback_name(const char *path, char *buf, size_t len) {
            (int)getpid(), slash ? slash + 1 : path);
 }
 
-/* N. Says that an output failed (why) and where it was written instead (other), or why
- * that failed too (rc != 0: why_other); the run's profile is kept either way. */
-static void say_fallback(const char *why, int rc, const char *other, const char *why_other) {
+/* N. Says that an output of option opt (file, fds) failed (why) and where it was written
+ * instead (other), or why that failed too (rc != 0: why_other); the run's profile is kept
+ * either way. */
+static void say_fallback(const char *opt, const char *why, int rc, const char *other,
+                         const char *why_other) {
   if (rc == 0)
     prof_say("asgst-prof: %s: the profile is kept and written to %s instead (asgst-attach %d "
-             "stop,file=<path> writes it elsewhere)\n", why, other, (int)getpid());
+             "stop,%s=<path> writes it elsewhere)\n", why, other, (int)getpid(), opt);
   else
     prof_say("asgst-prof: %s, nor at %s (%s): the profile is kept (asgst-attach %d "
-             "stop,file=<path> writes it)\n", why, other, why_other, (int)getpid());
+             "stop,%s=<path> writes it)\n", why, other, why_other, (int)getpid(), opt);
 }
 
 /* N. The summary, to stderr and to asgst-attach's reply (prof_say): the terminal that
@@ -266,7 +271,7 @@ static int write_outputs(const prof_period *p, bool with_report, bool final, cha
     if (!final) continue;
     fallback_name(path, other, sizeof other);
     int frc = write_file(other, &t, p, true, why, sizeof why);
-    say_fallback(err, frc, other, why);
+    say_fallback("file", err, frc, other, why);
   }
   prof_tree_free(&t);
   if (!with_report) return rc;
@@ -275,15 +280,19 @@ static int write_outputs(const prof_period *p, bool with_report, bool final, cha
       prof_say("asgst-prof: wrote %s\n", prof.opts.fds_file);
     } else {
       rc = -1;
-      fallback_name(prof.opts.fds_file, other, sizeof other);
-      int frc = prof_fd_write_file(other, why, sizeof why);
-      say_fallback(err, frc, other, why);
+      if (final) {
+        fallback_name(prof.opts.fds_file, other, sizeof other);
+        int frc = prof_fd_write_file(other, why, sizeof why);
+        if (frc == 0) prof_say("asgst-prof: wrote %s\n", other);
+        say_fallback("fds", err, frc, other, why);
+      }
     }
   }
   say_summary();
   if (rc && final)
     snprintf(err, errlen, "not every output could be written where asked; the profile is kept "
-             "until a stop writes it (asgst-attach %d stop,file=<path>)", (int)getpid());
+             "until a stop writes it (asgst-attach %d stop,file=<path> or fds=<path>)",
+             (int)getpid());
   return rc;
 }
 
