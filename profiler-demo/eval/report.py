@@ -101,6 +101,39 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
+def work_ms(row):
+    """The run's own work time: the workload's work_ms, or a user program's elapsed time."""
+    return num(row["out"], "work_ms") or (row["elapsed"] if row["workload"] == "user" else None)
+
+
+def timed(rows):
+    """The runs that time the work (the slowdown's): mixed or user, without compare."""
+    return [r for r in rows if r["workload"] in ("mixed", "user") and "compare" not in r["label"]]
+
+
+def baselines(rows):
+    """(jdk, workload) -> (median work time without a profiler, its runs): a slowdown is
+    only measured against the same JDK running the same workload."""
+    out = {}
+    for key in sorted({(r["jdk"], r["workload"]) for r in timed(rows) if r["mode"] == "none"}):
+        same = [r for r in timed(rows) if r["mode"] == "none" and (r["jdk"], r["workload"]) == key]
+        ms = median([work_ms(r) for r in same])
+        if ms:
+            out[key] = (ms, len(same))
+    return out
+
+
+def slowdown(mine, base):
+    """A mode's slowdown: per JDK and workload its median work time against that JDK's and
+    workload's baseline; the median of those if the mode ran on several."""
+    per = []
+    for key in sorted({(r["jdk"], r["workload"]) for r in mine}):
+        ms = median([work_ms(r) for r in mine if (r["jdk"], r["workload"]) == key])
+        if ms and key in base:
+            per.append(ms / base[key][0] - 1)
+    return median(per)
+
+
 def bias_of(row):
     """(measured hot share, true hot share, samples in either phase) of a bias run."""
     h_ms, o_ms = num(row["out"], "hot_ms"), num(row["out"], "ordinary_ms")
@@ -126,10 +159,8 @@ def summarize(rows):
         if not mine:
             continue
         d = {"runs": len(mine), "failed": sum(1 for r in mine if r["rc"] != 0)}
-        work = [r for r in mine if r["workload"] in ("mixed", "user")
-                and "compare" not in r["label"]]
-        d["work_ms"] = median([num(r["out"], "work_ms") or (r["elapsed"] if r["workload"] == "user" else None)
-                               for r in work])
+        work = timed(mine)
+        d["work_ms"] = median([work_ms(r) for r in work])
         st = [r["stats"] for r in work if r["stats"]]
         if st:
             tot = lambda k: sum(s.get(k, 0) for s in st)
@@ -160,14 +191,11 @@ def summarize(rows):
         if bias:
             d["hot_share"], d["truth"], d["bias_samples"] = bias_of(bias[0])
         res[m] = d
-    none = res.get("none", {}).get("work_ms")
-    none25 = median([num(r["out"], "work_ms") for r in rows
-                     if r["mode"] == "none" and "25" in r["jdk"]])
+    base = baselines(rows)
     for m, d in res.items():
-        ref = none25 if m == "jfr25" else none
-        if m != "none" and d.get("work_ms") and ref:
-            d["slowdown"] = d["work_ms"] / ref - 1
-    return res
+        if m != "none":
+            d["slowdown"] = slowdown(timed([r for r in rows if r["m"] == m]), base)
+    return res, base
 
 
 def pct(x, digits=1):
@@ -322,7 +350,7 @@ owner us: the sampled thread's time in our signal handler per sample, mean/p99 (
 enqueue with its bounded wait for the suspension; signal: the whole walk; thread: the handler's
 part, without the time held while walked); thread us / sampler us: CPU per sample on the sampled thread (handler, plus the time held while
 walked for thread) and on the sampler side (walker thread or queue handler); slowdown: median work
-time against no profiler.</p>
+time against no profiler on the same JDK and workload.</p>
 <div class="charts">{''.join(f'<div>{c}</div>' for c in charts if c)}</div>
 </body></html>"""
     with open(path, "w") as f:
@@ -338,9 +366,12 @@ def main():
     args = ap.parse_args()
     rows = load(args.out)
     failed = [r["label"] for r in rows if r["rc"] != 0]
-    res = summarize(rows)
+    res, base = summarize(rows)
     head, table = table_rows(res)
     print_table(head, table, res)
+    for (jdk, workload), (ms, n) in base.items():
+        print(f"slowdown baseline: {workload} on {jdk} without a profiler, median work "
+              f"{ms:.0f} ms of {n} run{'s' if n != 1 else ''}")
     if failed:
         print("runs that failed (see their .err): " + ", ".join(failed))
     path = os.path.join(args.out, "report.html")

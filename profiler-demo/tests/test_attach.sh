@@ -1,9 +1,12 @@
 # test_attach.sh BUILD_DIR - asgst-attach: a JVM started without the agent is attached,
 # profiled, dumped and stopped and keeps running; clear errors for a dead pid, a non-Java
 # pid, a JVM that never opens its attach socket, and a user mismatch; root attaching to
-# another user's JVM.
+# another user's JVM. No profile is lost: a relative file= lands in asgst-attach's working
+# directory, the summary comes back to its output, an output directory removed before
+# the stop sends the profile to the JVM's temp directory (and stop,file=NEW then writes
+# it), and /proc targets are refused at start.
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..16"
+echo "1..24"
 compile || { echo "Bail out! javac failed"; exit 1; }
 chmod 755 "$WORK"
 PIDS=()
@@ -14,7 +17,9 @@ wait_jvm() { # wait until the JVM has libjvm mapped and its main class started
   return 1
 }
 
-"$JAVA" -cp "$CLASSES" LongRunner 30 >/dev/null 2>"$WORK/jvm.err" &
+# Chunks of a streamed .jfr every 300 ms (stream.c), so that one is written before its
+# directory goes below.
+ASGST_JFR_CHUNK_MS=300 "$JAVA" -cp "$CLASSES" LongRunner 30 >/dev/null 2>"$WORK/jvm.err" &
 JVM=$!; PIDS+=($JVM)
 wait_jvm $JVM
 # cpu_ms PID: the process's CPU time so far (user + system), in ms.
@@ -34,7 +39,7 @@ figure "dump summary: ${kline# *}"
 check "the dump's summary has the kernel's count of the running threads (> 0 s of CPU)" \
   bash -c "echo '$kline' | grep -qE 'kernel counted [0-9.]*[1-9][0-9.]* s of CPU'"
 sleep 0.5
-"$ATTACH" $JVM stop >"$WORK/a3" 2>&1
+"$ATTACH" $JVM stop >"$WORK/a3" 2>"$WORK/a3.err"
 check "stop succeeds" [ $? = 0 ]
 cpu=$(($(cpu_ms $JVM) - cpu0))
 diag <"$WORK/a3"
@@ -54,6 +59,43 @@ check "a second stop reports 'not profiling' with a non-zero status" \
   bash -c "[ $rc != 0 ] && grep -q 'not profiling' '$WORK/a4.err'"
 check "an attach error is one line on stderr and nothing on stdout" \
   bash -c "[ \$(wc -l <'$WORK/a4.err') = 1 ] && [ ! -s '$WORK/a4' ]"
+
+# No profile lost. A relative path is the one asgst-attach was given in its own directory.
+mkdir -p "$WORK/here" "$WORK/gone"
+(cd "$WORK/here" && "$ATTACH" $JVM "start,event=cpu,file=rel.collapsed,file=$WORK/gone/p.collapsed,file=$WORK/gone/p.jfr" \
+  >"$WORK/r1" 2>&1)
+diag <"$WORK/r1"
+sleep 1
+rm -rf "$WORK/gone"
+(cd "$WORK/here" && "$ATTACH" $JVM stop >"$WORK/r2" 2>"$WORK/r2.err"); rc=$?
+diag <"$WORK/r2.err"
+check "a relative file= is written in asgst-attach's directory" [ -s "$WORK/here/rel.collapsed" ]
+check "the stop's summary comes back on asgst-attach's stdout" \
+  grep -q '=== asgst-prof summary' "$WORK/a3"
+fb=$(grep -o "written to [^ ]*p\.collapsed" "$WORK/r2.err" | sed 's/written to //')
+figure "fallback of the removed directory's file: ${fb:-none}"
+check "a removed output directory: the stop fails, and its message names the fallback file" \
+  bash -c "[ $rc != 0 ] && [ -n '$fb' ] && [ -s '$fb' ]"
+jfb=${fb%.collapsed}.jfr
+chunks=$(grep -a -o 'FLR' "$jfb" 2>/dev/null | wc -l)
+figure "the removed directory's streamed .jfr in the fallback: $chunks chunks"
+check "a streamed .jfr keeps the chunks written before its directory went ($chunks >= 2)" \
+  [ "$chunks" -ge 2 ]
+rm -f "$fb" "$jfb"
+"$ATTACH" $JVM "stop,file=$WORK/new.collapsed" >"$WORK/r3" 2>&1; rc=$?
+diag <"$WORK/r3"
+check "stop,file=NEW then writes the kept profile" \
+  [ $rc = 0 -a "$(samples_total "$WORK/new.collapsed")" -gt 0 ]
+"$ATTACH" $JVM stop >"$WORK/r4" 2>&1; rc=$?
+check "once written, the profile is no longer kept ('not profiling')" \
+  bash -c "[ $rc != 0 ] && grep -q 'not profiling' '$WORK/r4'"
+"$ATTACH" $JVM "start,event=cpu,file=/proc/self/status" >"$WORK/r5" 2>&1; rc=$?
+diag <"$WORK/r5"
+check "file=/proc/self/status is refused at start, naming the option" \
+  bash -c "[ $rc != 0 ] && grep -q 'file=/proc/self/status: in /proc' '$WORK/r5'"
+mkfifo "$WORK/fifo.txt"
+"$ATTACH" $JVM "start,event=cpu,file=$WORK/fifo.txt" >"$WORK/r6" 2>&1; rc=$?
+check "a FIFO target is refused at start" bash -c "[ $rc != 0 ] && grep -q 'a FIFO' '$WORK/r6'"
 
 # Errors.
 true & DEAD=$!; wait $DEAD

@@ -71,11 +71,12 @@ static void remember_java_ids(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
   prof_thread_java_remember(my_tid(), (int64_t)id, group);
 }
 
-/* N. Keeps the JVM's name and version (system properties) for the .jfr output. */
+/* N. Keeps the JVM's name and version (system properties) for the .jfr output, and its
+ * temporary directory for outputs that cannot be written where asked (profiler.c). */
 static void remember_vm(jvmtiEnv *env) {
-  static const char *const keys[] = {"java.vm.name", "java.vm.version"};
-  char *const into[] = {prof.vm_name, prof.vm_version};
-  for (int i = 0; i < 2; i++) {
+  static const char *const keys[] = {"java.vm.name", "java.vm.version", "java.io.tmpdir"};
+  char *const into[] = {prof.vm_name, prof.vm_version, prof.tmpdir};
+  for (int i = 0; i < 3; i++) {
     char *v = NULL;
     if ((*env)->GetSystemProperty(env, keys[i], &v) == JVMTI_ERROR_NONE && v) {
       snprintf(into[i], sizeof prof.vm_name, "%s", v);

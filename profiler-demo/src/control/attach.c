@@ -12,6 +12,10 @@
  * the bare number on the second line). The agent's own messages come back through a reply
  * file named in the options (reply=); a file of that name + ".failed" says the request
  * failed although Agent_OnAttach returned 0 (the agent stays loaded: agent.c says why).
+ * What the agent says (the summary at a stop or dump included) is printed here: on stdout
+ * after a success, on stderr after a failure. A relative file=, fds= or record= path is
+ * made absolute against our working directory before it is sent, as async-profiler's
+ * launcher does.
  */
 #include <errno.h>
 #include <limits.h>
@@ -172,21 +176,19 @@ static char *send_load(const char *sock, const char *agent, const char *options)
   return buf;
 }
 
-/* N. Copies the agent's reply file to out (a report may be any length), or its start
- * into buf (len bytes) if out is NULL, and removes it; buf gets "" if there is none. */
-static void take_reply(const char *path, FILE *out, char *buf, size_t len) {
-  buf[0] = '\0';
+/* N. The agent's reply file's text (malloc'd, "" if there is none; a report may be any
+ * length); removes the file. */
+static char *take_reply(const char *path) {
+  size_t cap = 4096, n = 0, r;
+  char *buf = malloc(cap);
+  if (!buf) die("out of memory");
   FILE *f = fopen(path, "r");
-  if (!f) return;
-  if (out) {
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) fwrite(chunk, 1, n, out);
-  } else {
-    buf[fread(buf, 1, len - 1, f)] = '\0';
-  }
-  fclose(f);
+  while (f && (r = fread(buf + n, 1, cap - n - 1, f)) > 0)
+    if ((n += r) + 1 == cap && !(buf = realloc(buf, cap *= 2))) die("out of memory");
+  buf[n] = '\0';
+  if (f) fclose(f);
   unlink(path);
+  return buf;
 }
 
 /* N. s on one line: line breaks become ';', trailing ones go. */
@@ -195,6 +197,42 @@ static void one_line(char *s) {
   while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r')) s[--n] = '\0';
   for (char *p = s; *p; p++)
     if (*p == '\n' || *p == '\r') *p = ';';
+}
+
+/* N. Appends the printf-formatted text to out (len bytes) at *n, counting past the end
+ * (so that the caller can tell that the text did not fit). */
+static void append(char *out, size_t len, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append(char *out, size_t len, size_t *n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(*n < len ? out + *n : NULL, *n < len ? len - *n : 0, fmt, ap);
+  va_end(ap);
+  if (w > 0) *n += (size_t)w;
+}
+
+/* N. Copies options into out with each relative file=, fds= and record= path made
+ * absolute against this program's working directory: the JVM would take it against its
+ * own, which is rarely where the user ran us. Options are split at every comma, as the
+ * agent splits them at any comma that starts a known option (these are known). */
+static void absolute_paths(const char *options, char *out, size_t len) {
+  static const char *const keys[] = {"file=", "fds=", "record="};
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) die("cannot read the working directory: %s", strerror(errno));
+  size_t n = 0;
+  out[0] = '\0';
+  for (const char *p = options; *p;) {
+    size_t item = strcspn(p, ","), kl = 0;
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+      if (item > strlen(keys[k]) && strncmp(p, keys[k], strlen(keys[k])) == 0 &&
+          p[strlen(keys[k])] != '/')
+        kl = strlen(keys[k]);
+    if (kl) append(out, len, &n, "%.*s%s/%.*s", (int)kl, p, cwd, (int)(item - kl), p + kl);
+    else append(out, len, &n, "%.*s", (int)item, p);
+    p += item;
+    if (*p == ',') append(out, len, &n, ","), p++;
+  }
+  if (n >= len) die("the options are too long (%zu bytes)", n);
 }
 
 /* N. The agent next to this program: <bin>/../lib/libasgstprof.so. */
@@ -236,6 +274,9 @@ int main(int argc, char **argv) {
   if (*end || pid <= 0 || pid > INT_MAX) die("not a process id: %s", pos[0]);
   if (!agent[0]) default_agent(agent, sizeof agent);
   if (access(agent, R_OK) != 0) die("agent library %s: %s", agent, strerror(errno));
+  /* Before taking the JVM's identity, which may not reach our directory. */
+  static char given[8192 - 64];
+  absolute_paths(pos[1], given, sizeof given);
   target t = {.pid = (pid_t)pid};
   check_target(&t);
   become_target_user(&t);
@@ -249,23 +290,27 @@ int main(int argc, char **argv) {
   char failed[PATH_MAX + 8];
   snprintf(failed, sizeof failed, "%s.failed", reply);
   unlink(failed);
-  snprintf(opts, sizeof opts, "reply=/tmp/.asgst-reply-%d,%s", (int)getpid(), pos[1]);
+  snprintf(opts, sizeof opts, "reply=/tmp/.asgst-reply-%d,%s", (int)getpid(), given);
   char *answer = send_load(sock, agent, opts);
   int code = atoi(answer);
   int agent_rc = agent_result(answer);
-  static char said[4096];
   bool refused = unlink(failed) == 0;
   bool ok = code == 0 && agent_rc == 0 && !refused;
-  take_reply(reply, ok ? stdout : NULL, said, sizeof said);
-  if (ok) {
-    free(answer);
-    return 0;
-  }
+  char *said = take_reply(reply);
+  if (ok) fputs(said, stdout);
   /* A failure is one line on stderr: the agent's own message if it gave one (it names
-   * the option or the state at fault), else the JVM's answer. */
+   * the option or the state at fault), else the JVM's answer. A longer reply (a stop
+   * whose file failed: where the profile went instead, and the summary) is copied whole. */
+  if (ok || (refused && strchr(said, '\n') != strrchr(said, '\n'))) {
+    if (!ok) fputs(said, stderr);
+    free(said);
+    free(answer);
+    return ok ? 0 : 1;
+  }
   one_line(said[0] ? said : answer);
   if (said[0]) fprintf(stderr, "asgst-attach: %s\n", said);
   else fprintf(stderr, "asgst-attach: the JVM refused to load the agent: %s\n", answer);
+  free(said);
   free(answer);
   return 1;
 }

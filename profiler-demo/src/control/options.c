@@ -39,10 +39,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "control/control.h"
@@ -92,7 +95,32 @@ static bool starts_option(const char *p) {
   return false;
 }
 
-/* N. Checks that path can be written: its directory exists and is writable. */
+/* N. The name of a kernel file system (proc, sysfs...) whose files are not for data, or
+ * NULL for any other. */
+static const char *kernel_fs(const char *dir) {
+  static const struct { long magic; const char *name; } fs[] = {
+      {PROC_SUPER_MAGIC, "/proc"}, {SYSFS_MAGIC, "/sys"}, {DEBUGFS_MAGIC, "debugfs"},
+      {TRACEFS_MAGIC, "tracefs"}, {CGROUP_SUPER_MAGIC, "cgroup"},
+      {CGROUP2_SUPER_MAGIC, "cgroup2"}};
+  struct statfs sf;
+  if (statfs(dir, &sf) != 0) return NULL;
+  for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
+    if ((long)sf.f_type == fs[i].magic) return fs[i].name;
+  return NULL;
+}
+
+/* N. What kind of file st is, for a message ("a directory"). */
+static const char *file_kind(const struct stat *st) {
+  if (S_ISDIR(st->st_mode)) return "a directory";
+  if (S_ISFIFO(st->st_mode)) return "a FIFO";
+  if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) return "a device";
+  if (S_ISSOCK(st->st_mode)) return "a socket";
+  return "a special file";
+}
+
+/* N. Checks that path can be written: its directory exists and is writable, and path is
+ * a regular file or none yet, outside /proc and the like (an output is written to a
+ * temporary name and renamed over path, which would replace a FIFO or a device node). */
 static int check_writable(const char *what, const char *path, char *err, size_t len) {
   if (path[0] == 0) return prof_fail(err, len, "%s: empty file name", what);
   char dir[512];
@@ -101,6 +129,14 @@ static int check_writable(const char *what, const char *path, char *err, size_t 
   if (slash == dir) dir[1] = 0;
   else if (slash) *slash = 0;
   else snprintf(dir, sizeof dir, ".");
+  const char *fs = kernel_fs(dir);
+  if (fs)
+    return prof_fail(err, len, "%s=%s: in %s, whose files are the kernel's, not a regular "
+                     "file's place; name a file elsewhere", what, path, fs);
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    return prof_fail(err, len, "%s=%s: %s, not a regular file; name a file to write", what,
+                     path, file_kind(&st));
   if (access(dir, W_OK) != 0)
     return prof_fail(err, len, "%s=%s: cannot write there (%s: %s)", what, path, dir,
                 strerror(errno));
@@ -227,13 +263,14 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
     return 0;
   }
   if (strcmp(k, "file") == 0 && eq) {
+    /* The place first: file=/proc/self/status is refused for where it is, not its name. */
+    if (check_writable("file", v, err, len)) return -1;
     if (!prof_writer_for(v)) {
       char endings[128];
       prof_writer_endings(endings, sizeof endings);
       return prof_fail(err, len, "file=%s: unknown format (use %s)", v, endings);
     }
     if (o->nfiles == PROF_MAX_FILES) return prof_fail(err, len, "file=%s: too many files", v);
-    if (check_writable("file", v, err, len)) return -1;
     snprintf(o->files[o->nfiles++], sizeof o->files[0], "%s", v);
     return 0;
   }

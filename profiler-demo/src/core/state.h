@@ -85,6 +85,7 @@ typedef struct {
   bool kernel_frames;
   char kernel_frames_off[256];
   char vm_name[128], vm_version[128]; /* java.vm.name and java.vm.version (the .jfr's) */
+  char tmpdir[128];      /* java.io.tmpdir: where an output that cannot be written goes */
 } prof_state;
 
 /* The profiler context (state.c). */
