@@ -26,7 +26,7 @@ check() { # check NAME CMD...: one TAP line for CMD's status
   n=$((n + 1))
   if "$@" >>"$WORK/log" 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; tail -5 "$WORK/log" | sed 's/^/# /'; fi
 }
-echo "1..18"
+echo "1..19"
 P=$WORK/prefix
 check "cmake --install to a private prefix" cmake --install "$BUILD" --prefix "$P"
 check "the installed library has its SONAME" bash -c "readelf -d '$P/lib/libasgst.so.0' | grep -q 'soname: \[libasgst.so.0\]'"
@@ -58,8 +58,9 @@ check "the find_package agent loads and initializes without LD_LIBRARY_PATH" loa
 check "an agent builds through the build tree's pkg-config file" pc_agent "$BUILD" "$WORK/agent_tree.so"
 check "the build tree's agent loads and initializes without LD_LIBRARY_PATH" loads "$WORK/agent_tree.so" "$BUILD"
 
-# The README's blocks as they stand: its agent (my_agent.c), its pkg-config lines, its
-# CMakeLists.txt and its CMake lines, run in a directory holding the agent and a program
+# The README's blocks as they stand: its pkg-config lines, its CMakeLists.txt and its CMake
+# lines, run in a directory holding its agent (examples/my_agent.c, every line of the
+# README's excerpt of it checked to be the file's) and a program
 # (Hello.java) with HOME at a scratch home whose ~/.local is the install the README's
 # "./build.sh install "$HOME/.local"" makes (here cmake --install of BUILD_DIR: build.sh
 # would build the checkout's build/ again).
@@ -71,14 +72,25 @@ R=$WORK/readme
 mkdir -p "$R/home" "$R/pc" "$R/cm"
 cmake --install "$BUILD" --prefix "$R/home/.local" >>"$WORK/log" 2>&1
 for d in "$R/pc" "$R/cm"; do
-  readme_block agent >"$d/my_agent.c"
+  cp "$ROOT/examples/my_agent.c" "$d/"
   echo 'public class Hello { public static void main(String[] a) { System.out.println("hello"); } }' >"$d/Hello.java"
 done
 readme_block cmake >"$R/cm/CMakeLists.txt"
 readme_block pkg-config >"$R/pc/recipe.sh"
 readme_block cmake-build >"$R/cm/recipe.sh"
-check "README.md's four marked blocks are there (agent, pkg-config, cmake, cmake-build)" \
-  bash -c "for f in '$R'/pc/my_agent.c '$R'/pc/recipe.sh '$R'/cm/CMakeLists.txt '$R'/cm/recipe.sh; do grep -q . \"\$f\" || exit 1; done"
+readme_block agent >"$R/excerpt.c"
+check "README.md's marked blocks are there (pkg-config, cmake, cmake-build, agent)" \
+  bash -c "for f in '$R'/pc/recipe.sh '$R'/cm/CMakeLists.txt '$R'/cm/recipe.sh '$R'/excerpt.c; do grep -q . \"\$f\" || exit 1; done"
+# excerpt_is_the_file: every line of the README's excerpt is a line of examples/my_agent.c.
+excerpt_is_the_file() {
+  local line bad=0
+  while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    grep -Fxq -- "$line" "$ROOT/examples/my_agent.c" || { echo "not in examples/my_agent.c: $line"; bad=1; }
+  done <"$R/excerpt.c"
+  return $bad
+}
+check "every line of the README's agent excerpt is in examples/my_agent.c" excerpt_is_the_file
 # walks OUT: the README's agent printed the walk it kept, with Java frames.
 walks() {
   cat "$1"
