@@ -70,7 +70,7 @@ readme_block() { # readme_block NAME: the fenced block after <!-- readme-test:NA
 }
 R=$WORK/readme
 mkdir -p "$R/home" "$R/pc" "$R/cm"
-cmake --install "$BUILD" --prefix "$R/home/.local" >>"$WORK/log" 2>&1
+cmake --install "$BUILD" --prefix "$R/home/.local" >"$R/install.log" 2>&1
 for d in "$R/pc" "$R/cm"; do
   cp "$ROOT/examples/my_agent.c" "$d/"
   echo 'public class Hello { public static void main(String[] a) { System.out.println("hello"); } }' >"$d/Hello.java"
