@@ -114,8 +114,10 @@ jdk_rule() { # jdk_rule PATH: what asgst_java_home answers with that PATH
     "$ROOT" >"$WORK/rule.cmake"
   env PATH="$1" "$(command -v cmake)" -P "$WORK/rule.cmake" 2>&1
 }
-check "JAVA_HOME unset: the JDK is the one whose javac is on PATH" \
-  bash -c "$(declare -f jdk_rule); ROOT='$ROOT' WORK='$WORK'; jdk_rule '$PATH' | grep -qx 'home=$(realpath "$JDK") why='"
+# The home the rule should name: two levels above where javac's links end.
+javac_home=$(dirname "$(dirname "$(realpath "$(command -v javac)")")")
+check "JAVA_HOME unset: the JDK is the one whose javac is on PATH ($javac_home)" \
+  bash -c "$(declare -f jdk_rule); ROOT='$ROOT' WORK='$WORK'; jdk_rule '$PATH' | grep -qx 'home=$javac_home why='"
 check "no JDK at all: configure stops with one line naming what to set" \
   bash -c "JAVA_HOME='$WORK/no-jdk' cmake -S '$HERE/install' -B '$WORK/cm-nojdk' -DCMAKE_PREFIX_PATH='$P' >'$WORK/nojdk.out' 2>&1;
     s=\$?; cat '$WORK/nojdk.out'; [ \$s != 0 ] && tr -s ' \n' ' ' <'$WORK/nojdk.out' | grep -q 'asgst: JAVA_HOME=.* has no include/jni.h: set JAVA_HOME to a JDK' &&
