@@ -6,6 +6,9 @@ include(CMakePackageConfigHelpers)
 # pkg-config. The build tree's points at the sources' headers and this tree's lib/; the
 # installed one finds its prefix from its own directory (${pcfiledir}). Both put an rpath
 # in Libs: a JVM loads an agent without LD_LIBRARY_PATH, from wherever the library is.
+# Both carry the JNI include directories of the JDK this build used (asgst.h includes
+# jni.h, and pkg-config cannot look for a JDK): a compile line needs no JAVA_HOME.
+set(ASGST_PC_JNI_CFLAGS "-I${ASGST_JAVA_HOME}/include -I${ASGST_JAVA_HOME}/include/linux")
 set(ASGST_PC_PREFIX "${CMAKE_BINARY_DIR}")
 set(ASGST_PC_LIBDIR "\${prefix}/lib")
 set(ASGST_PC_INCLUDEDIR "${CMAKE_SOURCE_DIR}/include")
@@ -21,7 +24,8 @@ install(FILES include/asgst.h include/asgst_synthetic.h DESTINATION ${CMAKE_INST
 install(FILES ${CMAKE_BINARY_DIR}/install/asgst.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # The CMake package. The targets' JNI include directories are this machine's JDK; the
-# package's config file finds the JDK of the machine that uses it instead.
+# package's config file chooses the JDK again where it is used (asgstJdk.cmake, the build's
+# own rules, with this build's JDK as the fallback).
 set_target_properties(asgst_static PROPERTIES EXPORT_NAME static)
 set_target_properties(asgst_synthetic PROPERTIES EXPORT_NAME synthetic)
 install(EXPORT asgstTargets NAMESPACE asgst:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/asgst)
@@ -31,4 +35,5 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/install/asgstConfigVersion.
                                  COMPATIBILITY SameMajorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/install/asgstConfig.cmake
               ${CMAKE_BINARY_DIR}/install/asgstConfigVersion.cmake
+              ${CMAKE_SOURCE_DIR}/cmake/asgstJdk.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/asgst)

@@ -301,7 +301,7 @@ ASGST_EXPORT void ASGST_SetOnQueueProcessingEnd(ASGST_Queue *q, int options,
  * processing threads keep off the waiting owner's CPU (affinity). It is used only where every one of the library's
  * threads reached its real-time priority; otherwise ASGST_DisabledFeatures() says why.
  * It lowers the stale share of queue elements on a machine with more busy threads than
- * CPUs; README "What the library does to your process" has the measured figures. */
+ * CPUs; docs/queues.md has the measured figures. */
 #define ASGST_INIT_REALTIME_QUEUES 2
 
 /* Extension: an ASGST_Initialize flag. By default the library switches the VM flag

@@ -286,7 +286,7 @@ static int finish(JNIEnv *env) {
   asgst__hs_poll_discover();
   /* JVMTI's SuspendThread is a safepoint of the whole VM there (a handshake from 17 on):
    * the owner runs on for milliseconds first, so a documented share of elements is stale
-   * (test_queues.sh holds 8 and 11 to it; README, supported JDKs). */
+   * (test_queues.sh holds 8 and 11 to it; docs/queues.md, "JDK 8 and 11"). */
   if (asgst__vm.jdk <= 11)
     asgst__vm_feature_off("stopping one queue owner alone (JDK 8 and 11 suspend through a "
                           "safepoint of the whole VM: 10-17% of queue elements come back stale)");

@@ -5,7 +5,7 @@
 # gives, quiet and beside a busy loop (one process spinning on each core: the owners then
 # share every CPU). Per run: the stale share of enqueued elements and the owner's time in
 # ASGST_Enqueue per sample (mean, and its CPU time p99). One table line a run; a figure
-# for the README's "What the library does to your process". Not budgeted: the default's
+# for the tables of docs/queues.md. Not budgeted: the default's
 # < 5% stale is test_queues.sh's check.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)

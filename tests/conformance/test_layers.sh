@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_layers.sh BUILD_DIR - the layers of README.md's Architecture section, checked in the
+# test_layers.sh BUILD_DIR - the layers of docs/architecture.md, checked in the
 # sources: every #include and every call between layers points down.
 #   1. impl/ includes nothing of api/ and calls no function api/ defines (it reaches api/
 #      only through the table of impl/services.h).

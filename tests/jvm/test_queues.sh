@@ -33,7 +33,7 @@ javac_once "$WORK/classes" "$HERE/java/walk/Workload.java" || { tap "not ok" "co
 ops() { sed -n 's/^workload .* ops=\([0-9]*\).*/\1/p' "$1"; }
 WORKLOAD=mix+mix+deep+deep
 # The stale limit per JDK by default (no scheduling change): 5% where the JDK makes it,
-# else what it can do, with the reason (README, "What the library does to your process").
+# else what it can do, with the reason (docs/queues.md, "JDK 8 and 11").
 # One line per JDK: "jdk limit% reason". With the opt-in ASGST_INIT_REALTIME_QUEUES every
 # JDK from 17 on is held to 5% in a second run (REALTIME_LIMIT).
 STALE_LIMITS='

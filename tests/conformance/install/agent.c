@@ -1,7 +1,8 @@
 /*
- * agent.c - the README's agent recipe made whole, built against an installed asgst by
- * test_install.sh (once through pkg-config, once through find_package): it initializes
- * the library when loaded, walks its own thread at VMInit, and says what it got on stdout.
+ * agent.c - a small agent built against an installed asgst by test_install.sh (once
+ * through pkg-config, once through find_package; the README's own agent is run there too):
+ * it initializes the library when loaded, walks its own thread at VMInit, where a walk
+ * always has frames, and says what it got on stdout.
  */
 #include <asgst.h>
 #include <jvmti.h>

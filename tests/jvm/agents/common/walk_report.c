@@ -203,7 +203,7 @@ void walk_report(long signals, long dropped) {
         "(proven ASGCT PcDesc misreads and frames without jmethodID set apart)");
   report_vthreads(st);
   /* Under qemu the rare ASGST_BAD_FRAME of arm64 (about 2 in 10,000 signals, mostly inside
-   * the deoptimization handler, where AsyncGetCallTrace answers -9; README's arm64 section)
+   * the deoptimization handler, where AsyncGetCallTrace answers -9; docs/arm64.md)
    * can leave ASGST one or two samples behind on a workload where both walk nearly every
    * sample (interpreted: 3,150 against 3,151 once): there it may trail by its BAD_FRAMEs,
    * at most 1 in 1,000 signals. */
