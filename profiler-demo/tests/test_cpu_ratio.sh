@@ -13,9 +13,15 @@ one=$(samples_with "$OUTF" 'Ratio\.onePart')
 ratio=$(awk -v a="$three" -v b="$one" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "inf" }')
 # The oracle is the CPU each part got, not 3: C2 compiles the loop into each caller on its
 # own, and one CI run measured 2.69 where the two compiled bodies ran at different speeds.
+# Each call spans many 1 ms periods (Ratio.java says why): when onePart lasted about one
+# period, 1 run in 10-15 beside busy loops was 10-20% off, in either direction, with any JIT
+# setting. Not a walk or delivery fault: a perfect sampler run over the calls' own recorded
+# CPU intervals gave the same counts (within 1-4 samples) at some phase, and 8-19% off
+# ratios at others.
 read -r three_ms one_ms < <(sed -n 's/^ratio_parts_cpu_ms //p' "$WORK/stderr")
+calls=$(sed -n 's/^ratio_parts_calls //p' "$WORK/stderr")
 want=$(awk -v a="${three_ms:-0}" -v b="${one_ms:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "inf" }')
-figure "cpu: threeParts $three samples, onePart $one samples, ratio $ratio; their CPU ${three_ms:-?} ms and ${one_ms:-?} ms, ratio $want"
+figure "cpu: threeParts $three samples, onePart $one samples, ratio $ratio; their CPU ${three_ms:-?} ms and ${one_ms:-?} ms over ${calls:-?} calls each, ratio $want"
 # ASGST_TEST_QEMU=1 (arm64 under qemu-user, tests/aarch64/run_suite.sh): about one SIGPROF in
 # five arrives there, so the ratio rests on ~700 samples instead of ~3,000, and qemu
 # delivers signals only between the blocks of code it translated, which shifts where they
