@@ -183,7 +183,7 @@ static int write_outputs(const prof_period *p, bool with_report, bool final, cha
     else
       rc = -1;
   }
-  prof_write_summary(stderr);
+  prof_write_short_summary(stderr);
   return rc;
 }
 
