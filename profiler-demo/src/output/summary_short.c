@@ -52,15 +52,18 @@ static void write_heading(FILE *out, int i) {
   fputc('\n', out);
 }
 
-/* N. Event i's hottest methods, from a tree of its samples alone. */
+/* N. Event i's hottest methods, from a tree of its samples alone (the period's, which is the
+ * run's unless loop=). */
 static void write_event(FILE *out, int i) {
   write_heading(out, i);
   prof_tree t;
   prof_tree_init(&t);
   prof_tree_build(&t, 1u << i, false, false);
   if (t.n > 0 && t.nodes[0].total > 0) {
-    fprintf(out, "  hottest methods (self samples, share of the event's %llu):\n",
-            (unsigned long long)t.nodes[0].total);
+    /* With loop= the samples of earlier periods are in their files only. */
+    fprintf(out, "  hottest methods%s (self samples, share of the event's %llu%s):\n",
+            prof.opts.loop_ns ? " of the last period" : "", (unsigned long long)t.nodes[0].total,
+            prof.opts.loop_ns ? " in it" : "");
     prof_write_top_methods(out, &t, TOP_METHODS);
   }
   prof_tree_free(&t);
