@@ -40,12 +40,10 @@ static void write_heading(FILE *out, int i) {
     fprintf(out, ", one per %s of CPU", iv);
   else if (ev->kind == EV_WALL)
     fprintf(out, ", one per thread every %s", iv);
+  else if (ev->kind == EV_TRACEPOINT && ev->interval == 1)
+    fprintf(out, " of %llu event%s (each sampled)", k, k == 1 ? "" : "s");
   else if (ev->kind == EV_TRACEPOINT)
-  {
-    if (ev->interval == 1) fprintf(out, " of %llu event%s (each sampled)", k, k == 1 ? "" : "s");
-    else fprintf(out, " of %llu events (every %lluth sampled)", k,
-                 (unsigned long long)ev->interval);
-  }
+    fprintf(out, " of %llu events (one in %llu sampled)", k, (unsigned long long)ev->interval);
   if (thr)
     fprintf(out, "; %llu left out to keep sampling under %d%% of the threads' time (option "
             "overhead)", thr, prof.opts.max_overhead);
