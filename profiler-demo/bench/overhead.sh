@@ -32,7 +32,7 @@ MAJOR=$(jdk_major "$JAVA_HOME")
 WHAT="JDK $MAJOR: demo profiler overhead at 1 ms cpu sampling below JFR's"
 [ -n "${ASPROF_HOME:-}" ] && WHAT="$WHAT and async-profiler's"
 BENCH_UNTESTED=0 # read by budget()
-AGENT_OPTS="event=cpu,interval=1ms"
+AGENT_OPTS="event=cpu,interval=1ms,verbose"
 if jdk_untested "$JAVA_HOME"; then
   [ "${ASGST_TEST_UNTESTED_JDK:-}" = 1 ] ||
     { echo "# JDK $MAJOR: overhead not run (newer than the newest tested, $NEWEST_TESTED; ASGST_TEST_UNTESTED_JDK=1 runs it, not budgeted)"; exit 0; }

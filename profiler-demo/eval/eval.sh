@@ -65,7 +65,7 @@ run() {
   case "$mode" in
     none) ;;
     jfr) jvmopt=("-XX:StartFlightRecording:jdk.ExecutionSample#period=${INTERVAL},filename=$base.jfr") ;;
-    *) jvmopt=("-agentpath:$AGENT=event=$EVENT,interval=$INTERVAL,walk=$mode$extra,file=$base.collapsed") ;;
+    *) jvmopt=("-agentpath:$AGENT=event=$EVENT,interval=$INTERVAL,walk=$mode$extra,verbose,file=$base.collapsed") ;;
   esac
   local cmd=("$@")
   local t0 t1 rc

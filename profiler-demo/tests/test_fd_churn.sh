@@ -15,7 +15,7 @@ D=$WORK/run; mkdir -p "$D"
 FDS=$D/fds.txt
 # A fixed heap touched at start: the JVM's own memory stays flat, the agent's growth shows.
 "$JAVA" -Xms32m -Xmx32m -XX:+AlwaysPreTouch -XX:+UseSerialGC \
-  -agentpath:"$AGENT=event=fds,fds=$FDS" -cp "$CLASSES" FdChurn "$D" "$SECS" 3 >"$D/out" 2>"$D/err" &
+  -agentpath:"$AGENT=event=fds,verbose,fds=$FDS" -cp "$CLASSES" FdChurn "$D" "$SECS" 3 >"$D/out" 2>"$D/err" &
 JVM=$!
 trap 'kill -9 $JVM 2>/dev/null; wait $JVM 2>/dev/null; rm -rf "$WORK"' EXIT
 t=0

@@ -27,7 +27,7 @@ fi
 # not stretch the tick much) give many samples without a short cpu interval, which the
 # overload throttle would stretch on these machines.
 BIG=$WORK/big.html
-run_agent "event=wall,interval=1ms,overhead=50,file=$BIG" DemoApp 5 >/dev/null
+run_agent "event=wall,interval=1ms,overhead=50,verbose,file=$BIG" DemoApp 5 >/dev/null
 n=$(grep -o 'samples [0-9]* (signals' "$WORK/stderr" | awk '{print $2}')
 size=$(stat -c %s "$BIG" 2>/dev/null || echo 0)
 figure "large flame graph: $n samples in $size bytes"

@@ -12,7 +12,7 @@
 # jar), whose collapsed output's ten hottest self methods have our .collapsed's shares
 # within 1 point.
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..18"
+echo "1..19"
 compile || { echo "Bail out! javac failed"; exit 1; }
 JFR=$JAVA_HOME/bin/jfr
 if [ ! -x "$JFR" ]; then
@@ -46,6 +46,14 @@ printed=$(grep -c '^jdk.ExecutionSample' "$WORK/print")
 figure "cpu samples: profiler $own, jfr summary $in_summary, jfr print $printed"
 check "jdk.ExecutionSample events == the profiler's cpu samples, exactly" \
   bash -c "[ -n '$own' ] && [ '$own' -gt 0 ] && [ '$in_summary' = '$own' ] && [ '$printed' = '$own' ]"
+# A .jfr keeps each sample as a record, not as a count of the call-trace store: the
+# summaries must still give the hottest methods, and the .txt's store line must say where
+# the samples are rather than "0 distinct traces" alone.
+store=$(grep -m1 '^call-trace store:' "$T")
+hot=$(sed -n '/^cpu: /,/^[^ ]/{/^  hottest methods/{n;p;q}}' "$WORK/stderr" | awk '{print $3}')
+figure "with a .jfr: stderr's hottest method ${hot:-none}; .txt: $store"
+check "with a .jfr output the stderr summary names the hottest methods (DemoApp.hashLoop first) and the store line counts the samples kept one by one" \
+  bash -c "[ '$hot' = DemoApp.hashLoop ] && echo '$store' | grep -Eq '^call-trace store: [1-9]|samples kept one by one'"
 
 # Event times as jfr gives them (ticks through the chunk header's start and rate), in
 # seconds since the epoch: all within the run, spanning at least 1 s of its 1.5 s of CPU.

@@ -12,7 +12,7 @@ D=$WORK/loop
 mkdir -p "$D"
 files=""
 for f in "${FORMATS[@]}"; do files="$files,file=$D/prof.$f"; done
-run_agent "event=cpu,interval=1ms,loop=2s$files" DemoApp 13 >/dev/null
+run_agent "event=cpu,interval=1ms,verbose,loop=2s$files" DemoApp 13 >/dev/null
 check "JVM with loop=2s exits 0" [ $? = 0 ]
 for f in "${FORMATS[@]}"; do
   n=$(ls "$D" | grep -cE "^prof-[0-9]{8}T[0-9]{6}Z\.$f\$")

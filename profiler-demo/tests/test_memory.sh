@@ -14,7 +14,7 @@ compile || { echo "Bail out! javac failed"; exit 1; }
 D=$WORK/mem
 mkdir -p "$D"
 # Started directly (not through jvm/run_agent): its pid is the JVM's, to read its memory.
-"$JAVA" -agentpath:"$AGENT=event=cpu,interval=1ms,file=$D/p.collapsed,file=$D/p.txt,file=$D/p.pb.gz" \
+"$JAVA" -agentpath:"$AGENT=event=cpu,interval=1ms,verbose,file=$D/p.collapsed,file=$D/p.txt,file=$D/p.pb.gz" \
   -cp "$CLASSES" BusyThreads 20 4 >/dev/null 2>"$WORK/stderr" &
 JVM=$!
 trap 'kill -9 $JVM 2>/dev/null; wait $JVM 2>/dev/null; rm -rf "$WORK"' EXIT

@@ -39,7 +39,7 @@ peak_sigq() {
 run_watched() {
   local opts=$1; shift
   local t0; t0=$(now_ms)
-  timeout -k 5 60 "$JAVA" -agentpath:"$AGENT=$opts" -cp "$CLASSES" "$@" \
+  timeout -k 5 60 "$JAVA" -agentpath:"$AGENT=verbose,$opts" -cp "$CLASSES" "$@" \
     >"$WORK/stdout" 2>"$WORK/stderr" &
   local pid=$! jvm=
   for _ in $(seq 100); do jvm=$(pgrep -P "$pid") && break; sleep 0.02; done
@@ -85,7 +85,7 @@ check "the filler holds $N queued signals" grep -q "holding $N" "$WORK/fill"
 # field EVENT WORD: the number after WORD on the summary lines of EVENT.
 field() { grep -A3 "^  $1 " "$WORK/stderr" | grep -o "$2 [0-9]*" | head -1 | awk '{print $NF}'; }
 
-(ulimit -i $N; run_agent "event=cpu,interval=1ms,event=wall,interval=10ms,file=$WORK/q.txt" \
+(ulimit -i $N; run_agent "verbose,event=cpu,interval=1ms,event=wall,interval=10ms,file=$WORK/q.txt" \
   DemoApp 2 >/dev/null)
 cpu=$(field cpu samples) exp=$(field cpu about) wall=$(field wall samples) sent=$(field wall sent)
 figure "quota full: cpu $cpu samples of about $exp expected, wall $wall of $sent signals sent"
@@ -94,13 +94,13 @@ check "quota full: cpu samples within 10% of the expected count" \
 check "quota full: wall samples within 10% of the signals sent" \
   [ -n "$sent" -a "${wall:-0}" -ge $((sent * 9 / 10)) -a "${sent:-0}" -gt 100 ]
 
-(ulimit -i $N; run_agent "event=syscalls:sys_enter_socket,file=$WORK/q.txt" SocketMaker 500 >/dev/null)
+(ulimit -i $N; run_agent "verbose,event=syscalls:sys_enter_socket,file=$WORK/q.txt" SocketMaker 500 >/dev/null)
 got=$(field syscalls:sys_enter_socket samples) k=$(field syscalls:sys_enter_socket counted)
 figure "quota full, one tracepoint: $got samples of $k events; $(grep 'could not queue' "$WORK/stderr")"
 check "quota full, one tracepoint: every event still attributed (through SIGIO)" \
   [ "${k:-0}" -ge 1000 -a "${got:-0}" = "$k" ]
 
-(ulimit -i $N; run_agent "event=syscalls:sys_enter_socket,event=syscalls:sys_exit_socket,file=$WORK/q.txt" \
+(ulimit -i $N; run_agent "verbose,event=syscalls:sys_enter_socket,event=syscalls:sys_exit_socket,file=$WORK/q.txt" \
   SocketMaker 500 >/dev/null)
 k=$(field syscalls:sys_enter_socket counted) na=$(field syscalls:sys_enter_socket attributed)
 lost=$(grep -o 'lost: [0-9]* signals' "$WORK/stderr" | awk '{print $2}')

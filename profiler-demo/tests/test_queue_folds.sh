@@ -23,7 +23,7 @@ per_event() {
 C=$WORK/q.collapsed J=$WORK/q.jfr
 # overhead=50: the sleeping threads' handlers wait for their suspension, which the default
 # 10% throttle would answer by sampling them far less often (fewer repeats to fold).
-run_agent "event=cpu,interval=1ms,event=wall,interval=1ms,overhead=50,walk=queue,file=$C,file=$J" \
+run_agent "event=cpu,interval=1ms,event=wall,interval=1ms,overhead=50,walk=queue,verbose,file=$C,file=$J" \
   RepeatedFrames 4 4 >/dev/null
 check "walk=queue, cpu and wall at 1 ms: JVM exits 0" [ $? = 0 ]
 grep -E '^  (enqueued|folded|accounting|cost per)' "$WORK/stderr" | tr -s ' ' | diag

@@ -25,7 +25,7 @@ check "no sample has SocketMaker.makeTcp" [ "$b" = 0 ]
 
 BIG=100000
 start=$(date +%s.%N)
-run_agent "event=syscalls:sys_enter_socket,filter=family == 1,file=$WORK/big.collapsed" \
+run_agent "verbose,event=syscalls:sys_enter_socket,filter=family == 1,file=$WORK/big.collapsed" \
   SocketMaker $BIG
 rc=$?
 secs=$(echo "$(date +%s.%N) - $start" | bc)

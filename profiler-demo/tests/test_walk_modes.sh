@@ -14,7 +14,7 @@ for c in "walk=bogus|walk=bogus" "walk=thread,compare,walk=signal|compare"; do
 done
 stat() { sed -n "s/^stats: .*\b$1=\([0-9.]*\).*/\1/p" "$WORK/stderr" | head -1; }
 
-run_agent "event=cpu,interval=2ms,walk=thread,compare,file=$WORK/t.collapsed" Ratio 2 >/dev/null
+run_agent "event=cpu,interval=2ms,walk=thread,compare,verbose,file=$WORK/t.collapsed" Ratio 2 >/dev/null
 check "walk=thread with cpu: JVM exits 0" [ $? = 0 ]
 n=$(samples_with "$WORK/t.collapsed" 'Ratio\.(threeParts|onePart)')
 figure "walk=thread cpu: $n samples in Ratio; $(grep -E 'compare|event to walk|cost per' "$WORK/stderr" | tr -s ' ' | tr '\n' ';')"
@@ -30,14 +30,14 @@ ok_walks=$(stat ok) in_ratio=80
 check "walk=thread with cpu: the summary names the mode, >= 30 samples in Ratio, >= $in_ratio% of the ${ok_walks:-?} walks that succeeded" \
   bash -c "grep -q '^walk mode: thread' '$WORK/stderr' && [ '$n' -ge 30 ] && [ \$(( $n * 100 )) -ge \$(( ${ok_walks:-0} * $in_ratio )) ]"
 
-run_agent "event=wall,interval=10ms,walk=thread,file=$WORK/w.collapsed" Ratio 2 >/dev/null
+run_agent "event=wall,interval=10ms,walk=thread,verbose,file=$WORK/w.collapsed" Ratio 2 >/dev/null
 check "walk=thread with wall (the timer thread walks): JVM exits 0" [ $? = 0 ]
 n=$(samples_with "$WORK/w.collapsed" 'Ratio\.main')
 figure "walk=thread wall: $n samples in Ratio.main"
 # Few on a loaded machine: each out-of-thread walk waits for the target to be scheduled.
 check "walk=thread with wall: >= 3 samples in Ratio.main" [ "$n" -ge 3 ]
 
-run_agent "event=cpu,interval=2ms,walk=queue,compare,file=$WORK/q.collapsed" Ratio 1 >/dev/null
+run_agent "event=cpu,interval=2ms,walk=queue,compare,verbose,file=$WORK/q.collapsed" Ratio 1 >/dev/null
 check "walk=queue with cpu: JVM exits 0" [ $? = 0 ]
 figure "walk=queue: $(grep -E '^  enqueued|^  compare' "$WORK/stderr" | tr -s ' ' | tr '\n' ';')"
 check "walk=queue: the summary names the mode and elements were enqueued" \

@@ -43,7 +43,7 @@ cpu_run() {
   base=$(awk '{if ($2 > m) m = $2} END {print m + 0}' "$LOGS/rss-without.log")
   D=$LOGS/out
   mkdir -p "$D"
-  "$JAVA" -agentpath:"$AGENT=event=cpu,interval=1ms,file=$D/p.collapsed,file=$D/p.txt,file=$D/p.pb.gz" \
+  "$JAVA" -agentpath:"$AGENT=event=cpu,interval=1ms,verbose,file=$D/p.collapsed,file=$D/p.txt,file=$D/p.pb.gz" \
     -cp "$CLASSES" BusyThreads "$SECS" 8 >/dev/null 2>"$LOGS/stderr" &
   JVM=$!
   rss_track $JVM "$LOGS/rss-with.log"
@@ -71,7 +71,7 @@ cpu_run() {
 jfr_run() {
   D=$LOGS/jfr
   mkdir -p "$D"
-  "$JAVA" -agentpath:"$AGENT=event=cpu,interval=1ms,file=$D/p.jfr,file=$D/p.txt" \
+  "$JAVA" -agentpath:"$AGENT=event=cpu,interval=1ms,verbose,file=$D/p.jfr,file=$D/p.txt" \
     -cp "$CLASSES" BusyThreads "$SECS" 8 >/dev/null 2>"$LOGS/stderr-jfr" &
   JVM=$!
   rss_track $JVM "$LOGS/rss-jfr.log"
@@ -99,7 +99,7 @@ fds_run() {
   local D=$LOGS/fds
   mkdir -p "$D"
   "$JAVA" -Xms32m -Xmx32m -XX:+AlwaysPreTouch -XX:+UseSerialGC \
-    -agentpath:"$AGENT=event=fds,fds=$D/fds.txt,fds_interval=10s" -cp "$CLASSES" FdChurn "$D" "$SECS" 3 \
+    -agentpath:"$AGENT=event=fds,verbose,fds=$D/fds.txt,fds_interval=10s" -cp "$CLASSES" FdChurn "$D" "$SECS" 3 \
     >"$D/out" 2>"$LOGS/fds-stderr" &
   local jvm=$! t=0
   while kill -0 $jvm 2>/dev/null && [ ! -e "$D/done" ]; do

@@ -64,7 +64,7 @@ segment() {
   # The workload compiled by each JDK's own javac: 8 and 11 cannot load newer class files.
   local classes=$WORK/classes-$label
   [ -d "$classes" ] || { mkdir -p "$classes" && "$home/bin/javac" -d "$classes" "$ROOT/tests/jvm/java/walk/Workload.java"; }
-  local opts="$prof,file=$dir/profile.collapsed"
+  local opts="$prof,verbose,file=$dir/profile.collapsed"
   case "$prof" in *event=fds*) opts="$opts,fds=$dir/fds.txt" ;; esac
   (cd "$dir" && exec "$home/bin/java" -Xms256m -Xmx256m -Xss4m "-agentpath:$AGENT=$opts" \
     -Dwalk.jni="$JNILIB" -cp "$classes" Workload "$MODES" "$secs") >"$dir/run.log" 2>&1 &

@@ -21,6 +21,9 @@
  *   kernel=on|off  kernel frames (from the perf event's callchain, named from
  *            /proc/kallsyms, marked _[k]) on top of cpu and perf event samples (on: where
  *            perf allows; walk=signal only)
+ *   verbose  the end-of-run summary on stderr also gives the detailed figures (walk
+ *            results by code, walk times, the walk mode's counters, a "stats:" line for
+ *            tools), as a .txt output does; without it: samples, hottest methods, counts
  *   cpusignal=<n|name>  wallsignal=<n|name>  the signal of cpu/cputimer samples (default:
  *            the first free of SIGSTKFLT, SIGPROF, SIGPWR) or of wall ticks (SIGVTALRM,
  *            SIGPWR, SIGSTKFLT); a number (1-64) or a name (PROF or SIGPROF...)
@@ -85,7 +88,7 @@ static bool starts_option(const char *p) {
                                       "loop=", "cpusignal=", "wallsignal=", "kernel=", NULL};
   static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
                                       "untested_jdk", "realtime_queues",
-                                      "fds", NULL};
+                                      "fds", "verbose", NULL};
   for (int i = 0; keyed[i]; i++)
     if (strncmp(p, keyed[i], strlen(keyed[i])) == 0) return true;
   for (int i = 0; flags[i]; i++) {
@@ -337,6 +340,7 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
     return 0;
   }
   if (!eq && strcmp(k, "compare") == 0) return o->compare = true, 0;
+  if (!eq && strcmp(k, "verbose") == 0) return o->verbose = true, 0;
   if (!eq && strcmp(k, "cstack") == 0) return o->cstack = true, 0;
   if (!eq && strcmp(k, "untested_jdk") == 0) return o->untested_jdk = true, 0;
   if (!eq && strcmp(k, "realtime_queues") == 0) return o->realtime_queues = true, 0;

@@ -244,10 +244,10 @@ static void say_summary(void) {
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   if (!f) {
-    prof_write_summary(stderr);
+    prof_write_short_summary(stderr);
     return;
   }
-  prof_write_summary(f);
+  prof_write_short_summary(f);
   fclose(f);
   prof_say("%s", text);
   free(text);

@@ -87,6 +87,7 @@ typedef struct {
   bool record_all;      /* record_walks=all: any walk, not only those that end in an error */
   enum prof_walk_mode walk; /* walk=signal|thread|queue */
   bool compare;         /* compare: thread/queue samples are also walked in the handler */
+  bool verbose;         /* verbose: the detailed summary on stderr too (output/summary_short.c) */
   char fds_match[256];  /* fds_match=: the live fd query's filter (fd, port or path part) */
   uint64_t fds_interval; /* fds_interval=: rewrite fds= every this many ns (0: at the end) */
   uint64_t loop_ns;     /* loop=: write the outputs and start a new profile this often, ns

@@ -2,7 +2,8 @@
  * hot_frames.c - the "hottest frames" list of the .txt output: self samples per method,
  * the frame types of one method (interpreted, C1, C2, inlined...) merged into one line
  * with a breakdown, e.g. "2510 DemoApp.hashLoop (2502 C2, 8 interpreted)". The symbol
- * table keeps one id per (method, type), so ids are grouped by name here.
+ * table keeps one id per (method, type), so ids are grouped by name here. The terminal's
+ * summary (summary_short.c) takes the top ten of each event's list from here too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,11 +64,12 @@ static void add_subtree(const prof_tree *t, int i, hot *h) {
   for (int c = nd->first_child; c >= 0; c = t->nodes[c].next_sibling) add_subtree(t, c, h);
 }
 
-/* N. The list of the samples below node `top`; `of` names its event ("" for the tree's
- * only one), and the shares are of its samples alone. */
-static void write_list(FILE *out, const prof_tree *t, int top, const char *of) {
+/* N. The methods of the samples below node `top`, frame types of one method merged, most
+ * self samples first; their number in *m (an array to free). */
+static hot *merged_list(const prof_tree *t, int top, int *m_out) {
   int n = prof_sym_count();
   hot *h = calloc((size_t)n + 1, sizeof *h);
+  if (!h) return *m_out = 0, NULL;
   for (int i = 0; i < n; i++) h[i].name = prof_sym_name(i);
   add_subtree(t, top, h);
   /* Same name, different type: fold into the first of the run. */
@@ -82,10 +84,37 @@ static void write_list(FILE *out, const prof_tree *t, int top, const char *of) {
     }
   }
   qsort(h, (size_t)m, sizeof *h, by_total);
+  *m_out = m;
+  return h;
+}
+
+/* N. The list of the samples below node `top`; `of` names its event ("" for the tree's
+ * only one), and the shares are of its samples alone. */
+static void write_list(FILE *out, const prof_tree *t, int top, const char *of) {
+  int m;
+  hot *h = merged_list(t, top, &m);
   uint64_t all = t->nodes[top].total;
   fprintf(out, "hottest frames%s%s (self samples of %llu; frame types of one method merged):\n",
           of[0] ? " of " : "", of, (unsigned long long)all);
   for (int i = 0; i < m && i < HOT_LINES && h[i].total; i++) write_line(out, &h[i], all);
+  free(h);
+}
+
+/* N. The samples of a walk without frames end at the root: the terminal's list names
+ * them (as many as a method had, they would be missing from its shares). */
+void prof_write_top_methods(FILE *out, const prof_tree *t, int lines) {
+  if (t->n == 0) return;
+  int m;
+  hot *h = merged_list(t, 0, &m);
+  if (!h) return;
+  /* merged_list's array has room for one more entry. */
+  if (t->nodes[0].self) {
+    h[m] = (hot){.name = "[no Java frames]", .total = t->nodes[0].self};
+    h[m].by_type[FT_THREAD] = t->nodes[0].self;
+    m++;
+    qsort(h, (size_t)m, sizeof *h, by_total);
+  }
+  for (int i = 0; i < m && i < lines && h[i].total; i++) write_line(out, &h[i], t->nodes[0].total);
   free(h);
 }
 

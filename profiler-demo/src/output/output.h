@@ -41,5 +41,12 @@ void prof_write_walk_mode(FILE *out);
  * breakdown (hot_frames.c); with event_roots (the tree's top frames are its events) one
  * list per event. */
 void prof_write_hot_frames(FILE *out, const prof_tree *t, bool event_roots);
+/* N. The first `lines` of that list for a tree without event roots, shares of its samples,
+ * no heading (hot_frames.c). */
+void prof_write_top_methods(FILE *out, const prof_tree *t, int lines);
+/* N. The summary for the terminal (summary_short.c): per event with samples its count and
+ * its hottest methods, the events without samples on one line, then one line of counts; the
+ * detailed summary before it with the option verbose. */
+void prof_write_short_summary(FILE *out);
 
 #endif /* ASGSTPROF_OUTPUT_OUTPUT_H */

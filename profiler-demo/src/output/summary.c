@@ -1,5 +1,6 @@
 /*
- * summary.c - the run summary: samples by event, walk results by error code, walk times,
+ * summary.c - the detailed run summary (a .txt output's head; on stderr with the option
+ * verbose, summary_short.c): samples by event, walk results by error code, walk times,
  * the call-trace store's size, lost and unattributed events. Walk times come from the
  * period's histogram (core/time_hist.h), which every kept sample adds to: samples counted
  * in the call-trace store keep no time of their own.
@@ -113,6 +114,14 @@ static void write_walk_time(FILE *out, const prof_hist *h) {
           prof_hist_max(h) / 1e3, (unsigned long long)n);
 }
 
+/* N. Adds the samples of a record of the buffer (not one already streamed, kept only for
+ * the fd report) to *arg. */
+static void count_record(const prof_record *r, const prof_frame *f, const prof_fdinfo *fdi,
+                         void *arg) {
+  (void)f, (void)fdi;
+  if (!r->streamed) *(uint64_t *)arg += r->count ? r->count : 1;
+}
+
 /* N. */
 void prof_write_summary(FILE *out) {
   fprintf(out, "=== asgst-prof summary (pid %d) ===\n", (int)getpid());
@@ -129,8 +138,16 @@ void prof_write_summary(FILE *out) {
   prof_period_figures pf;
   prof_buffer_figures(&pf);
   write_walk_time(out, pf.walk_ns);
+  /* Samples are counted by stack in the store unless an output keeps each one (a .jfr):
+   * those are records, and a store of 0 traces then says nothing about the profile. */
+  uint64_t own = 0;
+  prof_buffer_each(count_record, &own);
   fprintf(out, "call-trace store: %zu distinct traces (room for %zu), frames %zu bytes (room "
-          "for %zu MB)\n", pf.traces, pf.max_traces, pf.arena_bytes, pf.max_arena_bytes >> 20);
+          "for %zu MB)", pf.traces, pf.max_traces, pf.arena_bytes, pf.max_arena_bytes >> 20);
+  if (own)
+    fprintf(out, "; besides, %llu samples kept one by one with their time (for a .jfr "
+            "output)", (unsigned long long)own);
+  fputc('\n', out);
   prof_write_walk_mode(out);
   fprintf(out, "real-time signals the kernel could not queue (the user's queued-signal quota "
           "was full): %llu, of which sampled through SIGIO %llu\n",
