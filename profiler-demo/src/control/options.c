@@ -11,6 +11,9 @@
  *   compare  with walk=thread|queue, also walk each sample in the handler and count how
  *            often both walks agree (method+bci frame by frame)
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
+ *   cputhreads=all|java  which threads cpu and cputimer sample: every thread of the process
+ *            (all, the default: JIT compiler, GC, VM and native threads too, with their C
+ *            frames, each under a root frame naming its kind) or Java threads only (java)
  *   cpusignal=<n|name>  wallsignal=<n|name>  the signal of cpu/cputimer samples (default:
  *            the first free of SIGSTKFLT, SIGPROF, SIGPWR) or of wall ticks (SIGVTALRM,
  *            SIGPWR, SIGSTKFLT); a number (1-64) or a name (PROF or SIGPROF...)
@@ -69,7 +72,7 @@ static bool starts_option(const char *p) {
   static const char *const keyed[] = {"event=", "filter=", "interval=", "file=", "fds=",
                                       "reply=", "overhead=", "record=", "record_n=",
                                       "record_walks=", "walk=", "fds_match=", "fds_interval=",
-                                      "loop=", "cpusignal=", "wallsignal=", NULL};
+                                      "loop=", "cpusignal=", "wallsignal=", "cputhreads=", NULL};
   static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
                                       "untested_jdk", "realtime_queues",
                                       "fds", NULL};
@@ -267,6 +270,13 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
       return prof_fail(err, len, "%s=%s: a signal number (1-%d) or name (PROF, STKFLT, PWR...)",
                        k, v, SIGRTMAX);
     *(k[0] == 'c' ? &o->cpu_signal : &o->wall_signal) = sig;
+    return 0;
+  }
+  if (strcmp(k, "cputhreads") == 0 && eq) {
+    if (strcmp(v, "all") && strcmp(v, "java"))
+      return prof_fail(err, len, "cputhreads=%s: all (every thread of the process) or java "
+                       "(Java threads only)", v);
+    o->java_threads_only = strcmp(v, "java") == 0;
     return 0;
   }
   if (strcmp(k, "walk") == 0 && eq) {
