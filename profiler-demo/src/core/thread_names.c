@@ -134,10 +134,19 @@ void prof_thread_fold_name(const char *name, char *buf, size_t len) {
       return;
     }
   size_t o = 0;
+  bool keep = false; /* in a digit run that is kept */
   for (const char *p = name; *p && o + 1 < len; p++) {
     bool digit = *p >= '0' && *p <= '9';
-    if (!digit) buf[o++] = *p;
-    else if (p == name || !(p[-1] >= '0' && p[-1] <= '9')) buf[o++] = '*';
+    if (!digit) {
+      buf[o++] = *p;
+      continue;
+    }
+    bool run_start = p == name || !(p[-1] >= '0' && p[-1] <= '9');
+    /* A word of a capital and digits names a kind, not a number: "G1", "C2". */
+    if (run_start)
+      keep = p > name && p[-1] >= 'A' && p[-1] <= 'Z' && (p - 1 == name || p[-2] == ' ');
+    if (keep) buf[o++] = *p;
+    else if (run_start) buf[o++] = '*';
   }
   if (len) buf[o < len ? o : len - 1] = 0;
 }

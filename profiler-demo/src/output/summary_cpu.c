@@ -16,20 +16,20 @@ static double pct(double a, double b) {
   return b > 0 ? 100.0 * a / b : 0;
 }
 
-/* N. One cpu event's line. */
+/* N. One cpu event's line. Throttled samples count: each sample taken at a raised period
+ * stood for them (sampling/overload.c). */
 static void write_event(FILE *out, int i, const prof_cpu_figures *f) {
   const prof_event *ev = &prof.opts.events[i];
   double iv = (double)ev->interval;
-  double all = (double)prof.stats.stored[i] * iv, other = (double)prof.stats.other[i] * iv;
+  uint64_t n = prof.stats.stored[i], thr = prof.stats.throttled[i];
+  double all = (double)(n + thr) * iv, other = (double)prof.stats.other[i] * iv;
   double process = (double)f->process_ns, sampled = process - (double)f->own_ns;
-  fprintf(out, "  %-32s samples stand for %.3f s of CPU (Java threads %.3f s, other threads "
-          "%.3f s): %.1f%% of the process's CPU as the kernel counts it (%.3f s, utime+stime "
-          "over the run), %.1f%% of it without the profiler's own threads\n", ev->name,
-          all / 1e9, (all - other) / 1e9, other / 1e9, pct(all, process), process / 1e9,
-          pct(all, sampled));
-  if (prof.stats.throttled[i])
-    fprintf(out, "  %-32s (%llu samples throttled are not in it)\n", "",
-            (unsigned long long)prof.stats.throttled[i]);
+  fprintf(out, "  %-32s samples %llu (+%llu throttled) stand for %.3f s of CPU (taken: Java "
+          "threads %.3f s, other threads %.3f s): %.1f%% of the process's CPU as the kernel "
+          "counts it (%.3f s, utime+stime over the run), %.1f%% of it without the profiler's "
+          "own threads\n", ev->name, (unsigned long long)n, (unsigned long long)thr, all / 1e9,
+          (double)(n - prof.stats.other[i]) * iv / 1e9, other / 1e9, pct(all, process),
+          process / 1e9, pct(all, sampled));
 }
 
 /* N. */

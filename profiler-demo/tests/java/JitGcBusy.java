@@ -11,10 +11,14 @@ import java.util.regex.Pattern;
  * JitGcBusy SECONDS - keeps the JIT compilers and the garbage collector busy for SECONDS:
  * two threads run a mix of library code (regular expressions, formatting, big integers,
  * maps, sorting: hundreds of methods to compile) and allocate, keeping a ring of arrays
- * alive so that objects survive young collections. For test_all_threads.sh.
+ * alive so that objects survive young collections. With -Dspin.lib=PATH (the JNI library
+ * tests/tools/native_spin.c) a native thread the JVM never hears of, started half a second
+ * in, spins for half a second. For test_all_threads.sh.
  */
 public class JitGcBusy {
   static volatile long sink;
+
+  static native void startNative(int ms);
 
   static long mix(int i, Object[] ring) {
     long s = 0;
@@ -42,13 +46,19 @@ public class JitGcBusy {
     for (int n = 0; n < t.length; n++) {
       t[n] = new Thread(new Runnable() {
         public void run() {
-          Object[] ring = new Object[20000];
+          Object[] ring = new Object[4000]; /* about 10 MB */
           long s = 0;
           for (int i = 0; System.nanoTime() < end; i++) s += mix(i, ring);
           sink = s;
         }
       }, "busy-" + n);
       t[n].start();
+    }
+    String lib = System.getProperty("spin.lib");
+    if (lib != null) {
+      System.load(lib);
+      Thread.sleep(500);
+      startNative(500);
     }
     for (Thread x : t) x.join();
   }
