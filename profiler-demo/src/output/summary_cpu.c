@@ -52,7 +52,7 @@ void prof_write_cpu_threads(FILE *out) {
   fprintf(out, "profiler's own threads: %.0f ms of CPU (%d threads asgst-..., not sampled)\n",
           f.own_ns / 1e6, f.own_threads);
   if (!prof.opts.java_threads_only)
-    fprintf(out, "thread scan: %llu looks at /proc took %.1f ms; %d threads found after the "
+    fprintf(out, "thread scan: %llu looks at /proc took %.1f ms of CPU; %d threads found after the "
             "start, %.0f ms of their CPU before that not sampled\n",
             (unsigned long long)f.scans, f.scan_ns / 1e6, f.found_late, f.late_ns / 1e6);
 }

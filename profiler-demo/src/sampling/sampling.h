@@ -115,7 +115,7 @@ typedef struct {
   uint64_t late_ns;      /* other threads' CPU before the scan found them */
   int own_threads;       /* own threads seen */
   int found_late;        /* other threads the scan found after the start */
-  uint64_t scans, scan_ns; /* looks at /proc and their time */
+  uint64_t scans, scan_ns; /* looks at /proc and the CPU they took */
 } prof_cpu_figures;
 void prof_scan_figures(prof_cpu_figures *f);
 
