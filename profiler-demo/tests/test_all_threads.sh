@@ -11,7 +11,7 @@ echo "1..9"
 compile || { echo "Bail out! javac failed"; exit 1; }
 SPIN=$BUILD/tests/tools/libnative_spin.so
 OUT=$WORK/all.collapsed
-SECS=${ALL_THREADS_SECONDS:-2}
+SECS=${ALL_THREADS_SECONDS:-3}
 jvm -Xmx64m -Dspin.lib="$SPIN" -agentpath:"$AGENT=event=cpu,interval=1ms,file=$OUT" \
   -cp "$CLASSES" JitGcBusy "$SECS" >/dev/null 2>"$WORK/stderr"
 check "JVM with every thread sampled exits 0" [ $? = 0 ]
