@@ -97,7 +97,10 @@ static void meet(pid_t tid, bool first) {
     pthread_mutex_lock(&lock);
     if (figures.own_threads < MAX_OWN) {
       uint64_t c = cpu_ns(tid);
-      own[figures.own_threads++] = (typeof(own[0])){tid, first ? c : 0, c};
+      int o = figures.own_threads++;
+      own[o].tid = tid;
+      own[o].base = first ? c : 0;
+      own[o].last = c;
     }
     pthread_mutex_unlock(&lock);
     return;
