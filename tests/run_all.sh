@@ -102,7 +102,8 @@ EXTRA_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_stopp
   profiler-demo/tests/test_tracepoint_filter.sh profiler-demo/tests/test_attach.sh
   profiler-demo/tests/test_vm_code_names.sh profiler-demo/tests/test_pprof.sh
   profiler-demo/tests/test_jfr.sh profiler-demo/tests/test_queue_folds.sh
-  profiler-demo/tests/test_perf_events.sh profiler-demo/tests/test_kernel_frames.sh)
+  profiler-demo/tests/test_perf_events.sh profiler-demo/tests/test_kernel_frames.sh
+  profiler-demo/tests/test_all_threads.sh)
 # A second build of a feature version already tested (e.g. Temurin 25 beside Debian's 25)
 # runs the walk and info suites only, to keep the whole run under 30 minutes.
 SAME_VERSION_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh)

@@ -1,7 +1,7 @@
 # test_bad_options.sh BUILD_DIR - bad options (unknown option, bad interval, unknown
 # tracepoint, unwritable file, a filter the kernel rejects, a bad loop= period, a cpu
 # signal that is no signal or is the wall clock's, a perf event's interval below what it
-# allows): a message
+# allows, a cputhreads= that is neither all nor java): a message
 # naming the bad part; with -agentpath the JVM does not start; through asgst-attach the
 # JVM keeps running and asgst-attach reports the error with a non-zero status.
 source "$(dirname "$0")/lib.sh" "$1"
@@ -28,6 +28,7 @@ CASES=(
   "event=context-switches,interval=1|interval=1"
   "event=page-faults,interval=0|interval=0"
   "event=cpu,kernel=maybe|kernel=maybe"
+  "event=cpu,cputhreads=some|cputhreads=some"
 )
 # Through asgst-attach only: a start refused after the agent set itself up (its JVMTI
 # callbacks, the ASGST library): SIGSEGV is the JVM's. The JVM must keep the agent loaded

@@ -12,7 +12,7 @@ compile || { echo "Bail out! javac failed"; exit 1; }
 KPATH='(ksys_write|vfs_write|__x64_sys_write|ksys_read|vfs_read|__x64_sys_read|ksys_pwrite64|ksys_pread64)_\[k\]'
 
 O=$WORK/k
-run_agent "event=cpu,interval=1ms,file=$O.collapsed,file=$O.html,file=$O.pb.gz,file=$O.jfr" \
+run_agent "event=cpu,interval=1ms,verbose,file=$O.collapsed,file=$O.html,file=$O.pb.gz,file=$O.jfr" \
   PerfWork syscalls 1500
 check "cpu with kernel frames: JVM exits 0" [ $? = 0 ]
 line=$(grep '^kernel frames:' "$WORK/stderr")
@@ -35,13 +35,13 @@ check "kernel frames in the HTML, pprof and JFR outputs" bash -c "
   gzip -dc '$O.pb.gz' | strings | grep -q 'kernel.kallsyms' &&
   strings '$O.jfr' | grep -Eq '^(ksys_write|vfs_write|ksys_read|vfs_read)_\[k\]'"
 
-run_agent "event=cpu,interval=1ms,kernel=off,file=$WORK/off.collapsed" PerfWork syscalls 500
+run_agent "event=cpu,interval=1ms,kernel=off,verbose,file=$WORK/off.collapsed" PerfWork syscalls 500
 check "kernel=off: JVM exits 0" [ $? = 0 ]
 check "kernel=off: no kernel frames, one summary line says so" bash -c "
   ! grep -q '_\[k\]' '$WORK/off.collapsed' && [ -s '$WORK/off.collapsed' ] &&
   [ \$(grep -c '^kernel frames: none (off (kernel=off))' '$WORK/stderr') = 1 ]"
 
-run_agent "event=context-switches,file=$WORK/cs.collapsed" PerfWork switches 500
+run_agent "event=context-switches,verbose,file=$WORK/cs.collapsed" PerfWork switches 500
 check "context-switches with kernel frames: JVM exits 0" [ $? = 0 ]
 total=$(samples_total "$WORK/cs.collapsed")
 sched=$(samples_with "$WORK/cs.collapsed" 'PerfWork\.sleepOften.*;schedule_\[k\]')
@@ -49,7 +49,7 @@ figure "context-switches: $total samples, $sched with schedule_[k] above sleepOf
 check "context-switch samples: >= 80% show the scheduler above sleepOften" \
   [ "$total" -gt 0 -a $((sched * 100)) -ge $((total * 80)) ]
 
-run_agent "event=sched:sched_process_fork,file=$WORK/fork.collapsed" PerfWork migrate 100
+run_agent "event=sched:sched_process_fork,verbose,file=$WORK/fork.collapsed" PerfWork migrate 100
 check "sched:sched_process_fork with kernel frames: JVM exits 0" [ $? = 0 ]
 total=$(samples_with "$WORK/fork.collapsed" 'PerfWork\.migrate')
 clone=$(samples_with "$WORK/fork.collapsed" 'PerfWork\.migrate.*Thread\.start.*;kernel_clone_\[k\]')

@@ -18,7 +18,7 @@ kernel_of() { grep -A1 "^  $1 " "$WORK/stderr" | sed -n 's/.*kernel counted \([0
 
 # page-faults, every 100th: 300 MB of fresh arrays are some 75,000 faults.
 O=$WORK/pf
-run_agent "event=page-faults,interval=100,file=$O.collapsed,file=$O.html,file=$O.pb.gz,file=$O.jfr" \
+run_agent "event=page-faults,interval=100,verbose,file=$O.collapsed,file=$O.html,file=$O.pb.gz,file=$O.jfr" \
   -XX:+UseSerialGC -Xms700m -Xmn500m PerfWork faults 300
 check "page-faults: JVM exits 0" [ $? = 0 ]
 total=$(samples_total "$O.collapsed")
@@ -44,7 +44,7 @@ else
 fi
 
 # context-switches at the default (every 10th): ~1000 sleeps of 1 ms.
-run_agent "event=context-switches,file=$WORK/cs.collapsed" PerfWork switches 1000
+run_agent "event=context-switches,verbose,file=$WORK/cs.collapsed" PerfWork switches 1000
 check "context-switches: JVM exits 0" [ $? = 0 ]
 total=$(samples_total "$WORK/cs.collapsed")
 sleepy=$(samples_with "$WORK/cs.collapsed" 'PerfWork\.sleepOften')
@@ -57,7 +57,7 @@ check "context-switches: at least 50 samples, >= 80% in sleepOften" \
 check "context-switches: no runaway (kernel counted ${k:-?} <= 3000)" [ "${k:-99999}" -le 3000 ]
 
 # cpu-migrations: named, the run works.
-run_agent "event=cpu-migrations,file=$WORK/mig.html" PerfWork migrate 1000
+run_agent "event=cpu-migrations,verbose,file=$WORK/mig.html" PerfWork migrate 1000
 check "cpu-migrations: JVM exits 0" [ $? = 0 ]
 m=$(samples_of cpu-migrations)
 figure "cpu-migrations: ${m:-?} samples, kernel counted $(kernel_of cpu-migrations)"
@@ -68,7 +68,7 @@ check "cpu-migrations: named in the summary and the HTML title" \
 if grep -q . /sys/bus/event_source/devices/cpu/events/cpu-cycles 2>/dev/null; then
   for i in 1 2 3; do skip "cycles not available" "this machine has a hardware PMU"; done
 else
-  run_agent "event=cycles,event=page-faults,file=$WORK/cy.collapsed" PerfWork faults 50
+  run_agent "event=cycles,event=page-faults,verbose,file=$WORK/cy.collapsed" PerfWork faults 50
   rc=$?
   grep 'event=cycles' "$WORK/stderr" | diag
   check "cycles beside page-faults: JVM exits 0 (rc $rc)" [ $rc = 0 ]

@@ -24,6 +24,9 @@
  *   verbose  the end-of-run summary on stderr also gives the detailed figures (walk
  *            results by code, walk times, the walk mode's counters, a "stats:" line for
  *            tools), as a .txt output does; without it: samples, hottest methods, counts
+ *   cputhreads=all|java  which threads cpu and cputimer sample: every thread of the process
+ *            (all, the default: JIT compiler, GC, VM and native threads too, with their C
+ *            frames, each under a root frame naming its kind) or Java threads only (java)
  *   cpusignal=<n|name>  wallsignal=<n|name>  the signal of cpu/cputimer samples (default:
  *            the first free of SIGSTKFLT, SIGPROF, SIGPWR) or of wall ticks (SIGVTALRM,
  *            SIGPWR, SIGSTKFLT); a number (1-64) or a name (PROF or SIGPROF...)
@@ -85,7 +88,8 @@ static bool starts_option(const char *p) {
   static const char *const keyed[] = {"event=", "filter=", "interval=", "file=", "fds=",
                                       "reply=", "overhead=", "record=", "record_n=",
                                       "record_walks=", "walk=", "fds_match=", "fds_interval=",
-                                      "loop=", "cpusignal=", "wallsignal=", "kernel=", NULL};
+                                      "loop=", "cpusignal=", "wallsignal=", "kernel=",
+                                      "cputhreads=", NULL};
   static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
                                       "untested_jdk", "realtime_queues",
                                       "fds", "verbose", NULL};
@@ -323,6 +327,13 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
       return prof_fail(err, len, "%s=%s: a signal number (1-%d) or name (PROF, STKFLT, PWR...)",
                        k, v, SIGRTMAX);
     *(k[0] == 'c' ? &o->cpu_signal : &o->wall_signal) = sig;
+    return 0;
+  }
+  if (strcmp(k, "cputhreads") == 0 && eq) {
+    if (strcmp(v, "all") && strcmp(v, "java"))
+      return prof_fail(err, len, "cputhreads=%s: all (every thread of the process) or java "
+                       "(Java threads only)", v);
+    o->java_threads_only = strcmp(v, "java") == 0;
     return 0;
   }
   if (strcmp(k, "walk") == 0 && eq) {

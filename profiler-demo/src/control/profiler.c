@@ -403,6 +403,10 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
   period = (prof_period){.start_ns = realtime_ns()};
   atomic_store(&prof.running, 1);
   prof_threads_add_existing(on_attach);
+  if (prof_scan_start() != 0) {
+    snprintf(err, errlen, "cannot start the thread scan (asgst-threads)");
+    return -1;
+  }
   for (int i = 0; i < prof.opts.nevents; i++)
     if (prof.opts.events[i].kind == EV_WALL && prof_wall_start(prof.opts.events[i].interval, i)) {
       snprintf(err, errlen, "cannot start the wall-clock thread");
@@ -439,6 +443,8 @@ int prof_stop(char *err, size_t errlen) {
     snprintf(err, errlen, "not profiling");
     return -1;
   }
+  /* First: its last look reads the own threads' CPU before they end. */
+  prof_scan_stop();
   prof_wall_stop();
   prof_load_stop();
   prof_threads_remove_all();

@@ -81,6 +81,8 @@ typedef struct {
   bool untested_jdk;    /* untested_jdk: ASGST_Initialize with ASGST_INIT_UNTESTED_JDK */
   bool realtime_queues; /* realtime_queues: ... with ASGST_INIT_REALTIME_QUEUES */
   bool threads;
+  bool java_threads_only; /* cputhreads=java: cpu events sample Java threads only (else every
+                             thread of the process: sampling/thread_scan.c) */
   int max_overhead;     /* percent of a sampled thread's time samples may take (overload.c) */
   char record[512];     /* record=: where recorded walks go ("" = none; walk_recorder.c) */
   int record_n;         /* record_n=: how many walks to record (20) */

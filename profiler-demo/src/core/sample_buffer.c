@@ -126,6 +126,7 @@ static bool append(const prof_record *hdr, const prof_frame *frames, const prof_
     r->walk_ns = hdr->walk_ns;
     r->has_fdinfo = fdi != NULL;
     r->streamed = hdr->streamed;
+    r->keep_tid = hdr->keep_tid;
     r->seq = hdr->seq;
     r->lag_ns = hdr->lag_ns;
     r->time_ns = hdr->time_ns;

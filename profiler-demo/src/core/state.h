@@ -25,7 +25,9 @@ typedef struct {
                                                   in the call-trace store */
   _Atomic uint64_t lost_buffer[PROF_MAX_EVENTS]; /* buffer full */
   _Atomic uint64_t lost_store[PROF_MAX_EVENTS];  /* call-trace store full, the key new */
-  _Atomic uint64_t no_java[PROF_MAX_EVENTS];   /* walked, but no Java frame */
+  _Atomic uint64_t no_java[PROF_MAX_EVENTS];   /* a Java thread walked, but no Java frame */
+  _Atomic uint64_t other[PROF_MAX_EVENTS];     /* samples of threads that are not Java
+                                                  threads (JIT, GC, VM, native: cputhreads) */
   _Atomic uint64_t with_kernel[PROF_MAX_EVENTS]; /* samples with kernel frames */
   _Atomic uint64_t no_ring;                    /* perf fds whose callchain ring could not
                                                   be mapped (their samples lack kernel

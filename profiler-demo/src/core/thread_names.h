@@ -25,5 +25,19 @@ void prof_thread_java_remember(pid_t tid, int64_t java_id, const char *group);
 void prof_thread_java(pid_t tid, int64_t *java_id, char *group, size_t len);
 /* N. Copies the name of tid into buf ("tid N" if unknown). */
 void prof_thread_name(pid_t tid, char *buf, size_t len);
+/* N. Marks tid as sampled as a thread that is not a Java thread (a JIT compiler, GC, VM or
+ * native thread: sampling/thread_scan.c), or as a Java thread again (other false). */
+void prof_thread_set_other(pid_t tid, bool other);
+/* N. Marks tid as ended by JVMTI ThreadEnd: the scan of /proc does not take the exiting
+ * thread for a new native one. */
+void prof_thread_set_ended(pid_t tid);
+/* N. Whether tid ended as a Java thread (prof_thread_set_ended). */
+bool prof_thread_ended(pid_t tid);
+/* N. For a thread that is not a Java thread: its group's root frame, "[name]" with every
+ * run of digits folded to '*' ("[GC Thread#*]") and HotSpot's shortened names written out
+ * ("[C2 CompilerThread*]"), and true; false (buf untouched) for a Java thread. */
+bool prof_thread_group(pid_t tid, char *buf, size_t len);
+/* N. The group label of a thread name (as prof_thread_group, without brackets). */
+void prof_thread_fold_name(const char *name, char *buf, size_t len);
 
 #endif /* ASGSTPROF_CORE_THREAD_NAMES_H */

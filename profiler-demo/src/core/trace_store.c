@@ -105,7 +105,7 @@ static uint32_t prepare(prof_trace_store *s, uint64_t hash, const prof_record *h
 uint32_t prof_trace_store_intern(prof_trace_store *s, const prof_record *h,
                                  const prof_frame *frames, bool by_thread) {
   if (!s->slots) return 0;
-  int32_t tid = by_thread ? h->tid : 0;
+  int32_t tid = by_thread || h->keep_tid ? h->tid : 0;
   uint64_t hash = hash_of(h, tid, frames);
   uint32_t mine = 0; /* the trace prepared for this key, not published yet */
   size_t mask = s->nslots - 1;
@@ -156,6 +156,7 @@ void prof_trace_store_each(const prof_trace_store *s, prof_sample_fn fn, void *a
     r.event = tr->event;
     r.nframes = tr->nframes;
     r.tid = tr->tid;
+    r.keep_tid = tr->tid != 0;
     r.walk_result = tr->walk_result;
     r.count = atomic_load_explicit(&tr->count, memory_order_relaxed);
     fn(&r, &s->arena[tr->frame], NULL, arg);

@@ -22,7 +22,7 @@ typedef struct {
   uint64_t hash;
   uint32_t frame;      /* its first frame's index in the arena */
   uint16_t event, nframes;
-  int32_t tid;         /* 0 unless keyed by thread */
+  int32_t tid;         /* 0 unless keyed by thread (by_thread or keep_tid) */
   int32_t walk_result;
 } prof_trace;
 
@@ -45,7 +45,8 @@ typedef struct {
  * frames; pages are touched only when used. 0 or -1. */
 int prof_trace_store_map(prof_trace_store *s, size_t max_traces, size_t arena_bytes);
 /* SS. Counts the sample of h (event, nframes, tid, walk_result) and frames: h->count more
- * (0 read as 1) for its key, which is made if new. by_thread: h->tid is part of the key (else kept as 0).
+ * (0 read as 1) for its key, which is made if new. by_thread or h->keep_tid: h->tid is part of
+ * the key (else kept as 0).
  * False if the key is new and the store is full: the sample is lost, nothing is
  * overwritten. */
 bool prof_trace_store_add(prof_trace_store *s, const prof_record *h, const prof_frame *frames,

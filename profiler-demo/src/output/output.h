@@ -35,6 +35,9 @@ void prof_tree_build(prof_tree *t, uint32_t event_mask, bool threads, bool event
 
 /* N. The run summary (also written to stderr at every dump). */
 void prof_write_summary(FILE *out);
+/* N. Its CPU part: cpu samples against the process's CPU, the profiler's own threads'
+ * (summary_cpu.c). */
+void prof_write_cpu_threads(FILE *out);
 /* N. Its walk-mode part (summary_walk_mode.c). */
 void prof_write_walk_mode(FILE *out);
 /* N. The hottest methods by self samples, one line each, frame types merged with a

@@ -126,7 +126,7 @@ static void add_record(const prof_record *r, const prof_frame *frames, const pro
   (void)fdi;
   pprof_ctx *c = arg;
   if (r->event >= prof.opts.nevents) return;
-  uint64_t locs[PROF_MAX_FRAMES + 1];
+  uint64_t locs[PROF_MAX_FRAMES + 2];
   uint32_t n = 0;
   for (int i = 0; i < r->nframes && i < PROF_MAX_FRAMES; i++)
     locs[n++] = frame_location(c, &frames[i]);
@@ -138,6 +138,11 @@ static void add_record(const prof_record *r, const prof_frame *frames, const pro
   } else if (n == 0) {
     locs[n++] = marker_location(c, "[no frames]");
   }
+  /* An other thread (JIT, GC, VM, native) under its group's root frame, as in the tree's
+   * outputs; with `threads` its thread label says more. */
+  char group[96];
+  if (!prof.opts.threads && r->keep_tid && prof_thread_group(r->tid, group, sizeof group))
+    locs[n++] = marker_location(c, group);
   pp_add_sample(&c->p, locs, n, r->event, prof.opts.threads ? r->tid : 0, r->count);
 }
 

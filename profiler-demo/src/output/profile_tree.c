@@ -102,6 +102,9 @@ typedef struct {
   pid_t tids[256];
   int tid_ids[256];
   int ntids;
+  pid_t group_tids[256]; /* other threads' group frames, by tid */
+  int group_ids[256];
+  int ngroups;
   int err_ids[2][PROF_WALK_CODES]; /* [truncated][code]: label ids + 1, 0 if not made yet */
 } build_ctx;
 
@@ -114,6 +117,18 @@ static int thread_frame(build_ctx *c, pid_t tid) {
   snprintf(label, sizeof label, "[%s tid=%d]", name, (int)tid);
   int id = prof_sym_named(label, FT_THREAD);
   if (c->ntids < 256) c->tids[c->ntids] = tid, c->tid_ids[c->ntids++] = id;
+  return id;
+}
+
+/* N. The root frame of the group of an other thread (JIT, GC, VM, native: a thread that is
+ * not a Java thread), "[C2 CompilerThread*]"; its Java threads' samples have none. */
+static int group_frame(build_ctx *c, pid_t tid) {
+  for (int i = 0; i < c->ngroups; i++)
+    if (c->group_tids[i] == tid) return c->group_ids[i];
+  char label[96];
+  if (!prof_thread_group(tid, label, sizeof label)) snprintf(label, sizeof label, "[tid %d]", (int)tid);
+  int id = prof_sym_named(label, FT_THREAD);
+  if (c->ngroups < 256) c->group_tids[c->ngroups] = tid, c->group_ids[c->ngroups++] = id;
   return id;
 }
 
@@ -134,6 +149,7 @@ static void add_record(const prof_record *r, const prof_frame *frames, const pro
     ids[n++] = c->event_ids[r->event] - 1;
   }
   if (c->threads) ids[n++] = thread_frame(c, r->tid);
+  else if (r->keep_tid) ids[n++] = group_frame(c, r->tid);
   if (r->walk_result <= 0) {
     int code = -r->walk_result < PROF_WALK_CODES ? -r->walk_result : PROF_WALK_CODES - 1;
     int *cached = &c->err_ids[r->nframes ? 1 : 0][code];

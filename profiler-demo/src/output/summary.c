@@ -130,6 +130,7 @@ void prof_write_summary(FILE *out) {
     fprintf(out, "ASGST features off on this JVM: %s\n", ASGST_DisabledFeatures());
   write_events(out);
   write_kernel_frames(out);
+  prof_write_cpu_threads(out);
   fprintf(out, "walk results:\n");
   for (int s = 0; s < PROF_WALK_CODES; s++)
     if (prof.stats.walk_results[s])

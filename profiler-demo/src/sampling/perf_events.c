@@ -24,14 +24,22 @@
 #include "core/state.h"
 #include "sampling/sampling.h"
 
-/* fd -> event index + 1 (0: not ours), read in the signal handler. */
+/* fd -> event index + 1 (0: not ours), with OTHER_BIT for a thread that is not a Java
+ * thread (threads.c), read in the signal handler. */
 static _Atomic uint8_t fd_event[PROF_MAX_FD];
+#define OTHER_BIT 0x80 /* above any event index + 1 (PROF_MAX_EVENTS) */
 static _Atomic int timer_fallback_said;
 
 /* SS. */
 int prof_event_of_fd(int fd) {
   if (fd < 0 || fd >= PROF_MAX_FD) return -1;
-  return (int)atomic_load_explicit(&fd_event[fd], memory_order_relaxed) - 1;
+  return (int)(atomic_load_explicit(&fd_event[fd], memory_order_relaxed) & ~OTHER_BIT) - 1;
+}
+
+/* SS. */
+bool prof_fd_of_other(int fd) {
+  if (fd < 0 || fd >= PROF_MAX_FD) return false;
+  return atomic_load_explicit(&fd_event[fd], memory_order_relaxed) & OTHER_BIT;
 }
 
 /* N. Routes the fd's overflow signals to thread tid as sig. */
@@ -79,7 +87,7 @@ int prof_perf_open(const prof_event *ev, pid_t tid, uint64_t period) {
 }
 
 /* N. Opens, filters, routes and enables a perf event; -1 on failure. */
-static int open_perf_event(int index, const prof_event *ev, pid_t tid) {
+static int open_perf_event(int index, const prof_event *ev, pid_t tid, bool other) {
   uint64_t period = ev->kind == EV_CPU && ev->period > ev->interval ? ev->period : ev->interval;
   int fd = prof_perf_open(ev, tid, period);
   if (fd < 0) return -1;
@@ -94,20 +102,20 @@ static int open_perf_event(int index, const prof_event *ev, pid_t tid) {
   if (ev->kind == EV_CPU) prof_load_open(fd, index, ev->interval, period);
   if (prof.kernel_frames && prof_kchain_wanted(ev) && prof_kchain_attach(fd) != 0)
     atomic_fetch_add(&prof.stats.no_ring, 1); /* locked-memory limit: samples go on without */
-  atomic_store(&fd_event[fd], (uint8_t)(index + 1));
+  atomic_store(&fd_event[fd], (uint8_t)((index + 1) | (other ? OTHER_BIT : 0)));
   ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
   return fd;
 }
 
 /* N. A POSIX timer on tid's CPU clock that signals tid; NULL on failure. */
-static void *open_cpu_timer(int index, const prof_event *ev, pid_t tid) {
+static void *open_cpu_timer(int index, const prof_event *ev, pid_t tid, bool other) {
   /* The kernel's encoding of a per-thread CPU clock id: ~tid << 3 | PERTHREAD | SCHED. */
   clockid_t clock = (clockid_t)((~(unsigned)tid << 3) | 6);
   struct sigevent sev;
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID;
   sev.sigev_signo = prof.signal_cpu;
-  sev.sigev_value.sival_int = index;
+  sev.sigev_value.sival_int = index | (other ? PROF_TIMER_OTHER : 0);
   sev._sigev_un._tid = tid;
   timer_t t;
   if (timer_create(clock, &sev, &t) != 0) return NULL;
@@ -128,16 +136,18 @@ void prof_events_open_thread(prof_thread *t) {
     const prof_event *ev = &prof.opts.events[i];
     t->fds[i] = -1;
     t->timers[i] = NULL;
-    if (ev->kind == EV_WALL) continue;
+    /* Other threads run no Java code: only CPU time is sampled on them. */
+    if (ev->kind == EV_WALL || (!t->java && (ev->kind == EV_TRACEPOINT || ev->kind == EV_PERF)))
+      continue;
     if (ev->kind == EV_CPU || ev->kind == EV_TRACEPOINT || ev->kind == EV_PERF) {
-      t->fds[i] = open_perf_event(i, ev, t->tid);
+      t->fds[i] = open_perf_event(i, ev, t->tid, !t->java);
       if (t->fds[i] >= 0) continue;
       if (ev->kind != EV_CPU) continue; /* counted as a thread without the event */
       if (!atomic_exchange(&timer_fallback_said, 1))
         prof_say("asgst-prof: perf_event_open(cpu-clock) failed (%s); using a CPU timer "
                  "(at most CONFIG_HZ samples per second)\n", strerror(errno));
     }
-    t->timers[i] = open_cpu_timer(i, ev, t->tid);
+    t->timers[i] = open_cpu_timer(i, ev, t->tid, !t->java);
   }
 }
 

@@ -65,6 +65,7 @@ void prof_kchain_check(const char *kallsyms_off);
 typedef struct {
   pid_t tid;
   bool used;
+  bool java;  /* a Java thread: every event; else an other thread: cpu events only */
   char name[64];
   int fds[PROF_MAX_EVENTS];   /* perf fds, -1 if none */
   void *timers[PROF_MAX_EVENTS]; /* POSIX timers (timer_t) for EV_CPU_TIMER, else NULL */
@@ -86,6 +87,11 @@ void prof_events_close_thread(prof_thread *t);
 void prof_events_count_thread(const prof_thread *t, uint64_t *live);
 /* SS. Which event a perf fd belongs to, -1 if none. */
 int prof_event_of_fd(int fd);
+/* SS. Whether a perf fd samples a thread that is not a Java thread. */
+bool prof_fd_of_other(int fd);
+/* A CPU timer's signal value: the event index, with this bit for a thread that is not a
+ * Java thread. */
+#define PROF_TIMER_OTHER 0x100
 
 /* ---- The signal handler (signal_handler.c) ---- */
 /* N. Picks the real-time signal and installs the handler; 0 or -1. */
@@ -96,10 +102,23 @@ void prof_signal_set_wall_event(int index);
 /* ---- Profiled threads (threads.c) ---- */
 /* N. Registers the calling thread (JVMTI ThreadStart) or any tid (attach enumeration). */
 void prof_threads_add(pid_t tid, const char *name, bool java_name);
+/* N. Registers tid as a thread that is not a Java thread (a JIT compiler, GC, VM or
+ * native thread): cpu and cputimer events only, walked with its C frames. A Java thread's
+ * registration wins over it. */
+void prof_threads_add_other(pid_t tid, const char *name);
+/* N. Whether tid is registered. */
+bool prof_threads_known(pid_t tid);
+/* N. Unregisters every other (not Java) thread whose tid is not in alive[0..n). */
+void prof_threads_prune(const pid_t *alive, int n);
+/* N. True for the profiler's and the library's own threads (never sampled). */
+bool prof_thread_is_own(const char *comm);
+/* N. tid's /proc comm into comm; false if the thread is gone. */
+bool prof_thread_comm(pid_t tid, char *comm, size_t len);
 /* N. Unregisters tid (JVMTI ThreadEnd). */
 void prof_threads_remove(pid_t tid);
-/* N. Registers every existing thread of the process that is not a JVM-internal thread
- * (the calling thread too unless skip_self). */
+/* N. Registers every existing thread of the process: JVM-internal threads as other threads
+ * (cputhreads=all) or not at all (cputhreads=java), the others as Java threads (the calling
+ * thread too unless skip_self). */
 void prof_threads_add_existing(bool skip_self);
 /* N. Whether a thread of this name is left out of profiling (threads.c). */
 bool prof_thread_not_profiled(const char *name);
@@ -112,6 +131,25 @@ void prof_threads_count_events(void);
 int prof_threads_signal_all(int sig);
 /* N. Copies up to max registered tids into out; returns how many. */
 int prof_threads_tids(pid_t *out, int max);
+
+/* ---- Every thread's CPU (thread_scan.c) ---- */
+/* N. Starts the scan thread (asgst-threads): with cputhreads=all it registers the threads
+ * started since the last look as other threads and forgets those gone; in every mode it
+ * keeps the CPU time of the profiler's own threads. Notes the process's CPU time first. */
+int prof_scan_start(void);
+/* N. Stops it, after a last look; notes the process's CPU time (call before the events are
+ * closed). */
+void prof_scan_stop(void);
+/* N. What the run's CPU was, for the summary (ns). */
+typedef struct {
+  uint64_t process_ns;   /* CLOCK_PROCESS_CPUTIME_ID over the run (to now if running) */
+  uint64_t own_ns;       /* the profiler's own threads (asgst-...), over the run */
+  uint64_t late_ns;      /* other threads' CPU before the scan found them */
+  int own_threads;       /* own threads seen */
+  int found_late;        /* other threads the scan found after the start */
+  uint64_t scans, scan_ns; /* looks at /proc and the CPU they took */
+} prof_cpu_figures;
+void prof_scan_figures(prof_cpu_figures *f);
 
 /* ---- Wall clock (wall_clock.c) ---- */
 /* N. Starts/stops the wall-clock timer thread. */

@@ -64,19 +64,28 @@ static int sole_tracepoint = -1; /* see on_sigio */
 /* SS. Which event a signal belongs to, -1 if none of ours. */
 static int event_of(int sig, const siginfo_t *si) {
   if (sig == prof.signal_wall) return wall_event;
-  if (si->si_code == SI_TIMER) return si->si_value.sival_int;
+  if (si->si_code == SI_TIMER) return si->si_value.sival_int & ~PROF_TIMER_OTHER;
   if (si->si_code > 0) return prof_event_of_fd(si->si_fd); /* POLL_IN etc. from fasync */
   return -1;
 }
 
-/* SS. The in-handler walk (walk=signal), on top of the nk kernel frames in kernel. */
+/* SS. Whether the signal samples a thread that is not a Java thread (threads.c). */
+static bool from_other(int sig, const siginfo_t *si) {
+  if (sig == prof.signal_wall) return false;
+  if (si->si_code == SI_TIMER) return (si->si_value.sival_int & PROF_TIMER_OTHER) != 0;
+  return si->si_code > 0 && prof_fd_of_other(si->si_fd);
+}
+
+/* SS. The in-handler walk (walk=signal, and every sample of an other thread: with its C
+ * frames, which are all it has), on top of the nk kernel frames in kernel. */
 static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fdi,
-                      const prof_frame *kernel, int nk) {
+                      const prof_frame *kernel, int nk, bool other) {
   prof_walk w;
   memcpy(w.frames, kernel, (size_t)nk * sizeof *kernel);
   w.n = nk;
   w.error = 0;
-  int opts = prof_walk_options();
+  w.other = other;
+  int opts = prof_walk_options() | (other ? ASGST_INCLUDE_NON_JAVA_FRAMES : 0);
   uint64_t t1 = prof_now_ns();
   int r = ASGST_RunWithIterator(ucontext, opts, prof_walk_collect, &w);
   uint64_t walk_ns = prof_now_ns() - t1;
@@ -87,8 +96,9 @@ static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fd
 /* SS. Takes one sample of event ev; t0 is the handler's entry time (prof_now_ns), read
  * once for the walk time, the event-to-walk time and the overload accounting. The file
  * descriptors a syscall produced are read here in every mode: only the interrupted
- * registers know them. */
-static void sample(int ev, const siginfo_t *si, void *ucontext, uint64_t t0) {
+ * registers know them. A thread that is not a Java thread is walked here in every mode: it
+ * has no safe point to queue for, and its C frames are read best where it stopped. */
+static void sample(int ev, const siginfo_t *si, void *ucontext, uint64_t t0, bool other) {
   prof_fdinfo fi;
   const prof_event *e = &prof.opts.events[ev];
   bool has_fdi = e->fd_call != FDC_NONE && prof_fd_capture(e, ucontext, &fi);
@@ -100,10 +110,14 @@ static void sample(int ev, const siginfo_t *si, void *ucontext, uint64_t t0) {
   if (prof.kernel_frames && si && si->si_code > 0 && e->kind != EV_WALL)
     nk = prof_kchain_take(si->si_fd, kernel, PROF_KERNEL_FRAMES, e->kind == EV_TRACEPOINT);
   if (nk) atomic_fetch_add_explicit(&prof.stats.with_kernel[ev], 1, memory_order_relaxed);
+  if (other) {
+    walk_here(ev, ucontext, t0, NULL, kernel, nk, true);
+    return;
+  }
   switch (prof.opts.walk) {
     case WALK_THREAD: prof_thread_request(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
     case WALK_QUEUE: prof_queue_sample(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
-    default: walk_here(ev, ucontext, t0, has_fdi ? &fi : NULL, kernel, nk); break;
+    default: walk_here(ev, ucontext, t0, has_fdi ? &fi : NULL, kernel, nk, false); break;
   }
 }
 
@@ -132,7 +146,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucontext) {
     uint64_t t_in = prof_now_ns();
     atomic_fetch_add_explicit(&prof.stats.signals[ev], 1, memory_order_relaxed);
     if (atomic_load_explicit(&prof.running, memory_order_acquire)) {
-      sample(ev, si, ucontext, t_in);
+      sample(ev, si, ucontext, t_in, from_other(sig, si));
       count_handler(t_in);
     }
     account(ev, si, t_in);
@@ -154,7 +168,7 @@ static void on_sigio(int sig, siginfo_t *si, void *ucontext) {
     atomic_fetch_add_explicit(&prof.stats.via_sigio, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&prof.stats.signals[ev], 1, memory_order_relaxed);
     uint64_t t_in = prof_now_ns();
-    sample(ev, NULL, ucontext, t_in);
+    sample(ev, NULL, ucontext, t_in, false);
     count_handler(t_in);
   }
   errno = saved;

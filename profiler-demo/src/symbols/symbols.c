@@ -135,6 +135,28 @@ static slot *lookup(void *key, int type) {
   return &table[j];
 }
 
+/* The table's type for C function names, keyed by their hash (c_symbol). */
+#define NAME_KEYED (-1)
+
+/* N. The symbol of a C function by its name: the pcs of one function are one frame, so the
+ * tree and the collapsed lines merge them. Keyed by the name's 64-bit FNV-1a hash (two names
+ * of one hash are not expected). Takes name. Lock held. */
+static int c_symbol(char *name) {
+  uint64_t h = 1469598103934665603ull;
+  for (const char *p = name; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
+  void *key = (void *)(uintptr_t)(h | 1); /* never NULL */
+  slot *s = lookup(key, NAME_KEYED);
+  if (s->id) {
+    free(name);
+    return s->id - 1;
+  }
+  s->key = key;
+  s->type = NAME_KEYED;
+  s->id = add_symbol(name, FT_C) + 1;
+  tcount++;
+  return s->id - 1;
+}
+
 /* N. */
 int prof_sym_frame(const prof_frame *f) {
   enum prof_ftype t = ftype_of(f);
@@ -145,7 +167,14 @@ int prof_sym_frame(const prof_frame *f) {
   if (t == FT_KERNEL) key = (void *)(uintptr_t)prof_kallsyms_start((uint64_t)(uintptr_t)f->method);
   pthread_mutex_lock(&sym_lock);
   slot *s = lookup(key, (int)t);
-  if (!s->id) {
+  if (!s->id && t == FT_C && !blob) {
+    int id = c_symbol(c_name(f->method));
+    s = lookup(key, (int)t); /* c_symbol may have grown the table */
+    s->key = key;
+    s->type = (int)t;
+    s->id = id + 1;
+    tcount++;
+  } else if (!s->id) {
     char *name = blob ? vm_code_name(blob)
                  : t == FT_C ? c_name(f->method)
                  : t == FT_KERNEL ? kernel_name(f->method) : java_name((ASGST_Method)f->method);

@@ -65,6 +65,7 @@ void prof_ref_take(void *ucontext, prof_ref_walk *ref) {
   prof_walk w;
   w.n = 0;
   w.error = 0;
+  w.other = false;
   int r = ASGST_RunWithIterator(ucontext, prof_walk_options(), prof_walk_collect, &w);
   if (r > 0 && w.error < 0) r = w.error;
   ref->result = r;
@@ -130,7 +131,8 @@ void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk
   atomic_fetch_add_explicit(&prof.stats.walk_results[slot], weight, memory_order_relaxed);
   bool java = false;
   for (int i = 0; i < w->n && !java; i++) java = prof_frame_is_java(&w->frames[i]);
-  if (!java) atomic_fetch_add_explicit(&prof.stats.no_java[ev], weight, memory_order_relaxed);
+  if (w->other) atomic_fetch_add_explicit(&prof.stats.other[ev], weight, memory_order_relaxed);
+  else if (!java) atomic_fetch_add_explicit(&prof.stats.no_java[ev], weight, memory_order_relaxed);
   /* Agreement is per walk: the samples folded into it share the one reference walk. */
   compare(w, r, ref);
 
@@ -145,6 +147,7 @@ void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk
   h.time_ns = event_time(walk_ns, lag_ns);
   h.seq = atomic_fetch_add_explicit(&prof.stats.seq, 1, memory_order_relaxed);
   h.count = weight;
+  h.keep_tid = w->other;
   bool own = needs_own_record();
   /* A traced fd call the fd table cannot take (its ring full) is lost as to a full buffer. */
   prof_fd_taker take = atomic_load_explicit(&fd_taker, memory_order_acquire);

@@ -11,6 +11,7 @@
 #ifndef ASGSTPROF_WALK_WALK_H
 #define ASGSTPROF_WALK_WALK_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "asgst.h"
@@ -23,6 +24,7 @@ typedef struct {
   prof_frame frames[PROF_MAX_FRAMES];
   int n;
   int error; /* the NextFrame error that ended the walk, 0 if it ended normally */
+  bool other; /* a walk of a thread that is not a Java thread (sampling/threads.c) */
 } prof_walk;
 
 /* The in-handler reference walk of a sample (compare). n < 0: none taken. */

@@ -89,6 +89,7 @@ static void on_element(ASGST_Iterator *it, void *queue_arg, void *element_arg) {
   prof_walk w;
   w.n = 0;
   w.error = 0;
+  w.other = false;
   int state = ASGST_State(it);
   if (state == ASGST_STALE_FRAME)
     atomic_fetch_add_explicit(&prof.stats.stale, 1, memory_order_relaxed);

@@ -73,6 +73,7 @@ static void walk_target(int ev, pid_t tid, uint64_t t_event, const prof_fdinfo *
   timed_walk t;
   t.w.n = 0;
   t.w.error = 0;
+  t.w.other = false;
   t.t_start = t.t_end = 0;
   uint64_t t0 = prof_now_ns();
   int r = ASGST_RunWithIteratorOnThread(tid, prof_walk_options(), TARGET_TIMEOUT_US,
