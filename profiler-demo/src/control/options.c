@@ -11,6 +11,9 @@
  *   compare  with walk=thread|queue, also walk each sample in the handler and count how
  *            often both walks agree (method+bci frame by frame)
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)
+ *   states  a frame "[state=running|native|blocked|waiting|waiting_timed|sleeping|parked|
+ *            parked_timed]" on top of every sample (the thread's state at the sample) in
+ *            the .collapsed, .html, .txt and pprof outputs; .jfr always has the state
  *   cpusignal=<n|name>  wallsignal=<n|name>  the signal of cpu/cputimer samples (default:
  *            the first free of SIGSTKFLT, SIGPROF, SIGPWR) or of wall ticks (SIGVTALRM,
  *            SIGPWR, SIGSTKFLT); a number (1-64) or a name (PROF or SIGPROF...)
@@ -70,7 +73,7 @@ static bool starts_option(const char *p) {
                                       "reply=", "overhead=", "record=", "record_n=",
                                       "record_walks=", "walk=", "fds_match=", "fds_interval=",
                                       "loop=", "cpusignal=", "wallsignal=", NULL};
-  static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
+  static const char *const flags[] = {"cstack", "threads", "states", "start", "stop", "dump", "compare",
                                       "untested_jdk", "realtime_queues",
                                       "fds", NULL};
   for (int i = 0; keyed[i]; i++)
@@ -281,6 +284,7 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
   if (!eq && strcmp(k, "untested_jdk") == 0) return o->untested_jdk = true, 0;
   if (!eq && strcmp(k, "realtime_queues") == 0) return o->realtime_queues = true, 0;
   if (!eq && strcmp(k, "threads") == 0) return o->threads = true, 0;
+  if (!eq && strcmp(k, "states") == 0) return o->states = true, 0;
   if (!eq && strcmp(k, "start") == 0) return o->action = ACT_START, 0;
   if (!eq && strcmp(k, "stop") == 0) return o->action = ACT_STOP, 0;
   if (!eq && strcmp(k, "dump") == 0) return o->action = ACT_DUMP, 0;

@@ -64,6 +64,7 @@ typedef struct {
   bool untested_jdk;    /* untested_jdk: ASGST_Initialize with ASGST_INIT_UNTESTED_JDK */
   bool realtime_queues; /* realtime_queues: ... with ASGST_INIT_REALTIME_QUEUES */
   bool threads;
+  bool states; /* a "[state=...]" frame on top of every sample's stack (outputs but JFR) */
   int max_overhead;     /* percent of a sampled thread's time samples may take (overload.c) */
   char record[512];     /* record=: where recorded walks go ("" = none; walk_recorder.c) */
   int record_n;         /* record_n=: how many walks to record (20) */

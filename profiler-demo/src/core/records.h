@@ -50,7 +50,8 @@ typedef struct {
   uint8_t has_fdinfo;
   uint8_t streamed;     /* already written to a streamed output's file (a JFR chunk):
                            kept past its chunk only for the fd report (prof_buffer_fold) */
-  uint8_t pad[2];
+  uint8_t state;        /* enum prof_tstate (core/thread_state.h): the thread's at the event */
+  uint8_t pad;
   uint64_t seq;
   uint32_t lag_ns;      /* from the handler's entry (the event) to the walk's start */
   uint32_t pad2;

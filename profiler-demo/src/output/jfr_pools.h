@@ -26,7 +26,8 @@ enum jfr_type_id {
   T_THREAD_GROUP, T_CLASS_LOADER, T_ACTIVE_RECORDING, T_ACTIVE_SETTING, T_JVM_INFO, T_OS_INFO
 };
 
-/* The one thread state of the samples' events (the JDK's name for a running thread). */
+/* The thread state of a sample whose state is not known (the JDK's name for a running
+ * thread); the others are core/thread_state.h's ids. */
 #define JFR_STATE_RUNNABLE 1
 
 typedef struct {

@@ -21,6 +21,7 @@
 #include "core/records.h"
 #include "core/state.h"
 #include "core/thread_names.h"
+#include "core/thread_state.h"
 #include "output/pprof_profile.h"
 #include "output/writer.h"
 #include "symbols/symbols.h"
@@ -121,8 +122,13 @@ static void add_record(const prof_record *r, const prof_frame *frames, const pro
   (void)fdi;
   pprof_ctx *c = arg;
   if (r->event >= prof.opts.nevents) return;
-  uint64_t locs[PROF_MAX_FRAMES + 1];
+  uint64_t locs[PROF_MAX_FRAMES + 2];
   uint32_t n = 0;
+  if (prof.opts.states) { /* the thread's state as the leaf, as in the other outputs */
+    char label[48];
+    snprintf(label, sizeof label, "[state=%s]", prof_tstate_word(r->state));
+    locs[n++] = marker_location(c, label);
+  }
   for (int i = 0; i < r->nframes && i < PROF_MAX_FRAMES; i++)
     locs[n++] = frame_location(c, &frames[i]);
   if (r->walk_result <= 0) {

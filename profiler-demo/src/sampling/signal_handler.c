@@ -50,6 +50,7 @@
 
 #include "core/say.h"
 #include "core/state.h"
+#include "core/thread_state.h"
 #include "fd/fd.h"
 #include "sampling/sampling.h"
 #include "walk/walk.h"
@@ -70,10 +71,11 @@ static int event_of(int sig, const siginfo_t *si) {
 }
 
 /* SS. The in-handler walk (walk=signal). */
-static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fdi) {
+static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fdi, uint8_t state) {
   prof_walk w;
   w.n = 0;
   w.error = 0;
+  w.state = state;
   int opts = prof_walk_options();
   uint64_t t1 = prof_now_ns();
   int r = ASGST_RunWithIterator(ucontext, opts, prof_walk_collect, &w);
@@ -90,10 +92,12 @@ static void sample(int ev, void *ucontext, uint64_t t0) {
   prof_fdinfo fi;
   const prof_event *e = &prof.opts.events[ev];
   bool has_fdi = e->fd_call != FDC_NONE && prof_fd_capture(e, ucontext, &fi);
+  /* The state is the interrupted thread's, so it is read here in every mode. */
+  uint8_t state = prof_tstate_now();
   switch (prof.opts.walk) {
-    case WALK_THREAD: prof_thread_request(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
-    case WALK_QUEUE: prof_queue_sample(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
-    default: walk_here(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
+    case WALK_THREAD: prof_thread_request(ev, ucontext, t0, has_fdi ? &fi : NULL, state); break;
+    case WALK_QUEUE: prof_queue_sample(ev, ucontext, t0, has_fdi ? &fi : NULL, state); break;
+    default: walk_here(ev, ucontext, t0, has_fdi ? &fi : NULL, state); break;
   }
 }
 
