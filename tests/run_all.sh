@@ -86,7 +86,8 @@ EXTRA_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_stopp
   profiler-demo/tests/test_fd_live.sh profiler-demo/tests/test_fd_churn.sh profiler-demo/tests/test_nscd.sh
   profiler-demo/tests/test_tracepoint_filter.sh profiler-demo/tests/test_attach.sh
   profiler-demo/tests/test_vm_code_names.sh profiler-demo/tests/test_pprof.sh
-  profiler-demo/tests/test_jfr.sh profiler-demo/tests/test_queue_folds.sh)
+  profiler-demo/tests/test_jfr.sh profiler-demo/tests/test_queue_folds.sh
+  profiler-demo/tests/test_thread_states.sh)
 # A second build of a feature version already tested (e.g. Temurin 25 beside Debian's 25)
 # runs the walk and info suites only, to keep the whole run under 30 minutes.
 SAME_VERSION_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh)
