@@ -8,15 +8,15 @@
 # (the JDK's ThreadState names, read with the JDK's jfr); the .html has the frames too,
 # and without the option the collapsed stacks have none (the default output unchanged).
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..21"
+echo "1..22"
 compile || { echo "Bail out! javac failed"; exit 1; }
 JFR=$JAVA_HOME/bin/jfr
 if [ ! -x "$JFR" ]; then
   JFR=$("$TESTS/../../tests/jdks/list.sh" | awk '$1 == "jdk17" {print $2}')/bin/jfr
   echo "# $JAVA_HOME has no bin/jfr: reading with $JFR"
 fi
-C=$WORK/s.collapsed J=$WORK/s.jfr H=$WORK/s.html
-run_agent "event=wall,interval=10ms,threads,states,file=$C,file=$J,file=$H" ThreadStates 1.5
+C=$WORK/s.collapsed J=$WORK/s.jfr H=$WORK/s.html P=$WORK/s.pb.gz
+run_agent "event=wall,interval=10ms,threads,states,file=$C,file=$J,file=$H,file=$P" ThreadStates 1.5
 check "JVM with event=wall and states exits 0" [ $? = 0 ]
 
 # counts FILE THREAD WORD: "IN ALL": the samples of THREAD (its root frame "[THREAD tid=N]",
@@ -57,6 +57,17 @@ st-native native STATE_IN_NATIVE
 EOF
 
 check "the .html has the state frames" grep -q 'state=parked_timed' "$H"
+# pprof: a "state" label beside the "thread" label; the parked_timed samples are the
+# st-parked-timed thread's.
+source "$TESTS/pprof_lib.sh"
+if have_pprof; then
+  tags=$(pprof -tags -tagfocus=state=parked_timed -sample_index=wall_samples "$P")
+  echo "$tags" | grep -E 'state|st-parked' | diag
+  check "pprof: the parked_timed samples carry the state label and are st-parked-timed's" \
+    eval 'echo "$tags" | grep -q "parked_timed" && echo "$tags" | grep -q "st-parked-timed tid" && ! echo "$tags" | grep -q "st-sleeping tid"'
+else
+  skip "pprof: the state label" "$NO_PPROF"
+fi
 run_agent "event=wall,interval=10ms,file=$WORK/plain.collapsed" ThreadStates 0.3
 check "without states the collapsed output has no state frames" \
   eval '[ -s "$WORK/plain.collapsed" ] && ! grep -q "\[state=" "$WORK/plain.collapsed"'
