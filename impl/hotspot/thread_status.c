@@ -94,7 +94,11 @@ static int narrow_refs(JNIEnv *env, jobject unsafe, jclass ucls) {
 void asgst__hs_thread_status_init(JNIEnv *env) {
   jclass ucls = NULL;
   jobject unsafe = find_unsafe(env, &ucls);
-  if (unsafe == NULL) return;
+  if (unsafe == NULL) {
+    asgst__vm_feature_off("sleeping, parked and timed thread states (no Unsafe to find "
+                          "java.lang.Thread's threadStatus)");
+    return;
+  }
   jmethodID ofs = (*env)->GetMethodID(env, ucls, "objectFieldOffset",
                                       "(Ljava/lang/reflect/Field;)J");
   jclass thread = (*env)->FindClass(env, "java/lang/Thread");
@@ -115,6 +119,10 @@ void asgst__hs_thread_status_init(JNIEnv *env) {
     }
   }
   cleared(env);
+  /* Said as vm_model.c's missing rows are (ASGST_InitializeError, the notes). */
+  if (status_offset < 0)
+    asgst__vm_feature_off("sleeping, parked and timed thread states (java.lang.Thread's "
+                          "threadStatus not found with JNI)");
   if (thread) (*env)->DeleteLocalRef(env, thread);
   (*env)->DeleteLocalRef(env, unsafe);
   (*env)->DeleteLocalRef(env, ucls);
