@@ -184,6 +184,12 @@ ASGST_EXPORT int ASGST_State(ASGST_Iterator *it);
  * JVMTI bits SUSPENDED, INTERRUPTED, VENDOR_*. */
 ASGST_EXPORT int ASGST_ThreadState(void);
 
+/* SS. Extension: the state (as ASGST_ThreadState) of the thread `it` walks. For a walk of
+ * another thread (ASGST_RunWithIteratorOnThread) the target's, read in its own signal
+ * handler as the walk began; for every other walk the calling thread's, now (which is
+ * ASGST_ThreadState()). 0 for NULL or an iterator that could not be built. */
+ASGST_EXPORT int ASGST_IteratorThreadState(ASGST_Iterator *it);
+
 /* ---- Method and class information (all SS) ------------------------------------------- */
 typedef struct {
   ASGST_Class klass;

@@ -65,6 +65,8 @@ typedef struct {
 static void collect_timed(ASGST_Iterator *it, void *arg) {
   timed_walk *t = arg;
   t->t_start = prof_now_ns();
+  /* A wall tick walked from the timer thread: the target's state as it read it. */
+  if (t->w.state == TS_UNKNOWN) t->w.state = prof_tstate_of(ASGST_IteratorThreadState(it));
   prof_walk_collect(it, &t->w);
   t->t_end = prof_now_ns();
 }

@@ -8,7 +8,8 @@
  * thread and round, JVMTI GetThreadState, then the library in the thread's own signal
  * handler, then JVMTI again: where both JVMTI answers agree (the thread did not move) the
  * library's answer must be the same bits, less those JVMTI has and the library never sets
- * (SUSPENDED, INTERRUPTED, VENDOR_*). Prints "STATE ok - ..." / "STATE not ok - ..." per
+ * (SUSPENDED, INTERRUPTED, VENDOR_*). Every other round asks through an out-of-thread walk
+ * instead (ASGST_RunWithIteratorOnThread, ASGST_IteratorThreadState). Prints "STATE ok - ..." / "STATE not ok - ..." per
  * thread and "STATE done".
  */
 #include <jvmti.h>
@@ -89,13 +90,24 @@ static int ask_library(target *t) {
   return atomic_load(&t->answered) ? t->state : -1000;
 }
 
-/* N. ROUNDS comparisons for one thread, one TAP line. */
+/* N (the walker's handler). The walked thread's state, as the iterator tells it. */
+static void note_state(ASGST_Iterator *it, void *arg) { *(int *)arg = ASGST_IteratorThreadState(it); }
+
+/* N. The library's answer for t through an out-of-thread walk (ASGST_IteratorThreadState). */
+static int ask_remote(target *t) {
+  int state = -1000;
+  int r = ASGST_RunWithIteratorOnThread(t->tid, 0, 100000, note_state, &state);
+  return r > 0 ? state : r;
+}
+
+/* N. ROUNDS comparisons for one thread, one TAP line; odd rounds ask through an
+ * out-of-thread walk. */
 static void check_target(target *t) {
   int stable = 0, same = 0, last_lib = 0, last_jvmti = 0;
   for (int r = 0; r < ROUNDS; r++) {
     jint before = 0, after = 0;
     (*jvmti)->GetThreadState(jvmti, t->thread, &before);
-    int lib = ask_library(t);
+    int lib = r % 2 ? ask_remote(t) : ask_library(t);
     (*jvmti)->GetThreadState(jvmti, t->thread, &after);
     if ((before & COMPARED) != (after & COMPARED)) continue;
     stable++;
@@ -105,8 +117,9 @@ static void check_target(target *t) {
     sleep_ms(5);
   }
   bool ok = stable >= ROUNDS / 2 && same * 100 >= stable * 95;
-  printf("STATE %s - %s: ASGST_ThreadState is JVMTI's state in %d of %d steady reads "
-         "(library 0x%x, JVMTI 0x%x)\n", ok ? "ok" : "not ok", t->name, same, stable,
+  printf("STATE %s - %s: ASGST_ThreadState (in the thread's handler) and "
+         "ASGST_IteratorThreadState (walked out of thread) are JVMTI's state in %d of %d "
+         "steady reads (library 0x%x, JVMTI 0x%x)\n", ok ? "ok" : "not ok", t->name, same, stable,
          last_lib, last_jvmti);
 }
 
