@@ -285,6 +285,8 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
   if (!eq && strcmp(k, "realtime_queues") == 0) return o->realtime_queues = true, 0;
   if (!eq && strcmp(k, "threads") == 0) return o->threads = true, 0;
   if (!eq && strcmp(k, "states") == 0) return o->states = true, 0;
+  if (eq && strcmp(k, "states") == 0)
+    return prof_fail(err, len, "states=%s: states is a flag, it takes no value", v);
   if (!eq && strcmp(k, "start") == 0) return o->action = ACT_START, 0;
   if (!eq && strcmp(k, "stop") == 0) return o->action = ACT_STOP, 0;
   if (!eq && strcmp(k, "dump") == 0) return o->action = ACT_DUMP, 0;
