@@ -6,17 +6,19 @@
 # pipe). Oracle: each thread's samples are in its state in >= 95% of them, in the
 # collapsed output's "[state=...]" frames (option states) and in the .jfr's state field
 # (the JDK's ThreadState names, read with the JDK's jfr); the .html has the frames too,
-# and without the option the collapsed stacks have none (the default output unchanged).
+# pprof a "state" label, the .txt summary the states' shares; and without the option
+# the collapsed stacks have none (the default output unchanged).
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..22"
+echo "1..23"
 compile || { echo "Bail out! javac failed"; exit 1; }
 JFR=$JAVA_HOME/bin/jfr
 if [ ! -x "$JFR" ]; then
   JFR=$("$TESTS/../../tests/jdks/list.sh" | awk '$1 == "jdk17" {print $2}')/bin/jfr
   echo "# $JAVA_HOME has no bin/jfr: reading with $JFR"
 fi
-C=$WORK/s.collapsed J=$WORK/s.jfr H=$WORK/s.html P=$WORK/s.pb.gz
-run_agent "event=wall,interval=10ms,threads,states,file=$C,file=$J,file=$H,file=$P" ThreadStates 1.5
+C=$WORK/s.collapsed J=$WORK/s.jfr H=$WORK/s.html P=$WORK/s.pb.gz T=$WORK/s.txt
+run_agent "event=wall,interval=10ms,threads,states,file=$C,file=$J,file=$H,file=$P,file=$T" \
+  ThreadStates 1.5
 check "JVM with event=wall and states exits 0" [ $? = 0 ]
 
 # counts FILE THREAD WORD: "IN ALL": the samples of THREAD (its root frame "[THREAD tid=N]",
@@ -57,6 +59,9 @@ st-native native STATE_IN_NATIVE
 EOF
 
 check "the .html has the state frames" grep -q 'state=parked_timed' "$H"
+line=$(grep -m1 'thread states:' "$T")
+figure "summary:${line#*:}"
+check "the .txt summary gives the wall samples' states" eval 'echo "$line" | grep -q "parked_timed [0-9.]*%"'
 # pprof: a "state" label beside the "thread" label; the parked_timed samples are the
 # st-parked-timed thread's.
 source "$TESTS/pprof_lib.sh"
