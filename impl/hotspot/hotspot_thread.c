@@ -215,10 +215,11 @@ static int state_without_status(uintptr_t jt, int32_t st) {
     return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE | JVMTI_THREAD_STATE_IN_NATIVE;
   if (st != asgst__vm.st_blocked && st != asgst__vm.st_blocked_trans)
     return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE;
-  uintptr_t pending = asgst__vm.jt_pending_monitor >= 0 ? (uintptr_t)asgst__hs_field(jt, asgst__vm.jt_pending_monitor, 8) : 0;
-  uintptr_t waiting = asgst__vm.jt_waiting_monitor >= 0 ? (uintptr_t)asgst__hs_field(jt, asgst__vm.jt_waiting_monitor, 8) : 0;
-  if (pending) return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
-  if (waiting) return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT;
+  long pending_at = asgst__vm.jt_pending_monitor, waiting_at = asgst__vm.jt_waiting_monitor;
+  if (pending_at >= 0 && asgst__hs_field(jt, pending_at, 8))
+    return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
+  if (waiting_at >= 0 && asgst__hs_field(jt, waiting_at, 8))
+    return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT;
   return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING;
 }
 

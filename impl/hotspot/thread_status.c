@@ -109,10 +109,13 @@ void asgst__hs_thread_status_init(JNIEnv *env) {
     } else {
       jclass fh = (*env)->FindClass(env, "java/lang/Thread$FieldHolder");
       if (fh == NULL) cleared(env);
-      long h = fh ? offset_of(env, unsafe, ofs, thread, "holder", "Ljava/lang/Thread$FieldHolder;") : -1;
+      long h = fh ? offset_of(env, unsafe, ofs, thread, "holder",
+                              "Ljava/lang/Thread$FieldHolder;")
+                  : -1;
       long s = fh ? offset_of(env, unsafe, ofs, fh, "threadStatus", "I") : -1;
       int narrow = narrow_refs(env, unsafe, ucls);
-      bool decodable = narrow == 0 || (asgst__vm.narrow_oop_base_addr && asgst__vm.narrow_oop_shift_addr);
+      bool decodable =
+          narrow == 0 || (asgst__vm.narrow_oop_base_addr && asgst__vm.narrow_oop_shift_addr);
       if (h > 0 && s > 0 && narrow >= 0 && decodable)
         compressed_refs = narrow, holder_offset = h, status_offset = s;
       if (fh) (*env)->DeleteLocalRef(env, fh);

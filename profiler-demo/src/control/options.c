@@ -73,8 +73,8 @@ static bool starts_option(const char *p) {
                                       "reply=", "overhead=", "record=", "record_n=",
                                       "record_walks=", "walk=", "fds_match=", "fds_interval=",
                                       "loop=", "cpusignal=", "wallsignal=", NULL};
-  static const char *const flags[] = {"cstack", "threads", "states", "start", "stop", "dump", "compare",
-                                      "untested_jdk", "realtime_queues",
+  static const char *const flags[] = {"cstack", "threads", "states", "start", "stop", "dump",
+                                      "compare", "untested_jdk", "realtime_queues",
                                       "fds", NULL};
   for (int i = 0; keyed[i]; i++)
     if (strncmp(p, keyed[i], strlen(keyed[i])) == 0) return true;

@@ -178,8 +178,10 @@ static void put_event(jfr_ctx *c, const prof_record *r, const prof_frame *frames
   jfr_put_varint(&c->out, thread);
   jfr_put_varint(&c->out, stack);
   /* The thread's state at the sample (core/thread_state.h's ids are the constants'). */
-  if (t == T_EXECUTION_SAMPLE || t == T_NATIVE_METHOD_SAMPLE)
-    jfr_put_varint(&c->out, r->state != TS_UNKNOWN && r->state < TS_COUNT ? r->state : JFR_STATE_RUNNABLE);
+  if (t == T_EXECUTION_SAMPLE || t == T_NATIVE_METHOD_SAMPLE) {
+    bool known = r->state != TS_UNKNOWN && r->state < TS_COUNT;
+    jfr_put_varint(&c->out, known ? r->state : JFR_STATE_RUNNABLE);
+  }
   if (t == T_TRACEPOINT || t == T_FILE_DESCRIPTOR) jfr_put_string(&c->out, ev->name);
   if (t == T_FILE_DESCRIPTOR) fd_fields_of(&c->out, ev, fdi);
   jfr_event_end(&c->out, start);
