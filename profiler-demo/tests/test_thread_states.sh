@@ -29,8 +29,12 @@ counts() {
                          k = split(line, f, ";"); all += n; if (f[k] == st) in_state += n }
     END { print in_state + 0, all + 0 }' "$1"
 }
-# share_ok IN ALL: ALL >= 50 (half of the 1.5 s at 10 ms) and IN >= 95% of ALL.
-share_ok() { [ "$2" -ge 50 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ]; }
+# share_ok IN ALL: ALL >= FLOOR and IN >= 95% of ALL. FLOOR: half of the 1.5 s at 10 ms,
+# 50; under qemu-user (ASGST_TEST_QEMU=1) 20: the emulated threads start late and the timer
+# thread falls behind its ticks (about 50 a thread on arm64 JDK 25, 115 on 17).
+FLOOR=50
+[ "${ASGST_TEST_QEMU:-0}" = 1 ] && FLOOR=20
+share_ok() { [ "$2" -ge $FLOOR ] && [ $(($1 * 100)) -ge $(($2 * 95)) ]; }
 
 "$JFR" print --events jdk.ExecutionSample,jdk.NativeMethodSample "$J" 2>/dev/null |
   awk '/sampledThread = / { t = $3 } /state = / { print t, $3 }' >"$WORK/jfr_states"

@@ -75,6 +75,11 @@ public class ThreadStates {
   public static void main(String[] args) throws Exception {
     long end = System.nanoTime() + (long) (Double.parseDouble(args[0]) * 1e9);
     Pipe pipe = Pipe.open();
+    // The native reader cannot say when it is in its read: load and run the read path here
+    // first, so that the thread gets there at once.
+    Pipe warm = Pipe.open();
+    warm.sink().write(ByteBuffer.wrap(new byte[] {1}));
+    warm.source().read(ByteBuffer.allocate(16));
     start("st-sleeping", ThreadStates::sleeping);
     start("st-waiting", () -> waiting(waitLock, 0));
     start("st-waiting-timed", () -> waiting(timedLock, 10_000));
