@@ -90,6 +90,7 @@ ASGST__HOT int asgst__iterator_begin_at(ASGST_Iterator *it, const asgst__backend
   it->be = be;
   it->options = options;
   it->kind = 0;
+  it->walked_state = 0;
   it->npending = 0;
   it->ipending = 0;
   it->seen_java = 0;
@@ -152,6 +153,7 @@ ASGST__HOT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
 /* SS. */
 void asgst__iterator_fail(ASGST_Iterator *it, int error) {
   it->be = NULL;
+  it->walked_state = 0;
   it->kind = error;
   it->state = error;
   it->npending = it->ipending = it->fast_end = 0;
@@ -166,6 +168,12 @@ void ASGST_RewindIterator(ASGST_Iterator *it) {
 /* SS. */
 int ASGST_State(ASGST_Iterator *it) {
   return it == NULL ? 0 : it->state;
+}
+
+/* SS. */
+int ASGST_IteratorThreadState(ASGST_Iterator *it) {
+  if (it == NULL || it->kind <= 0) return 0;
+  return it->walked_state ? it->walked_state : ASGST_ThreadState();
 }
 
 /* SS. */

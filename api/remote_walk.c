@@ -50,6 +50,7 @@ static struct {
   asgst__regs top;         /* the target's registers where the signal stopped it */
   asgst__thread thread;    /* the target's own view of itself */
   volatile int kind;       /* current_thread's result on the target */
+  volatile int state;      /* its thread state (backend thread_state), 0 if not known */
 } slot;
 
 static pthread_mutex_t walker_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,6 +92,8 @@ static void on_walk_signal(int sig, siginfo_t *info, void *uc) {
   }
   const asgst__backend *be = asgst__active_backend();
   slot.kind = be ? be->current_thread(&slot.thread) : asgst__unbound_error();
+  /* The state is the target's own: only it can ask (ASGST_IteratorThreadState). */
+  slot.state = slot.kind > 0 && be->thread_state ? be->thread_state() : 0;
   asgst__regs_from_ucontext(uc, &slot.top);
   expected = CLAIMED;
   if (atomic_compare_exchange_strong(&slot.phase, &expected, PUBLISHED)) {
@@ -174,6 +177,20 @@ static int request(pid_t tid, int32_t timeout_us) {
   }
 }
 
+/* The caller's handler of a walk of another thread, and the state the target read. */
+typedef struct {
+  ASGST_IteratorHandler fun;
+  void *arg;
+  int state;
+} remote_call;
+
+/* N (walker side). Gives the iterator the target's state, then calls the caller's handler. */
+static void with_state(ASGST_Iterator *it, void *arg) {
+  remote_call *c = arg;
+  it->walked_state = c->state;
+  if (c->fun) c->fun(it, c->arg);
+}
+
 /* N (walker side, target held). An ASGST_COPY_STACK walk: copies the target's stack,
  * releases the target and walks the copy. With ASGST__OPT_COPY_CHECK (the test build's,
  * impl/test_build.h; 0 in the product) fun first walks the held target itself, the
@@ -202,11 +219,12 @@ static int walk_other(pid_t tid, int32_t options, int32_t timeout_us,
   if (r == 0) {
     asgst__regs top = slot.top;
     asgst__thread thread = slot.thread;
+    remote_call call = {fun, arg, slot.state};
     r = slot.kind;
     if (r > 0 && (options & ASGST_COPY_STACK)) {
-      r = walk_copy(be, &thread, &top, options, fun, arg);
+      r = walk_copy(be, &thread, &top, options, with_state, &call);
     } else if (r > 0) {
-      r = asgst__run_with_iterator(be, &thread, &top, options, fun, arg);
+      r = asgst__run_with_iterator(be, &thread, &top, options, with_state, &call);
     } else {
       ASGST_Iterator it;
       asgst__iterator_fail(&it, r);

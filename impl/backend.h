@@ -84,6 +84,8 @@ struct _ASGST_Iterator {
   uintptr_t top_position; /* frame_position() of the top frame when its queue element was
                              recorded, if has_top_position (else read the frame as it is) */
   int32_t has_top_position;
+  int32_t walked_state;  /* out-of-thread walks: the target's thread state, read in its
+                            handler (ASGST_IteratorThreadState); 0: the walker is the walked */
   uint8_t scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
 };
 

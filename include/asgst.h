@@ -163,10 +163,32 @@ ASGST_EXPORT void ASGST_RewindIterator(ASGST_Iterator *it);
 /* SS. 1 if the next ASGST_NextFrame can succeed, else the code it would return; 0 for NULL. */
 ASGST_EXPORT int ASGST_State(ASGST_Iterator *it);
 
-/* SS. The current thread's state as a subset of the JVMTI thread state bits
- * (JVMTI_THREAD_STATE_ALIVE, _RUNNABLE, _IN_NATIVE, _WAITING, ...); 0 for a thread the
- * VM does not know, or an error (< 0) when no backend is active. */
+/* SS. The current thread's state as a subset of the JVMTI thread state bits, with their
+ * JVMTI meanings; 0 for a thread the VM does not know (or not yet started), or an error
+ * (< 0) when no backend is active. On HotSpot (docs/thread_states.md):
+ *   running Java code or in the VM   ALIVE | RUNNABLE                           0x5
+ *   in native code                   ALIVE | RUNNABLE | IN_NATIVE               0x400005
+ *   entering a contended monitor     ALIVE | BLOCKED_ON_MONITOR_ENTER           0x401
+ *   Object.wait() / wait(ms)         ALIVE | WAITING | IN_OBJECT_WAIT
+ *                                      | WAITING_INDEFINITELY / _WITH_TIMEOUT   0x191 / 0x1a1
+ *   Thread.sleep                     ALIVE | WAITING | WAITING_WITH_TIMEOUT
+ *                                      | SLEEPING                               0xe1
+ *   LockSupport.park / parkNanos     ALIVE | WAITING | PARKED
+ *                                      | WAITING_INDEFINITELY / _WITH_TIMEOUT   0x291 / 0x2a1
+ *   exiting                          TERMINATED                                 0x2
+ * (a thread in native code keeps the bits of what it waits for, as JVMTI's GetThreadState
+ * does). Where java.lang.Thread's status cannot be read (it is learned at binding; a
+ * collector whose references are not plain addresses), the blocked kinds fall back to the
+ * VM's monitor fields and sleeping or parked read ALIVE | WAITING: a caller that needs
+ * the kind tests SLEEPING, PARKED, IN_OBJECT_WAIT rather than the whole value. Not the
+ * JVMTI bits SUSPENDED, INTERRUPTED, VENDOR_*. */
 ASGST_EXPORT int ASGST_ThreadState(void);
+
+/* SS. Extension: the state (as ASGST_ThreadState) of the thread `it` walks. For a walk of
+ * another thread (ASGST_RunWithIteratorOnThread) the target's, read in its own signal
+ * handler as the walk began; for every other walk the calling thread's, now (which is
+ * ASGST_ThreadState()). 0 for NULL or an iterator that could not be built. */
+ASGST_EXPORT int ASGST_IteratorThreadState(ASGST_Iterator *it);
 
 /* ---- Method and class information (all SS) ------------------------------------------- */
 typedef struct {

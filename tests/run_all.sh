@@ -95,7 +95,7 @@ fi
 EXTRA_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_stopped.sh
   tests/jvm/test_native_frames.sh tests/jvm/test_native_agree.sh
   tests/conformance/test_conformance.sh tests/jvm/test_replay.sh tests/jvm/test_queues.sh
-  tests/jvm/test_init.sh
+  tests/jvm/test_init.sh tests/jvm/test_thread_state.sh
   tests/jvm/test_remote_walk.sh profiler-demo/tests/test_cpu_ratio.sh
   profiler-demo/tests/test_wall.sh profiler-demo/tests/test_fd_report.sh
   profiler-demo/tests/test_fd_live.sh profiler-demo/tests/test_fd_churn.sh profiler-demo/tests/test_nscd.sh
@@ -103,7 +103,7 @@ EXTRA_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_stopp
   profiler-demo/tests/test_vm_code_names.sh profiler-demo/tests/test_pprof.sh
   profiler-demo/tests/test_jfr.sh profiler-demo/tests/test_queue_folds.sh
   profiler-demo/tests/test_perf_events.sh profiler-demo/tests/test_kernel_frames.sh
-  profiler-demo/tests/test_all_threads.sh)
+  profiler-demo/tests/test_all_threads.sh profiler-demo/tests/test_thread_states.sh)
 # A second build of a feature version already tested (e.g. Temurin 25 beside Debian's 25)
 # runs the walk and info suites only, to keep the whole run under 30 minutes.
 SAME_VERSION_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh)

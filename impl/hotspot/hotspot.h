@@ -34,6 +34,10 @@ void asgst__hs_thread_started(void);
 int asgst__hs_current_thread(asgst__thread *t);
 /* SS. backend.h thread_state(). */
 int asgst__hs_thread_state(void);
+/* N. Learns where java.lang.Thread keeps its status (thread_status.c); at bind time. */
+void asgst__hs_thread_status_init(JNIEnv *env);
+/* SS (under a guard). JavaThread jt's java.lang.Thread threadStatus, -1 if not known. */
+int asgst__hs_thread_status(uintptr_t jt);
 
 /* ---- Metadata (method_info.c, class_info.c, line_table.c); SS, caller holds the guard ---- */
 void asgst__hs_method_info(ASGST_Method m, ASGST_MethodInfo *info);

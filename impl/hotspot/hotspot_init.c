@@ -281,6 +281,7 @@ static int finish(JNIEnv *env) {
    * exported flag table the walk still works, with coarser bcis in compiled frames. */
   if (!keep_vm_flags) asgst__hs_set_bool_flag("DebugNonSafepoints", true);
   asgst__hs_learn_mirror_modifiers(jvmti, env);
+  asgst__hs_thread_status_init(env);
   if (asgst__hs_self_check(jvmti, env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
   /* Where a queue owner's poll word is (queues work without it, only later). */
   asgst__hs_poll_discover();

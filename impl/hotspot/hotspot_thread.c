@@ -208,16 +208,36 @@ ASGST__HOT int asgst__hs_current_thread(asgst__thread *t) {
   return kind;
 }
 
-/* SS. JVMTI thread state bits from JavaThread::_thread_state:
- *   in Java / in VM (and their transitions)  ALIVE | RUNNABLE
- *   in native (and its transition)           ALIVE | RUNNABLE | IN_NATIVE
- *   blocked: waiting for a monitor            ALIVE | BLOCKED_ON_MONITOR_ENTER
- *            in Object.wait                   ALIVE | WAITING | IN_OBJECT_WAIT
- *            otherwise (park, sleep, ...)     ALIVE | WAITING
- *   new (not yet started)                     0
- *   terminated / exiting                      TERMINATED
- * JVMTI reads java.lang.Thread.threadStatus for the blocked kinds; the VM's own monitor
- * fields tell the same for monitors without touching the Java heap. */
+/* SS (under the guard). The state _thread_state and the monitor fields tell alone: what
+ * JavaThread jt in state st is doing when its java.lang.Thread's status is not known. */
+static int state_without_status(uintptr_t jt, int32_t st) {
+  if (st == asgst__vm.st_in_native || st == asgst__vm.st_in_native_trans)
+    return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE | JVMTI_THREAD_STATE_IN_NATIVE;
+  if (st != asgst__vm.st_blocked && st != asgst__vm.st_blocked_trans)
+    return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE;
+  long pending_at = asgst__vm.jt_pending_monitor, waiting_at = asgst__vm.jt_waiting_monitor;
+  if (pending_at >= 0 && asgst__hs_field(jt, pending_at, 8))
+    return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
+  if (waiting_at >= 0 && asgst__hs_field(jt, waiting_at, 8))
+    return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT;
+  return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING;
+}
+
+/* SS. JVMTI thread state bits, as JVMTI's GetThreadState forms them: java.lang.Thread's
+ * threadStatus (thread_status.c) says running, sleeping, parked, in Object.wait or blocked
+ * on a monitor entry, each timed or not; JavaThread::_thread_state adds IN_NATIVE:
+ *   running Java or in the VM      ALIVE | RUNNABLE
+ *   in native (and its transition) ALIVE | RUNNABLE | IN_NATIVE
+ *   blocked on a monitor entry     ALIVE | BLOCKED_ON_MONITOR_ENTER
+ *   Object.wait()                  ALIVE | WAITING | WAITING_INDEFINITELY | IN_OBJECT_WAIT
+ *   Object.wait(ms)                ALIVE | WAITING | WAITING_WITH_TIMEOUT | IN_OBJECT_WAIT
+ *   Thread.sleep                   ALIVE | WAITING | WAITING_WITH_TIMEOUT | SLEEPING
+ *   LockSupport.park               ALIVE | WAITING | WAITING_INDEFINITELY | PARKED
+ *   LockSupport.parkNanos/Until    ALIVE | WAITING | WAITING_WITH_TIMEOUT | PARKED
+ *   new (not yet started)          0
+ *   terminated / exiting           TERMINATED
+ * Without the status (not learned, or an unreadable object) the blocked kinds come from the
+ * VM's monitor fields, and sleeping and parked both read ALIVE | WAITING. */
 int asgst__hs_thread_state(void) {
   volatile int r = 0;
   asgst__guard g;
@@ -225,19 +245,13 @@ int asgst__hs_thread_state(void) {
     uintptr_t jt = current_java_thread_ss();
     if (jt != 0) {
       int32_t st = (int32_t)asgst__hs_field(jt, asgst__vm.jt_state, 4);
+      int status = -1;
       if (terminated(jt)) r = JVMTI_THREAD_STATE_TERMINATED;
-      else if (st == asgst__vm.st_in_java || st == asgst__vm.st_in_java_trans || st == asgst__vm.st_in_vm ||
-               st == asgst__vm.st_in_vm_trans)
-        r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE;
+      else if (st == asgst__vm.st_new) r = 0;
+      else if ((status = asgst__hs_thread_status(jt)) < 0) r = state_without_status(jt, st);
       else if (st == asgst__vm.st_in_native || st == asgst__vm.st_in_native_trans)
-        r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE | JVMTI_THREAD_STATE_IN_NATIVE;
-      else if (st == asgst__vm.st_blocked || st == asgst__vm.st_blocked_trans) {
-        uintptr_t pending = asgst__vm.jt_pending_monitor >= 0 ? (uintptr_t)asgst__hs_field(jt, asgst__vm.jt_pending_monitor, 8) : 0;
-        uintptr_t waiting = asgst__vm.jt_waiting_monitor >= 0 ? (uintptr_t)asgst__hs_field(jt, asgst__vm.jt_waiting_monitor, 8) : 0;
-        if (pending) r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
-        else if (waiting) r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT;
-        else r = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING;
-      }
+        r = status | JVMTI_THREAD_STATE_IN_NATIVE;
+      else r = status;
     }
   ASGST__GUARD_FAULTED(g)
     r = 0;

@@ -41,6 +41,7 @@ typedef struct {
 #define UPTO11 0, 11  /* threads in a linked list, before thread-safe memory reclamation */
 #define FROM17 17, 0  /* ThreadsSMRSupport's lists (exported from 12 on; 11 does not) */
 #define ONLY25 25, 25 /* the method handle deoptimization handler, dropped in 26 */
+#define FROM19 19, 0  /* java.lang.Thread's status in Thread.FieldHolder */
 #define UPTO27 0, 27  /* the transition thread states, dropped in 28 */
 /* Frame constants the x86_64 tables export and the arm64 tables do not (derive() sets
  * arm64's from frame_aarch64.hpp): rows that never apply on arm64. */
@@ -55,6 +56,7 @@ typedef struct {
 /* Optional features, named as ASGST_InitializeError and the notes report them. */
 #define F_HIDDEN "unload handlers for hidden classes that unload on their own"
 #define F_MONITORS "monitor states of threads"
+#define F_STATUS "sleeping, parked and timed thread states (java.lang.Thread's threadStatus)"
 #define F_FLAGS "switching DebugNonSafepoints on (non-safepoint pcs of compiled code)"
 #define F_GENERIC "class generic signatures"
 #define F_VTHREADS "walking from a virtual thread's lazily thawed frames to its carrier (return barrier)"
@@ -176,6 +178,9 @@ static const row rows[] = {
     {STATIC, "ContinuationEntry::_return_pc", NULL, &asgst__vm.cont_return_pc_addr, NULL, FROM25, F_VTHREADS},
     {OFFSET, "JavaThread::_current_pending_monitor", "Thread::_current_pending_monitor", &asgst__vm.jt_pending_monitor, NULL, ANY, F_MONITORS},
     {OFFSET, "JavaThread::_current_waiting_monitor", "Thread::_current_waiting_monitor", &asgst__vm.jt_waiting_monitor, NULL, ANY, F_MONITORS},
+    {OFFSET, "JavaThread::_threadObj", NULL, &asgst__vm.jt_thread_obj, NULL, ANY, F_STATUS},
+    {STATIC, "CompressedOops::_base", "CompressedOops::_narrow_oop._base", &asgst__vm.narrow_oop_base_addr, NULL, FROM19, F_STATUS},
+    {STATIC, "CompressedOops::_shift", "CompressedOops::_narrow_oop._shift", &asgst__vm.narrow_oop_shift_addr, NULL, FROM19, F_STATUS},
     {INT, "JavaThread::_not_terminated", NULL, &asgst__vm.not_terminated, NULL, FROM9, REQ},
     {INT, "JavaThread::_thread_exiting", NULL, &asgst__vm.term_exiting, NULL, FROM9, REQ},
     {INT, "_thread_new", NULL, &asgst__vm.st_new, NULL, ANY, REQ},

@@ -130,6 +130,10 @@ typedef struct {
   uintptr_t cont_return_pc_addr;  /* optional (21+): &ContinuationEntry::_return_pc (address);
                                      from libjvm's .symtab on 21 */
   long jt_pending_monitor, jt_waiting_monitor; /* optional */
+  long jt_thread_obj;             /* optional: JavaThread::_threadObj (an oop up to 15, an
+                                     OopHandle from 16 on) */
+  uintptr_t narrow_oop_base_addr, narrow_oop_shift_addr; /* optional (19+): &CompressedOops'
+                                     base (address) and shift (int), to follow Thread.holder */
   int32_t not_terminated, term_exiting;
   int32_t st_new, st_in_native, st_in_native_trans, st_in_vm, st_in_vm_trans;
   int32_t st_in_java, st_in_java_trans, st_blocked, st_blocked_trans; /* _trans: INT32_MIN

@@ -12,6 +12,7 @@ CASES=(
   "event=cpu,interval=5us|interval=5us"
   "event=cpu,overhead=90|overhead=90"
   "event=cpu,walk=sideways|walk=sideways"
+  "event=wall,states=yes|states=yes"
   "event=syscalls:sys_enter_nosuchcall|syscalls:sys_enter_nosuchcall"
   "event=nosuchevent|nosuchevent"
   "event=fds,fds=$WORK/f.txt,fds_interval=soon|fds_interval=soon"

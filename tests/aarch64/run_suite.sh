@@ -25,7 +25,7 @@ JDKS="17 21 25"
 SUITES_MAX="tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_queues.sh"
 DEMO_JDKS="17 25"
 DEMO_SUITES="profiler-demo/tests/test_cpu_ratio.sh profiler-demo/tests/test_wall.sh
-  profiler-demo/tests/test_walk_modes.sh"
+  profiler-demo/tests/test_walk_modes.sh profiler-demo/tests/test_thread_states.sh"
 # On the demo's JDKs too: walks through signal frames (some 10 s a JDK under qemu).
 SIGNAL_SUITES="tests/jvm/test_signal_frames.sh"
 SUITES_NOPAUTH="tests/jvm/test_walk.sh"

@@ -1,9 +1,9 @@
 /* test_prof_trace_store.c - the demo profiler's call-trace store, without a JVM: a key
- * (frames, event, walk result, thread when asked) is kept once and counted; a full store
- * loses new keys (the caller counts them) and overwrites nothing; threads counting the
- * same and different keys at once lose no count; a period's store is read through
- * prof_samples_each with its counts and emptied after the period's dump, and counts that
- * race with period ends land in exactly one period. */
+ * (frames, event, walk result, thread state, thread when asked) is kept once and counted;
+ * a full store loses new keys (the caller counts them) and overwrites nothing; threads
+ * counting the same and different keys at once lose no count; a period's store is read
+ * through prof_samples_each with its counts and emptied after the period's dump, and
+ * counts that race with period ends land in exactly one period. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -47,6 +47,13 @@ static void sum(const prof_record *r, const prof_frame *f, const prof_fdinfo *fd
   t->samples += r->count;
   if (r->count > t->max_count) t->max_count = r->count;
   t->tid_seen = r->tid;
+}
+
+/* Adds each key's count to arg[its state]. */
+static void count_states(const prof_record *r, const prof_frame *f, const prof_fdinfo *fdi,
+                         void *arg) {
+  (void)f, (void)fdi;
+  if (r->state < 8) ((uint64_t *)arg)[r->state] += r->count;
 }
 
 static totals totals_of(const prof_trace_store *s) {
@@ -118,6 +125,26 @@ static void event_and_result_are_part_of_the_key(void **state) {
   assert_int_equal(t.keys, 4);
   assert_int_equal(t.samples, 5);
   assert_int_equal(t.max_count, 2);
+  free(s);
+}
+
+/* The thread's state is part of the key and comes back with its count: the same stack
+ * sampled sleeping and running is two keys (the states option and JFR tell them apart). */
+static void thread_state_is_part_of_the_key(void **state) {
+  (void)state;
+  prof_trace_store *s = new_store(1024, 1 << 20);
+  prof_frame f[3];
+  stack_of(f, 3, 4);
+  prof_record run = key(0, 3, 1, 1), sleep = key(0, 3, 1, 1);
+  run.state = 1, sleep.state = 6;
+  assert_true(prof_trace_store_add(s, &run, f, false));
+  assert_true(prof_trace_store_add(s, &sleep, f, false));
+  assert_true(prof_trace_store_add(s, &sleep, f, false));
+  uint64_t by_state[8] = {0};
+  prof_trace_store_each(s, count_states, by_state);
+  assert_int_equal(by_state[1], 1);
+  assert_int_equal(by_state[6], 2);
+  assert_int_equal(totals_of(s).keys, 2);
   free(s);
 }
 
@@ -346,6 +373,7 @@ int main(void) {
       cmocka_unit_test(same_stack_twice_is_one_key),
       cmocka_unit_test(a_weighted_walk_counts_its_weight),
       cmocka_unit_test(event_and_result_are_part_of_the_key),
+      cmocka_unit_test(thread_state_is_part_of_the_key),
       cmocka_unit_test(thread_is_keyed_only_when_asked),
       cmocka_unit_test(a_full_store_loses_new_keys_only),
       cmocka_unit_test(concurrent_counts_add_up),

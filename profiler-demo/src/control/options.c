@@ -27,6 +27,9 @@
  *   cputhreads=all|java  which threads cpu and cputimer sample: every thread of the process
  *            (all, the default: JIT compiler, GC, VM and native threads too, with their C
  *            frames, each under a root frame naming its kind) or Java threads only (java)
+ *   states  a frame "[state=running|native|blocked|waiting|waiting_timed|sleeping|parked|
+ *            parked_timed]" on top of every sample (the thread's state at the sample) in
+ *            the .collapsed, .html, .txt and pprof outputs; .jfr always has the state
  *   cpusignal=<n|name>  wallsignal=<n|name>  the signal of cpu/cputimer samples (default:
  *            the first free of SIGSTKFLT, SIGPROF, SIGPWR) or of wall ticks (SIGVTALRM,
  *            SIGPWR, SIGSTKFLT); a number (1-64) or a name (PROF or SIGPROF...)
@@ -90,8 +93,8 @@ static bool starts_option(const char *p) {
                                       "record_walks=", "walk=", "fds_match=", "fds_interval=",
                                       "loop=", "cpusignal=", "wallsignal=", "kernel=",
                                       "cputhreads=", NULL};
-  static const char *const flags[] = {"cstack", "threads", "start", "stop", "dump", "compare",
-                                      "untested_jdk", "realtime_queues",
+  static const char *const flags[] = {"cstack", "threads", "states", "start", "stop", "dump",
+                                      "compare", "untested_jdk", "realtime_queues",
                                       "fds", "verbose", NULL};
   for (int i = 0; keyed[i]; i++)
     if (strncmp(p, keyed[i], strlen(keyed[i])) == 0) return true;
@@ -356,6 +359,9 @@ static int parse_one(prof_options *o, char *item, uint64_t *pending, char *err, 
   if (!eq && strcmp(k, "untested_jdk") == 0) return o->untested_jdk = true, 0;
   if (!eq && strcmp(k, "realtime_queues") == 0) return o->realtime_queues = true, 0;
   if (!eq && strcmp(k, "threads") == 0) return o->threads = true, 0;
+  if (!eq && strcmp(k, "states") == 0) return o->states = true, 0;
+  if (eq && strcmp(k, "states") == 0)
+    return prof_fail(err, len, "states=%s: states is a flag, it takes no value", v);
   if (!eq && strcmp(k, "start") == 0) return o->action = ACT_START, 0;
   if (!eq && strcmp(k, "stop") == 0) return o->action = ACT_STOP, 0;
   if (!eq && strcmp(k, "dump") == 0) return o->action = ACT_DUMP, 0;

@@ -83,6 +83,7 @@ typedef struct {
   bool threads;
   bool java_threads_only; /* cputhreads=java: cpu events sample Java threads only (else every
                              thread of the process: sampling/thread_scan.c) */
+  bool states; /* a "[state=...]" frame on top of every sample's stack (outputs but JFR) */
   int max_overhead;     /* percent of a sampled thread's time samples may take (overload.c) */
   char record[512];     /* record=: where recorded walks go ("" = none; walk_recorder.c) */
   int record_n;         /* record_n=: how many walks to record (20) */

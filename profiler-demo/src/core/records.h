@@ -63,7 +63,7 @@ typedef struct {
   uint8_t keep_tid;     /* a sample of a thread that is not a Java thread: its tid stays
                            part of its key in the call-trace store whatever `threads` says,
                            so outputs can group it under its thread's kind */
-  uint8_t pad;
+  uint8_t state;        /* enum prof_tstate (core/thread_state.h): the thread's at the event */
   uint64_t seq;
   uint32_t lag_ns;      /* from the handler's entry (the event) to the walk's start */
   uint32_t pad2;

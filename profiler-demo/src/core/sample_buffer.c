@@ -123,6 +123,7 @@ static bool append(const prof_record *hdr, const prof_frame *frames, const prof_
     r->nframes = hdr->nframes;
     r->tid = hdr->tid;
     r->walk_result = hdr->walk_result;
+    r->state = hdr->state;
     r->walk_ns = hdr->walk_ns;
     r->has_fdinfo = fdi != NULL;
     r->streamed = hdr->streamed;

@@ -51,7 +51,7 @@ static uint64_t mix(uint64_t h, uint64_t x) {
 /* SS. The hash of a key. */
 static uint64_t hash_of(const prof_record *h, int32_t tid, const prof_frame *frames) {
   uint64_t v = mix(0, (uint64_t)h->event << 48 | (uint64_t)h->nframes << 32 | (uint32_t)tid);
-  v = mix(v, (uint32_t)h->walk_result);
+  v = mix(v, (uint64_t)h->state << 32 | (uint32_t)h->walk_result);
   for (int i = 0; i < h->nframes; i++) {
     const prof_frame *f = &frames[i];
     v = mix(v, (uint64_t)(uintptr_t)f->method);
@@ -73,7 +73,7 @@ static bool same_frames(const prof_frame *a, const prof_frame *b, int n) {
 static bool same_key(const prof_trace_store *s, const prof_trace *t, uint64_t hash,
                      const prof_record *h, int32_t tid, const prof_frame *frames) {
   return t->hash == hash && t->event == h->event && t->nframes == h->nframes &&
-         t->tid == tid && t->walk_result == h->walk_result &&
+         t->tid == tid && t->walk_result == h->walk_result && t->state == h->state &&
          same_frames(&s->arena[t->frame], frames, h->nframes);
 }
 
@@ -96,6 +96,7 @@ static uint32_t prepare(prof_trace_store *s, uint64_t hash, const prof_record *h
   t->nframes = h->nframes;
   t->tid = tid;
   t->walk_result = h->walk_result;
+  t->state = h->state;
   atomic_store_explicit(&t->count, weight_of(h), memory_order_relaxed);
   memcpy(&s->arena[f], frames, (size_t)h->nframes * sizeof *frames);
   return (uint32_t)i + 1;
@@ -158,6 +159,7 @@ void prof_trace_store_each(const prof_trace_store *s, prof_sample_fn fn, void *a
     r.tid = tr->tid;
     r.keep_tid = tr->tid != 0;
     r.walk_result = tr->walk_result;
+    r.state = tr->state;
     r.count = atomic_load_explicit(&tr->count, memory_order_relaxed);
     fn(&r, &s->arena[tr->frame], NULL, arg);
   }

@@ -24,6 +24,7 @@ typedef struct {
   uint16_t event, nframes;
   int32_t tid;         /* 0 unless keyed by thread (by_thread or keep_tid) */
   int32_t walk_result;
+  uint8_t state;       /* enum prof_tstate: part of the key */
 } prof_trace;
 
 typedef struct {

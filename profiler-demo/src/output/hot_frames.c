@@ -54,14 +54,22 @@ static void write_line(FILE *out, const hot *h, uint64_t all) {
           100.0 * (double)h->total / (double)(all ? all : 1), h->name, parts);
 }
 
-/* N. Adds the self samples of node i and every node below it to h. */
-static void add_subtree(const prof_tree *t, int i, hot *h) {
+/* N. True for the "[state=...]" frame the states option puts on top of a stack. */
+static bool is_state_frame(int frame) {
+  return prof_sym_type(frame) == FT_THREAD && strncmp(prof_sym_name(frame), "[state=", 7) == 0;
+}
+
+/* N. Adds the self samples of node i and every node below it to h; a state frame's go to
+ * the frame below it (parent, -1 at the root), the method the thread was in. */
+static void add_subtree(const prof_tree *t, int i, int parent, hot *h) {
   const prof_node *nd = &t->nodes[i];
-  if (nd->frame >= 0) {
-    h[nd->frame].by_type[prof_sym_type(nd->frame)] += nd->self;
-    h[nd->frame].total += nd->self;
+  int f = nd->frame >= 0 && is_state_frame(nd->frame) && parent >= 0 ? parent : nd->frame;
+  if (f >= 0) {
+    h[f].by_type[prof_sym_type(f)] += nd->self;
+    h[f].total += nd->self;
   }
-  for (int c = nd->first_child; c >= 0; c = t->nodes[c].next_sibling) add_subtree(t, c, h);
+  for (int c = nd->first_child; c >= 0; c = t->nodes[c].next_sibling)
+    add_subtree(t, c, nd->frame, h);
 }
 
 /* N. The methods of the samples below node `top`, frame types of one method merged, most
@@ -71,7 +79,7 @@ static hot *merged_list(const prof_tree *t, int top, int *m_out) {
   hot *h = calloc((size_t)n + 1, sizeof *h);
   if (!h) return *m_out = 0, NULL;
   for (int i = 0; i < n; i++) h[i].name = prof_sym_name(i);
-  add_subtree(t, top, h);
+  add_subtree(t, top, -1, h);
   /* Same name, different type: fold into the first of the run. */
   qsort(h, (size_t)n, sizeof *h, by_name);
   int m = 0;

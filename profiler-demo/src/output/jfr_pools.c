@@ -17,6 +17,7 @@
 
 #include "asgst.h"
 #include "core/thread_names.h"
+#include "core/thread_state.h"
 #include "output/jfr_pools.h"
 #include "symbols/symbols.h"
 
@@ -258,8 +259,7 @@ void jfr_pools_write(jfr_pools *p, jfr_buf *b, uint64_t ticks) {
   pool(p, &pools, T_PACKAGE, &p->packages, write_package);
   pool(p, &pools, T_SYMBOL, &p->symbols, write_symbol);
   string_pool(&pools, T_FRAME_TYPE, frame_type_names, FRAME_INTERPRETED, FRAME_KERNEL);
-  static const char *const states[] = {NULL, "STATE_RUNNABLE"};
-  string_pool(&pools, T_THREAD_STATE, states, JFR_STATE_RUNNABLE, JFR_STATE_RUNNABLE);
+  string_pool(&pools, T_THREAD_STATE, prof_tstate_jfr_names, TS_RUNNABLE, TS_COUNT - 1);
 
   size_t start = jfr_event_begin(b, 1, ticks);
   jfr_put_varint(b, 0); /* duration */

@@ -27,7 +27,8 @@ enum jfr_type_id {
   T_PERF_SAMPLE
 };
 
-/* The one thread state of the samples' events (the JDK's name for a running thread). */
+/* The thread state of a sample whose state is not known (the JDK's name for a running
+ * thread); the others are core/thread_state.h's ids. */
 #define JFR_STATE_RUNNABLE 1
 
 typedef struct {

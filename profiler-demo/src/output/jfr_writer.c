@@ -28,6 +28,7 @@
 #include "asgst.h"
 #include "core/records.h"
 #include "core/state.h"
+#include "core/thread_state.h"
 #include "fd/fd_table.h"
 #include "output/jfr_encode.h"
 #include "output/jfr_info.h"
@@ -181,8 +182,11 @@ static void put_event(jfr_ctx *c, const prof_record *r, const prof_frame *frames
   size_t start = jfr_event_begin(&c->out, t, ticks);
   jfr_put_varint(&c->out, thread);
   jfr_put_varint(&c->out, stack);
-  if (t == T_EXECUTION_SAMPLE || t == T_NATIVE_METHOD_SAMPLE)
-    jfr_put_varint(&c->out, JFR_STATE_RUNNABLE);
+  /* The thread's state at the sample (core/thread_state.h's ids are the constants'). */
+  if (t == T_EXECUTION_SAMPLE || t == T_NATIVE_METHOD_SAMPLE) {
+    bool known = r->state != TS_UNKNOWN && r->state < TS_COUNT;
+    jfr_put_varint(&c->out, known ? r->state : JFR_STATE_RUNNABLE);
+  }
   if (t == T_TRACEPOINT || t == T_FILE_DESCRIPTOR || t == T_PERF_SAMPLE)
     jfr_put_string(&c->out, ev->name);
   if (t == T_FILE_DESCRIPTOR) fd_fields_of(&c->out, ev, fdi);

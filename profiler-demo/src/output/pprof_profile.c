@@ -136,22 +136,22 @@ uint64_t pp_location(pp_profile *p, uint64_t a, uint64_t b, uint64_t fn, int64_t
 }
 
 /* N. */
-static uint64_t stack_hash(const uint64_t *locs, uint32_t n, int event, int tid) {
-  uint64_t h = mix((uint64_t)event, (uint64_t)(uint32_t)tid);
+static uint64_t stack_hash(const uint64_t *locs, uint32_t n, int event, int tid, int state) {
+  uint64_t h = mix((uint64_t)event | (uint64_t)(uint32_t)state << 32, (uint64_t)(uint32_t)tid);
   for (uint32_t i = 0; i < n; i++) h = mix(h, locs[i]);
   return h;
 }
 
-/* N. True if sample s is the stack locs[0..n) of event and tid. */
+/* N. True if sample s is the stack locs[0..n) of event, tid and state. */
 static bool same(const pp_profile *p, const pp_sample *s, const uint64_t *locs, uint32_t n,
-                 int event, int tid) {
-  return s->n == n && s->event == event && s->tid == tid &&
+                 int event, int tid, int state) {
+  return s->n == n && s->event == event && s->tid == tid && s->state == state &&
          memcmp(p->pool + s->off, locs, n * sizeof *locs) == 0;
 }
 
 /* N. A new sample with count 0; NULL if out of memory. */
 static pp_sample *new_sample(pp_profile *p, const uint64_t *locs, uint32_t n,
-                             int event, int tid) {
+                             int event, int tid, int state) {
   if (p->nsamples == p->samplecap) {
     uint32_t cap = p->samplecap ? p->samplecap * 2 : 1024;
     pp_sample *s = realloc(p->samples, cap * sizeof *s);
@@ -166,24 +166,25 @@ static pp_sample *new_sample(pp_profile *p, const uint64_t *locs, uint32_t n,
   }
   memcpy(p->pool + p->npool, locs, n * sizeof *locs);
   pp_sample *s = &p->samples[p->nsamples++];
-  *s = (pp_sample){.off = (uint32_t)p->npool, .n = n, .event = event, .tid = tid};
+  *s = (pp_sample){.off = (uint32_t)p->npool, .n = n, .event = event, .tid = tid,
+                          .state = state};
   p->npool += n;
   return s;
 }
 
 /* N. Stacks of one hash (rare) are told apart the way strings are (pp_str). */
-void pp_add_sample(pp_profile *p, const uint64_t *locs, uint32_t n, int event, int tid,
+void pp_add_sample(pp_profile *p, const uint64_t *locs, uint32_t n, int event, int tid, int state,
                    uint64_t count) {
-  uint64_t h = stack_hash(locs, n, event, tid);
+  uint64_t h = stack_hash(locs, n, event, tid, state);
   for (uint64_t k = 0;; k++) {
     uint32_t id = pp_map_get(&p->samplemap, h + k, 0);
-    pp_sample *s = id ? &p->samples[id - 1] : new_sample(p, locs, n, event, tid);
+    pp_sample *s = id ? &p->samples[id - 1] : new_sample(p, locs, n, event, tid, state);
     if (!s) {
       p->out.failed = true;
       return;
     }
     if (!id) pp_map_put(&p->samplemap, h + k, 0, p->nsamples);
-    if (!id || same(p, s, locs, n, event, tid)) {
+    if (!id || same(p, s, locs, n, event, tid, state)) {
       s->count += count;
       return;
     }

@@ -30,6 +30,7 @@ typedef struct {
 typedef struct {
   uint32_t off, n;  /* location ids in locs[off .. off + n), leaf first */
   int event, tid;   /* tid 0 unless samples are kept per thread */
+  int state;        /* enum prof_tstate with option states, -1 else (no label) */
   uint64_t count;
 } pp_sample;
 
@@ -56,8 +57,9 @@ void pp_map_put(pp_map *m, uint64_t a, uint64_t b, uint32_t id);  /* N */
 uint64_t pp_function(pp_profile *p, const char *name, const char *system_name, const char *file);
 /* N. A new location of one line of function fn, under the caller's key (a, b). */
 uint64_t pp_location(pp_profile *p, uint64_t a, uint64_t b, uint64_t fn, int64_t line);
-/* N. Counts count samples of the stack locs[0..n) (leaf first) for event (and thread tid). */
-void pp_add_sample(pp_profile *p, const uint64_t *locs, uint32_t n, int event, int tid,
+/* N. Counts count samples of the stack locs[0..n) (leaf first) for event (and thread tid,
+ * thread state state: -1 for none). */
+void pp_add_sample(pp_profile *p, const uint64_t *locs, uint32_t n, int event, int tid, int state,
                    uint64_t count);
 /* N. The one mapping (id 1) every location is in: the process's program, file. */
 void pp_mapping(pp_profile *p, const char *file);

@@ -7,8 +7,10 @@
  * class's name (ASGST gives no source file name); a C frame's function names its library
  * as the file. Failed walks keep the tree's marker frames ("[ASGST_...]"), so the
  * profile counts every sample the .txt counts. With `threads`, each sample carries the
- * thread as a "thread" label. Time values are samples times the sampling period (the
- * starting one: the overload throttle may have sampled less often, see the .txt).
+ * thread as a "thread" label; with `states`, the thread's state as a "state" label
+ * (running, native, sleeping, ...: core/thread_state.h). Time values are samples times
+ * the sampling period (the starting one: the overload throttle may have sampled less
+ * often, see the .txt).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include "core/records.h"
 #include "core/state.h"
 #include "core/thread_names.h"
+#include "core/thread_state.h"
 #include "output/pprof_profile.h"
 #include "output/writer.h"
 #include "symbols/symbols.h"
@@ -143,7 +146,8 @@ static void add_record(const prof_record *r, const prof_frame *frames, const pro
   char group[96];
   if (!prof.opts.threads && r->keep_tid && prof_thread_group(r->tid, group, sizeof group))
     locs[n++] = marker_location(c, group);
-  pp_add_sample(&c->p, locs, n, r->event, prof.opts.threads ? r->tid : 0, r->count);
+  pp_add_sample(&c->p, locs, n, r->event, prof.opts.threads ? r->tid : 0,
+                prof.opts.states ? r->state : -1, r->count);
 }
 
 /* N. Sample: location_id 1 (packed), value 2 (packed), label 3 (Label: key 1, str 2). */
@@ -169,6 +173,12 @@ static void write_samples(pprof_ctx *c) {
       pb_clear(&label);
       pb_varint(&label, 1, (uint64_t)pp_str(&c->p, "thread"));
       pb_varint(&label, 2, (uint64_t)pp_str(&c->p, value));
+      pb_message(&s, 3, &label);
+    }
+    if (sm->state >= 0) { /* option states: a label, as the thread's (pprof -tagfocus) */
+      pb_clear(&label);
+      pb_varint(&label, 1, (uint64_t)pp_str(&c->p, "state"));
+      pb_varint(&label, 2, (uint64_t)pp_str(&c->p, prof_tstate_word(sm->state)));
       pb_message(&s, 3, &label);
     }
     pb_message(&c->p.out, PP_SAMPLE, &s);

@@ -12,6 +12,7 @@
 #include "core/records.h"
 #include "core/state.h"
 #include "core/thread_names.h"
+#include "core/thread_state.h"
 #include "output/output.h"
 #include "symbols/symbols.h"
 
@@ -106,6 +107,7 @@ typedef struct {
   int group_ids[256];
   int ngroups;
   int err_ids[2][PROF_WALK_CODES]; /* [truncated][code]: label ids + 1, 0 if not made yet */
+  int state_ids[TS_COUNT];         /* "[state=...]" label ids + 1, 0 if not made yet */
 } build_ctx;
 
 /* N. The "[thread name]" frame of tid. */
@@ -132,13 +134,24 @@ static int group_frame(build_ctx *c, pid_t tid) {
   return id;
 }
 
+/* N. The "[state=word]" frame of a state (option states). */
+static int state_frame(build_ctx *c, uint8_t s) {
+  if (s >= TS_COUNT) s = TS_UNKNOWN;
+  if (c->state_ids[s] == 0) {
+    char label[48];
+    snprintf(label, sizeof label, "[state=%s]", prof_tstate_word(s));
+    c->state_ids[s] = prof_sym_named(label, FT_THREAD) + 1;
+  }
+  return c->state_ids[s] - 1;
+}
+
 /* N. Adds one record (r->count samples) to the tree: root first, with a marker frame for failed walks. */
 static void add_record(const prof_record *r, const prof_frame *frames, const prof_fdinfo *fdi,
                        void *arg) {
   (void)fdi;
   build_ctx *c = arg;
   if (!(c->mask & (1u << r->event))) return;
-  int ids[PROF_MAX_FRAMES + 2];
+  int ids[PROF_MAX_FRAMES + 4];
   int n = 0;
   if (c->event_roots) {
     if (c->event_ids[r->event] == 0) {
@@ -162,6 +175,7 @@ static void add_record(const prof_record *r, const prof_frame *frames, const pro
     ids[n++] = *cached - 1;
   }
   for (int i = r->nframes - 1; i >= 0; i--) ids[n++] = prof_sym_frame(&frames[i]);
+  if (prof.opts.states) ids[n++] = state_frame(c, r->state);
   prof_tree_add(c->t, ids, n, r->count);
 }
 

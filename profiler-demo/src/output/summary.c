@@ -13,6 +13,7 @@
 #include "asgst.h"
 #include "core/records.h"
 #include "core/state.h"
+#include "core/thread_state.h"
 #include "fd/fd.h"
 #include "output/output.h"
 
@@ -67,8 +68,37 @@ static void write_expected(FILE *out, int i) {
   }
 }
 
+/* N. Adds a sample's count to its event's state (arg: uint64_t[PROF_MAX_EVENTS][TS_COUNT]). */
+static void count_state(const prof_record *r, const prof_frame *f, const prof_fdinfo *fdi,
+                        void *arg) {
+  (void)f, (void)fdi;
+  uint64_t (*by)[TS_COUNT] = arg;
+  if (r->event < PROF_MAX_EVENTS && r->state < TS_COUNT) by[r->event][r->state] += r->count;
+}
+
+/* N. The threads' states in a cpu or wall event's samples, largest first. */
+static void write_states(FILE *out, const uint64_t *by) {
+  uint64_t all = 0;
+  for (int s = 0; s < TS_COUNT; s++) all += by[s];
+  if (!all) return;
+  fprintf(out, "  %-32s thread states:", "");
+  bool done[TS_COUNT] = {false};
+  for (int k = 0; k < TS_COUNT; k++) {
+    int best = -1;
+    for (int s = 0; s < TS_COUNT; s++)
+      if (!done[s] && by[s] && (best < 0 || by[s] > by[best])) best = s;
+    if (best < 0) break;
+    done[best] = true;
+    fprintf(out, "%s %s %.1f%%", k ? "," : "", prof_tstate_word(best),
+            100.0 * (double)by[best] / (double)all);
+  }
+  fprintf(out, "\n");
+}
+
 /* N. Lines per event. */
 static void write_events(FILE *out) {
+  uint64_t (*states)[TS_COUNT] = calloc(PROF_MAX_EVENTS, sizeof *states);
+  if (states) prof_samples_each(count_state, states);
   fprintf(out, "events:\n");
   for (int i = 0; i < prof.opts.nevents; i++) {
     fprintf(out, "  %-32s samples %llu (signals %llu, lost to full buffer %llu, lost to full "
@@ -78,7 +108,10 @@ static void write_events(FILE *out) {
             (unsigned long long)prof.stats.lost_store[i], (unsigned long long)prof.stats.no_java[i]);
     write_expected(out, i);
     write_throttle(out, i);
+    enum prof_event_kind k = prof.opts.events[i].kind;
+    if (states && (k == EV_WALL || k == EV_CPU || k == EV_CPU_TIMER)) write_states(out, states[i]);
   }
+  free(states);
 }
 
 /* N. One line: how many cpu and perf event samples have kernel frames, or why none do

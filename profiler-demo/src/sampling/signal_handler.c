@@ -50,6 +50,7 @@
 
 #include "core/say.h"
 #include "core/state.h"
+#include "core/thread_state.h"
 #include "fd/fd.h"
 #include "sampling/sampling.h"
 #include "walk/walk.h"
@@ -79,12 +80,13 @@ static bool from_other(int sig, const siginfo_t *si) {
 /* SS. The in-handler walk (walk=signal, and every sample of an other thread: with its C
  * frames, which are all it has), on top of the nk kernel frames in kernel. */
 static void walk_here(int ev, void *ucontext, uint64_t t0, const prof_fdinfo *fdi,
-                      const prof_frame *kernel, int nk, bool other) {
+                      const prof_frame *kernel, int nk, bool other, uint8_t state) {
   prof_walk w;
   memcpy(w.frames, kernel, (size_t)nk * sizeof *kernel);
   w.n = nk;
   w.error = 0;
   w.other = other;
+  w.state = state;
   int opts = prof_walk_options() | (other ? ASGST_INCLUDE_NON_JAVA_FRAMES : 0);
   uint64_t t1 = prof_now_ns();
   int r = ASGST_RunWithIterator(ucontext, opts, prof_walk_collect, &w);
@@ -110,14 +112,16 @@ static void sample(int ev, const siginfo_t *si, void *ucontext, uint64_t t0, boo
   if (prof.kernel_frames && si && si->si_code > 0 && e->kind != EV_WALL)
     nk = prof_kchain_take(si->si_fd, kernel, PROF_KERNEL_FRAMES, e->kind == EV_TRACEPOINT);
   if (nk) atomic_fetch_add_explicit(&prof.stats.with_kernel[ev], 1, memory_order_relaxed);
+  /* The state is the interrupted thread's, so it is read here in every mode. */
+  uint8_t state = prof_tstate_now();
   if (other) {
-    walk_here(ev, ucontext, t0, NULL, kernel, nk, true);
+    walk_here(ev, ucontext, t0, NULL, kernel, nk, true, state);
     return;
   }
   switch (prof.opts.walk) {
-    case WALK_THREAD: prof_thread_request(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
-    case WALK_QUEUE: prof_queue_sample(ev, ucontext, t0, has_fdi ? &fi : NULL); break;
-    default: walk_here(ev, ucontext, t0, has_fdi ? &fi : NULL, kernel, nk, false); break;
+    case WALK_THREAD: prof_thread_request(ev, ucontext, t0, has_fdi ? &fi : NULL, state); break;
+    case WALK_QUEUE: prof_queue_sample(ev, ucontext, t0, has_fdi ? &fi : NULL, state); break;
+    default: walk_here(ev, ucontext, t0, has_fdi ? &fi : NULL, kernel, nk, false, state); break;
   }
 }
 

@@ -142,6 +142,7 @@ void prof_store_walk(int ev, pid_t tid, int r, const prof_walk *w, uint64_t walk
   h.nframes = (uint16_t)w->n;
   h.tid = (int32_t)tid;
   h.walk_result = r;
+  h.state = w->state;
   h.walk_ns = u32(walk_ns);
   h.lag_ns = u32(lag_ns);
   h.time_ns = event_time(walk_ns, lag_ns);

@@ -25,6 +25,7 @@ typedef struct {
   int n;
   int error; /* the NextFrame error that ended the walk, 0 if it ended normally */
   bool other; /* a walk of a thread that is not a Java thread (sampling/threads.c) */
+  uint8_t state; /* enum prof_tstate: the thread's at the event, read in the handler */
 } prof_walk;
 
 /* The in-handler reference walk of a sample (compare). n < 0: none taken. */
@@ -56,7 +57,8 @@ void prof_walk_set_fd_taker(prof_fd_taker taker);
 
 /* ---- Out of thread (walk_thread.c) ---- */
 /* SS. walk=thread: queues a walk of the calling thread for event ev noticed at t_event. */
-void prof_thread_request(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi);
+void prof_thread_request(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi,
+                         uint8_t state);
 /* N. walk=thread, wall clock: walks tid from the calling (timer) thread as a sample of
  * event ev. */
 void prof_thread_walk(int ev, pid_t tid);
@@ -70,7 +72,8 @@ void prof_queue_thread_start(void *jni_env);
 /* N. Deregisters the calling thread's queue (JVMTI ThreadEnd). */
 void prof_queue_thread_end(void *jni_env);
 /* SS. Enqueues a sample of the calling thread. */
-void prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi);
+void prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi,
+                       uint8_t state);
 /* N. Deregisters every queue (stop). */
 void prof_queue_stop_all(void);
 

@@ -56,6 +56,7 @@ typedef struct {
   _Atomic int32_t folds;
   int ev;
   uint64_t t_event;
+  uint8_t state;
   bool has_fdi;
   prof_fdinfo fdi;
   prof_ref_walk ref;
@@ -90,6 +91,7 @@ static void on_element(ASGST_Iterator *it, void *queue_arg, void *element_arg) {
   w.n = 0;
   w.error = 0;
   w.other = false;
+  w.state = s->state;
   int state = ASGST_State(it);
   if (state == ASGST_STALE_FRAME)
     atomic_fetch_add_explicit(&prof.stats.stale, 1, memory_order_relaxed);
@@ -204,11 +206,12 @@ void prof_queue_stop_all(void) {
  * cleared) or once the signals have stopped (stop), and the library swaps rings only in
  * ResizeQueue, which we never call. If a processing handles the element meanwhile, it has
  * closed the slot and the compare-and-swap fails. */
-static bool try_fold(qthread *qt, int ev, void *ucontext) {
+static bool try_fold(qthread *qt, int ev, void *ucontext, uint8_t state) {
   ASGST_QueueElement *last = ASGST_GetQueueElement(qt->q, -1);
   if (!last) return false;
   slot *s = last->arg;
-  if (!s || s->ev != ev || s->has_fdi || atomic_load(&s->folds) < 0) return false;
+  if (!s || s->ev != ev || s->state != state || s->has_fdi || atomic_load(&s->folds) < 0)
+    return false;
   ASGST_QueueElement e;
   if (ASGST_GetEnqueuableElement(ucontext, &e) <= 0) return false;
   if (e.pc != last->pc || e.sp != last->sp || e.fp != last->fp) return false;
@@ -229,19 +232,21 @@ static void count_not_enqueued(int r) {
 }
 
 /* SS. */
-void prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi) {
+void prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi,
+                       uint8_t state) {
   qthread *qt = self_q;
   if (!qt) {
     atomic_fetch_add_explicit(&prof.stats.enqueue_no_queue, 1, memory_order_relaxed);
     return;
   }
-  if (!fdi && try_fold(qt, ev, ucontext)) {
+  if (!fdi && try_fold(qt, ev, ucontext, state)) {
     atomic_fetch_add_explicit(&prof.stats.folded, 1, memory_order_relaxed);
     return;
   }
   slot *s = &qt->slots[qt->next % SLOTS];
   s->ev = ev;
   s->t_event = t_event;
+  s->state = state;
   s->has_fdi = fdi != NULL;
   if (fdi) s->fdi = *fdi;
   s->ref.n = -1;

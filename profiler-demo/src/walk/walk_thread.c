@@ -30,6 +30,7 @@
 
 #include "core/say.h"
 #include "core/state.h"
+#include "core/thread_state.h"
 #include "walk/walk.h"
 
 #define RING 1024            /* requests in flight; power of two */
@@ -41,6 +42,7 @@ typedef struct {
   int ev;
   pid_t tid;
   uint64_t t_event;
+  uint8_t state;
   bool has_fdi;
   prof_fdinfo fdi;
   prof_ref_walk ref;
@@ -63,17 +65,20 @@ typedef struct {
 static void collect_timed(ASGST_Iterator *it, void *arg) {
   timed_walk *t = arg;
   t->t_start = prof_now_ns();
+  /* A wall tick walked from the timer thread: the target's state as it read it. */
+  if (t->w.state == TS_UNKNOWN) t->w.state = prof_tstate_of(ASGST_IteratorThreadState(it));
   prof_walk_collect(it, &t->w);
   t->t_end = prof_now_ns();
 }
 
 /* N. Walks tid out of thread and stores the sample. */
 static void walk_target(int ev, pid_t tid, uint64_t t_event, const prof_fdinfo *fdi,
-                        const prof_ref_walk *ref) {
+                        uint8_t state, const prof_ref_walk *ref) {
   timed_walk t;
   t.w.n = 0;
   t.w.error = 0;
   t.w.other = false;
+  t.w.state = state;
   t.t_start = t.t_end = 0;
   uint64_t t0 = prof_now_ns();
   int r = ASGST_RunWithIteratorOnThread(tid, prof_walk_options(), TARGET_TIMEOUT_US,
@@ -113,7 +118,8 @@ static request *claim(uint64_t *pos) {
 }
 
 /* SS. */
-void prof_thread_request(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi) {
+void prof_thread_request(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi,
+                         uint8_t state) {
   uint64_t pos;
   request *c = claim(&pos);
   if (!c) {
@@ -123,6 +129,7 @@ void prof_thread_request(int ev, void *ucontext, uint64_t t_event, const prof_fd
   c->ev = ev;
   c->tid = gettid();
   c->t_event = t_event;
+  c->state = state;
   c->has_fdi = fdi != NULL;
   if (fdi) c->fdi = *fdi;
   c->ref.n = -1;
@@ -143,7 +150,7 @@ static void drain(void) {
     if (prof_now_ns() - c->t_event > REQUEST_MAX_AGE_NS)
       atomic_fetch_add_explicit(&prof.stats.request_late, 1, memory_order_relaxed);
     else
-      walk_target(c->ev, c->tid, c->t_event, c->has_fdi ? &c->fdi : NULL,
+      walk_target(c->ev, c->tid, c->t_event, c->has_fdi ? &c->fdi : NULL, c->state,
                   c->ref.n >= 0 ? &c->ref : NULL);
     /* Free the cell for the producer that comes round the ring to it. */
     atomic_store_explicit(&c->seq, ring_head + RING, memory_order_release);
@@ -195,5 +202,6 @@ void prof_walker_stop(void) {
 /* N. */
 void prof_thread_walk(int ev, pid_t tid) {
   atomic_fetch_add_explicit(&prof.stats.signals[ev], 1, memory_order_relaxed);
-  walk_target(ev, tid, prof_now_ns(), NULL, NULL);
+  /* Walked from the timer thread: the target's state is not known here. */
+  walk_target(ev, tid, prof_now_ns(), NULL, TS_UNKNOWN, NULL);
 }
