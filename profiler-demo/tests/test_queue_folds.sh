@@ -14,9 +14,10 @@ JFR=$JAVA_HOME/bin/jfr
 
 # stat KEY: a figure of the summary's stats line.
 stat() { sed -n "s/^stats: .*\b$1=\([0-9.]*\).*/\1/p" "$WORK/stderr" | head -1; }
-# per_event WHAT: the sum over the events' summary lines of "WHAT N".
+# per_event WHAT: the sum over the events' summary lines of "WHAT N" (not the cpu threads
+# block's line of what the samples stand for).
 per_event() {
-  sed -n '/^events:/,/^walk results:/p' "$WORK/stderr" |
+  sed -n '/^events:/,/^walk results:/p' "$WORK/stderr" | grep -v 'stand for' |
     sed -n "s/.*[ (]$1 \([0-9]*\).*/\1/p" | awk '{s += $1} END {print s + 0}'
 }
 
@@ -33,16 +34,17 @@ check "samples were folded into queued elements (${folded:-none})" \
 
 samples=$(stat samples) handled=$(stat handled) fh=$(stat folded_handled)
 dropped=$(stat dropped) df=$(stat dropped_folds) full=$(stat full) nq=$(stat no_queue)
-other=$(stat enqueue_failed) enq=$(stat enqueued)
-sum=$((handled + fh + dropped + df + full + nq + other))
-figure "samples $samples = handled $handled + folded $fh + dropped $dropped (+$df folded) + full $full + no queue $nq + other $other = $sum"
-check "accounting exact: samples taken = handled + folded + dropped (+ folds) + full + no queue + other" \
+other=$(stat enqueue_failed) enq=$(stat enqueued) ot=$(stat other_threads)
+# Threads that are not Java threads (JIT, GC: cputhreads=all) are walked in the handler.
+sum=$((handled + fh + dropped + df + full + nq + other + ot))
+figure "samples $samples = handled $handled + folded $fh + dropped $dropped (+$df folded) + full $full + no queue $nq + other $other + other threads' in-handler walks $ot = $sum"
+check "accounting exact: samples taken = handled + folded + dropped (+ folds) + full + no queue + other + other threads' walks" \
   bash -c "[ '${samples:-0}' -gt 0 ] && [ '$samples' = '$sum' ] && [ '$folded' = \$(( $fh + $df )) ] &&
            [ '$enq' = \$(( $handled + $dropped )) ] && grep -q 'accounting: .*: exact (off by 0)' '$WORK/stderr'"
 
 kept=$(per_event samples) lost=$(( $(per_event "lost to full buffer") + $(per_event "lost to full call-trace store") ))
-figure "kept $kept, lost $lost, handled + folded $((handled + fh))"
-check "samples kept + lost = handled + folded-handled" [ $((kept + lost)) = $((handled + fh)) ]
+figure "kept $kept, lost $lost, handled + folded $((handled + fh)), other threads $ot"
+check "samples kept + lost = handled + folded-handled + other threads' walks" [ $((kept + lost)) = $((handled + fh + ot)) ]
 
 total=$(samples_total "$C")
 check ".collapsed total ($total) = samples kept ($kept) = the stats' records ($(stat records))" \

@@ -15,6 +15,7 @@
 #include "core/say.h"
 #include "core/state.h"
 #include "fd/fd.h"
+#include "output/output.h"
 #include "output/writer.h"
 #include "sampling/sampling.h"
 #include "symbols/symbols.h"
@@ -407,6 +408,7 @@ int prof_start(bool on_attach, char *err, size_t errlen) {
     snprintf(err, errlen, "cannot start the thread scan (asgst-threads)");
     return -1;
   }
+  prof_output_set_cpu_figures(prof_scan_figures); /* the summary's CPU account */
   for (int i = 0; i < prof.opts.nevents; i++)
     if (prof.opts.events[i].kind == EV_WALL && prof_wall_start(prof.opts.events[i].interval, i)) {
       snprintf(err, errlen, "cannot start the wall-clock thread");

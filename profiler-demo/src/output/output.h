@@ -52,4 +52,18 @@ void prof_write_top_methods(FILE *out, const prof_tree *t, int lines);
  * detailed summary before it with the option verbose. */
 void prof_write_short_summary(FILE *out);
 
+/* What the run's CPU was, for the summary (ns); the sampling room, above this one, knows it
+ * and the control room hands its function over at start (prof_output_set_cpu_figures). */
+typedef struct {
+  uint64_t process_ns;   /* CLOCK_PROCESS_CPUTIME_ID over the run (to now if running) */
+  uint64_t own_ns;       /* the profiler's own threads (asgst-...), over the run */
+  uint64_t late_ns;      /* other threads' CPU before the scan found them */
+  int own_threads;       /* own threads seen */
+  int found_late;        /* other threads the scan found after the start */
+  uint64_t scans, scan_ns; /* looks at /proc and the CPU they took */
+} prof_cpu_figures;
+typedef void (*prof_cpu_figures_fn)(prof_cpu_figures *f);
+/* N. Sets where the summary's CPU figures come from (NULL: none, all zero). */
+void prof_output_set_cpu_figures(prof_cpu_figures_fn fn);
+
 #endif /* ASGSTPROF_OUTPUT_OUTPUT_H */

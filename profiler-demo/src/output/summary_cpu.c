@@ -5,11 +5,20 @@
  * others (JIT compilers, GC, VM and native threads: cputhreads=all), and the profiler's own
  * threads' CPU apart, as its cost (sampling/thread_scan.c).
  */
+#include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/state.h"
 #include "output/output.h"
-#include "sampling/sampling.h"
+
+/* Where the figures come from (sampling/thread_scan.c's, set by the control room). */
+static _Atomic(prof_cpu_figures_fn) figures_fn;
+
+/* N. */
+void prof_output_set_cpu_figures(prof_cpu_figures_fn fn) {
+  atomic_store(&figures_fn, fn);
+}
 
 /* N. Percent of b that a is, 0 if b is 0. */
 static double pct(double a, double b) {
@@ -35,7 +44,9 @@ static void write_event(FILE *out, int i, const prof_cpu_figures *f) {
 /* N. */
 void prof_write_cpu_threads(FILE *out) {
   prof_cpu_figures f;
-  prof_scan_figures(&f);
+  memset(&f, 0, sizeof f);
+  prof_cpu_figures_fn fn = atomic_load(&figures_fn);
+  if (fn) fn(&f);
   bool any = false;
   for (int i = 0; i < prof.opts.nevents; i++) {
     enum prof_event_kind k = prof.opts.events[i].kind;

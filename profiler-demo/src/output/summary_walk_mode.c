@@ -33,27 +33,38 @@ static double ratio(uint64_t a, uint64_t b) {
 
 #define ST(name) ((unsigned long long)prof.stats.name)
 
+/* N. Samples of threads that are not Java threads (cputhreads=all): walked in the handler
+ * whatever the mode, since they have no safe point to queue for. */
+static unsigned long long other_thread_samples(void) {
+  unsigned long long n = 0;
+  for (int i = 0; i < prof.opts.nevents; i++) n += prof.stats.other[i];
+  return n;
+}
+
 /* N. walk=queue: where each sample went. Every handler call takes one sample; it is
  * enqueued (then handled, dropped at deregistration, or still waiting), folded into a
  * queued element (which is then handled, dropped or waiting likewise), or not enqueued
- * (full, no queue, other). Once profiling has stopped nothing waits, and the line says
- * whether the identity holds exactly. */
+ * (full, no queue, other), or, on a thread that is not a Java thread, walked in the handler.
+ * Once profiling has stopped nothing waits, and the line says whether the identity holds
+ * exactly. */
 static void write_queue_accounting(FILE *out) {
   long long waiting = (long long)(ST(enqueued) - ST(handled) - ST(dropped));
   long long waiting_folds = (long long)(ST(folded) - ST(folded_handled) - ST(dropped_folds));
   long long off = (long long)ST(handler_calls) -
                   (long long)(ST(handled) + ST(folded_handled) + ST(dropped) + ST(dropped_folds) +
-                              ST(enqueue_full) + ST(enqueue_no_queue) + ST(enqueue_failed)) -
+                              ST(enqueue_full) + ST(enqueue_no_queue) + ST(enqueue_failed) +
+                              other_thread_samples()) -
                   waiting - waiting_folds;
   fprintf(out, "  folded into the youngest queued element (same frame and event) %llu: in "
           "handled elements %llu, in dropped ones %llu; dropped at deregistration %llu "
           "elements; waiting %lld elements (+%lld folded)\n", ST(folded), ST(folded_handled),
           ST(dropped_folds), ST(dropped), waiting, waiting_folds);
   fprintf(out, "  accounting: samples %llu = handled %llu + folded-handled %llu + dropped %llu "
-          "+ dropped-folds %llu + full %llu + no queue %llu + other %llu + waiting %lld: %s "
-          "(off by %lld)\n", ST(handler_calls), ST(handled), ST(folded_handled), ST(dropped),
-          ST(dropped_folds), ST(enqueue_full), ST(enqueue_no_queue), ST(enqueue_failed),
-          waiting + waiting_folds, off == 0 ? "exact" : "NOT exact", off);
+          "+ dropped-folds %llu + full %llu + no queue %llu + other %llu + waiting %lld + "
+          "walked in the handler (not Java threads) %llu: %s (off by %lld)\n",
+          ST(handler_calls), ST(handled), ST(folded_handled), ST(dropped), ST(dropped_folds),
+          ST(enqueue_full), ST(enqueue_no_queue), ST(enqueue_failed), waiting + waiting_folds,
+          other_thread_samples(), off == 0 ? "exact" : "NOT exact", off);
 }
 
 /* N. The mode's own counters. */
@@ -91,7 +102,7 @@ static void write_stats_line(FILE *out, const mode_data *d, double lag_med, doub
           "full=%llu no_queue=%llu enqueue_failed=%llu compared=%llu same=%llu top_same=%llu "
           "lag_median_us=%.2f lag_p90_us=%.2f handler_us=%.3f sampler_us=%.3f held_us=%.3f "
           "handler_p99_us=%.3f handler_max_us=%.3f samples=%llu folded=%llu folded_handled=%llu dropped=%llu "
-          "dropped_folds=%llu\n",
+          "dropped_folds=%llu other_threads=%llu\n",
           modes[prof.opts.walk], (unsigned long long)events, (unsigned long long)d->records,
           (unsigned long long)d->ok, ST(requests), ST(request_full), ST(request_late), ST(not_answering),
           ST(enqueued), ST(handled), ST(stale), ST(enqueue_full), ST(enqueue_no_queue),
@@ -100,7 +111,7 @@ static void write_stats_line(FILE *out, const mode_data *d, double lag_med, doub
           ratio(ST(sampler_ns), ST(sampler_walks)) / 1e3,
           ratio(ST(held_ns), ST(sampler_walks)) / 1e3, handler_p99_us(),
           prof_hist_max(&prof.stats.handler_hist) / 1e3, ST(handler_calls),
-          ST(folded), ST(folded_handled), ST(dropped), ST(dropped_folds));
+          ST(folded), ST(folded_handled), ST(dropped), ST(dropped_folds), other_thread_samples());
 }
 
 /* N. */

@@ -18,6 +18,7 @@
 
 #include "core/options.h"
 #include "core/records.h"
+#include "output/output.h"
 
 /* ---- Kernel tracepoints (tracepoints.c) ---- */
 /* N. Tracefs directory (mounted on demand), NULL with a reason in err if unusable. */
@@ -140,15 +141,8 @@ int prof_scan_start(void);
 /* N. Stops it, after a last look; notes the process's CPU time (call before the events are
  * closed). */
 void prof_scan_stop(void);
-/* N. What the run's CPU was, for the summary (ns). */
-typedef struct {
-  uint64_t process_ns;   /* CLOCK_PROCESS_CPUTIME_ID over the run (to now if running) */
-  uint64_t own_ns;       /* the profiler's own threads (asgst-...), over the run */
-  uint64_t late_ns;      /* other threads' CPU before the scan found them */
-  int own_threads;       /* own threads seen */
-  int found_late;        /* other threads the scan found after the start */
-  uint64_t scans, scan_ns; /* looks at /proc and the CPU they took */
-} prof_cpu_figures;
+/* N. What the run's CPU was, for the summary (prof_cpu_figures: output/output.h, which
+ * the control room hands this function to, prof_output_set_cpu_figures). */
 void prof_scan_figures(prof_cpu_figures *f);
 
 /* ---- Wall clock (wall_clock.c) ---- */
