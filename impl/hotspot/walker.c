@@ -33,6 +33,7 @@
 #include "walker.h"
 #include "codecache.h"
 #include "walker_code.h"
+#include "stub_exit.h"
 #include "scopes.h"
 #include "framecache.h"
 #include "vm_model.h"
@@ -382,6 +383,19 @@ ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
   return 0;
 }
 
+/* SS. Scopes of an interrupted pc that no debug information covers, from the stub code's
+ * way back into the main code (stub_exit.h): those of an interrupted pc just before the
+ * stub's continuation, i.e. of the branch into the stub (the PcDesc at the continuation,
+ * if any, describes the state after that branch). 0 if there is no provable way back. */
+static int stub_scopes(ASGST_Iterator *it, uintptr_t nm, uintptr_t pc, ASGST_Frame *out) {
+  uintptr_t code, back;
+  uint32_t size;
+  if (!asgst__vm_code_begin(nm, &code) || !asgst__vm_blob_size(nm, &size) ||
+      !asgst__hs_stub_way_back(pc, code, nm + size, &back) || back <= code)
+    return 0;
+  return asgst__hs_scopes(nm, back - 1, ASGST__PC_NEAR, out, asgst__room(it));
+}
+
 /* SS. A compiled frame: its scopes at pc, innermost first. */
 ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
   uintptr_t nm = s->blob, method;
@@ -399,6 +413,8 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
   } else {
     uintptr_t pc = asgst__hs_real_pc(nm, &it->cur);
     n = asgst__hs_scopes(nm, pc, s->pcmode, out, asgst__room(it));
+    if (n < 0) return n;
+    if (n == 0 && s->pcmode != ASGST__PC_EXACT) n = stub_scopes(it, nm, pc, out);
     if (n < 0) return n;
     if (n == 0) {
       if (s->pcmode == ASGST__PC_EXACT) return ASGST_BAD_FRAME; /* a call site without debug info */

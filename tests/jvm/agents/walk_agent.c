@@ -474,7 +474,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
     walk_asgst(uc, ASGST__OPT_ASGCT_PCDESC_RULE, s->c, &s->c_n, &s->c_rc, NULL);
   }
   s->top_nodebug = NODEBUG_COVERED;
-  if (s->a_rc == 0 && s->a_n > 0 && s->gct_n > 0 && s->a[0].bci == -1 && s->g[0].bci == 0)
+  if (s->a_rc == 0 && s->a_n > 0 && s->gct_n > 0 && s->a[0].bci != 0 && s->g[0].bci == 0)
     s->top_nodebug = (int8_t)top_debug_info(s->first_java_pc, uc);
   if (walk_opts.diag && s->a_rc == 0 && s->a_n > 0 && s->gct_n > 0 && s->a[0].bci != s->g[0].bci)
     describe_pcdescs(s, uc);
@@ -569,6 +569,7 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   usleep(20000); /* handlers in flight finish their slots */
   walk_drain(slots);
   walk_report(atomic_load(&signals_sent), atomic_load(&dropped));
+  walk_report_lines();
 }
 
 /* N. */

@@ -69,6 +69,7 @@ typedef struct {
 typedef struct {
   int interval_us;
   int nonjava, nodebug, jni, bench, diag, slow;
+  int lines; /* 1: print the histogram of the top Java frames' source lines at the end */
   int oracle; /* 1 (default): walk with AsyncGetCallTrace too and compare; 0: ASGST only */
   int profile_reps; /* extra ASGST walks per sample, for profiling the walker with perf */
   unsigned levels_mask; /* allowed levels (bit L), 0 = any */
@@ -86,6 +87,8 @@ extern opts walk_opts;
 
 /* N. Parses the agent options into walk_opts. */
 void walk_parse_options(const char *s);
+/* N. Prints the top frames' line histogram (lines=1). */
+void walk_report_lines(void);
 /* N. Compares every ready slot and frees it. */
 void walk_drain(sample *slots);
 /* N. Prints the figures and the checks ("WALK ok|not ok - ...", "WALK # figure: ..."). */

@@ -32,6 +32,7 @@ void walk_parse_options(const char *s) {
     else if (!strcmp(t, "bench")) walk_opts.bench = atoi(v);
     else if (!strcmp(t, "diag")) walk_opts.diag = atoi(v);
     else if (!strcmp(t, "slow")) walk_opts.slow = atoi(v);
+    else if (!strcmp(t, "lines")) walk_opts.lines = atoi(v);
     else if (!strcmp(t, "oracle")) walk_opts.oracle = atoi(v);
     else if (!strcmp(t, "profile_reps")) walk_opts.profile_reps = atoi(v);
     else if (!strcmp(t, "label")) snprintf(walk_opts.label, sizeof walk_opts.label, "%s", v);
@@ -210,6 +211,19 @@ static void compare(const sample *s) {
     ws.agree++;
     ws.unknown_bci++;
     ws.unknown_bci_out_of_line += s->top_nodebug == NODEBUG_OUT_OF_LINE;
+    return;
+  }
+  /* Explained class 2b: the same pc, no debug information covering it, but ASGST names
+   * the scopes of the instruction an out-of-line stub serves (found from the stub's jump
+   * back into the main code, stub_exit.h) where ASGCT has its placeholder bci 0 without
+   * inlining: ASGCT's top frame is the outermost method of ASGST's first physical frame,
+   * and the frames below agree. Counted as agreement, and apart (stub_bci). */
+  int t = s->top_n;
+  if (m > 0 && t > 0 && t <= s->a_n && s->g[0].bci == 0 && s->a[t - 1].method == s->g[0].method &&
+      s->a[t - 1].type == ASGST_FRAME_JAVA && s->a[t - 1].level > 0 && s->top_nodebug != NODEBUG_COVERED &&
+      s->a[0].bci >= 0 && same_trace(s->a + t, s->a_n - t, s->g + 1, n - 1)) {
+    ws.agree++;
+    ws.stub_bci++;
     return;
   }
   /* Explained class 5 (arm64): the interrupted frame had not allocated its frame yet or
@@ -428,6 +442,52 @@ void walk_report_slow(void) {
           quantile(slow_ran, slow_nall, 1.0, true));
 }
 
+/* ---- per-line histogram of the top Java frame (lines=1) -------------------------------- */
+
+#define LTAB 4096
+typedef struct {
+  uintptr_t method;
+  int line; /* -1: bci unknown (-1), or no line table */
+  long count;
+} lstat;
+static lstat ltab[LTAB];
+static long lines_total, lines_unknown_bci;
+
+/* N. Counts the top Java frame of a successful ASGST walk under its source line. */
+static void record_line(const sample *s) {
+  uintptr_t m = s->a[0].method;
+  int line = s->a[0].bci >= 0 ? (int)ASGST_GetMethodLineNumber((ASGST_Method)m, s->a[0].bci) : -1;
+  lines_total++;
+  lines_unknown_bci += s->a[0].bci == -1;
+  size_t h = ((m >> 3) * 0x9E3779B97F4A7C15ull + (size_t)line * 0x85EBCA6Bu) >> 52;
+  for (size_t i = 0; i < LTAB; i++) {
+    lstat *e = &ltab[(h + i) % LTAB];
+    if (e->method == m && e->line == line) { e->count++; return; }
+    if (e->method == 0) { e->method = m, e->line = line, e->count = 1; return; }
+  }
+}
+
+/* N. */
+static int by_count(const void *a, const void *b) {
+  long x = ((const lstat *)a)->count, y = ((const lstat *)b)->count;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* N. Prints the lines=1 histogram: the share of top frames with bci -1, then the 25
+ * hottest (method, line) pairs as "WALK # line NAME:LINE COUNT PERCENT". */
+void walk_report_lines(void) {
+  if (!walk_opts.lines || lines_total == 0) return;
+  fprintf(stderr, "WALK # figure: workload=%s top_frames=%ld top_bci_unknown=%ld (%.3f%%)\n", walk_opts.label,
+          lines_total, lines_unknown_bci, 100.0 * (double)lines_unknown_bci / (double)lines_total);
+  qsort(ltab, LTAB, sizeof ltab[0], by_count);
+  for (int i = 0; i < 25 && ltab[i].count > 0; i++) {
+    char name[128];
+    walk_method_name(ltab[i].method, name, sizeof name);
+    fprintf(stderr, "WALK # line %s:%d %ld %.2f\n", name, ltab[i].line, ltab[i].count,
+            100.0 * (double)ltab[i].count / (double)lines_total);
+  }
+}
+
 /* N. */
 static void process(const sample *s) {
   if (walk_opts.slow) record_slow(s);
@@ -446,6 +506,7 @@ static void process(const sample *s) {
   ws.asgst_ok += a_ok;
   ws.asgct_ok += g_ok;
   if (a_ok) record_stats(s);
+  if (a_ok && walk_opts.lines && s->a[0].type != ASGST_FRAME_NON_JAVA) record_line(s);
   if (a_ok && s->tjf_rc > 0) {
     ws.tjf_checked++;
     ws.tjf_same += s->tjf_pc == s->first_java_pc;

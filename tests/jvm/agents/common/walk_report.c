@@ -180,11 +180,12 @@ void walk_report(long signals, long dropped) {
           "proven ASGCT frames without jmethodID and the %ld proven early stops of ASGCT and the %ld proven "
           "skips of a sender at the interrupted frame's sp (arm64); %ld agreeing with "
           "ASGCT's placeholder bci 0 at a pc no debug information covers, %ld of them after the method's "
-          "last PcDesc) disagreements:",
+          "last PcDesc; %ld where ASGST names a bci from an out-of-line stub's way back and ASGCT its "
+          "placeholder 0) disagreements:",
           walk_opts.label, st->samples, st->asgst_ok, st->asgct_ok, st->both, st->agree, pct, adj,
           st->explained_safepoint, st->explained_null_id, st->explained_truncated, st->explained_released,
           st->unknown_bci,
-          st->unknown_bci_out_of_line);
+          st->unknown_bci_out_of_line, st->stub_bci);
   for (int i = 0; i < st->nclasses; i++) fprintf(stderr, " %s=%ld", st->classes[i].name, st->classes[i].count);
   fprintf(stderr, "%s\n", st->nclasses ? "" : " none");
   fprintf(stderr, "WALK # signals=%ld dropped=%ld asgst errors:", signals, dropped);

@@ -26,6 +26,7 @@ typedef struct {
   long samples, asgst_ok, asgct_ok, both, agree;
   long explained_safepoint, unknown_bci;
   long unknown_bci_out_of_line; /* of unknown_bci: after the method's last PcDesc */
+  long stub_bci; /* agreeing but for ASGST's bci from a stub's way back vs ASGCT's placeholder 0 */
   long explained_null_id; /* ASGCT frames without a method (no jmethodID), set apart */
   long explained_truncated; /* ASGCT stopped early where ASGST reached the root, set apart */
   long explained_released; /* ASGCT skipped a sender at the interrupted frame's sp (arm64), set apart */

@@ -1,0 +1,31 @@
+/*
+ * stub_exit.h - the way back from a compiled method's out-of-line stub code into its main
+ * code (stub_exit_x86_64.c, stub_exit_aarch64.c), to name the bci a stub serves.
+ *
+ * HotSpot's compilers put slow paths out of line after the method's main code: C2's
+ * barrier stubs (G1 with late barrier expansion on JDK 24+) and C1's CodeStubs. The main
+ * code branches to the stub, and the stub ends with an unconditional jump back to the
+ * instruction after that branch (its "continuation"). The main code's debug information
+ * covers the continuation; the stub's own instructions have none (C2) or only at calls
+ * that record it (C1).
+ */
+#ifndef ASGST_HOTSPOT_STUB_EXIT_H
+#define ASGST_HOTSPOT_STUB_EXIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Instructions followed at most from the pc to the jump back: a stub saves and restores
+ * the live registers around its runtime call, a few dozen instructions at most. */
+#define ASGST__STUB_EXIT_MAX_INSNS 256
+
+/* SS. Follows the code from pc in execution order along the path that falls through every
+ * conditional branch and returns from every call, taking forward direct jumps that stay
+ * within [pc, hi), up to the first unconditional direct jump to a target in [lo, pc):
+ * that target goes to *back. False if the path meets a return, an indirect jump, an
+ * instruction the decoder does not know, a jump elsewhere, a bad read, or runs longer
+ * than ASGST__STUB_EXIT_MAX_INSNS instructions. lo is the method's first instruction, hi
+ * the end of its code blob. */
+bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *back);
+
+#endif

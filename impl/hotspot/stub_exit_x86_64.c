@@ -1,0 +1,153 @@
+/*
+ * stub_exit_x86_64.c - the x86_64 half of stub_exit.h: an instruction length decoder for
+ * the instructions of HotSpot's out-of-line stubs, enough to follow one to its jump back.
+ *
+ * An instruction is: legacy prefixes, an optional REX byte, then an opcode of the one-byte
+ * map, of the 0F, 0F38 or 0F3A maps, or a VEX (C4/C5) or EVEX (62) prefixed one (vector
+ * register saves around a runtime call); then ModRM (+SIB, displacement) and an
+ * immediate, whose presence and size depend on the opcode. Opcodes outside the tables
+ * below are not understood: the walk gives up rather than guess a length.
+ */
+#if defined(__x86_64__)
+#include "../safe_read.h"
+#include "stub_exit.h"
+
+enum { INSN_NEXT, INSN_JUMP, INSN_STOP };
+
+/* SS. Bytes of the ModRM operand at p (ModRM, SIB, displacement). */
+static int modrm_len(const uint8_t *p) {
+  int mod = p[0] >> 6, rm = p[0] & 7, n = 1;
+  if (mod == 3) return 1;
+  if (rm == 4) {
+    n++;
+    if (mod == 0 && (p[1] & 7) == 5) n += 4; /* SIB without base: disp32 */
+  } else if (mod == 0 && rm == 5) {
+    n += 4; /* rip-relative */
+  }
+  if (mod == 1) n += 1; else if (mod == 2) n += 4;
+  return n;
+}
+
+/* SS. True if opcode op of the 0F map (also VEX/EVEX map 1) takes an imm8. */
+static bool map1_imm8(uint8_t op) {
+  return (op >= 0x70 && op <= 0x73) || op == 0xa4 || op == 0xac || op == 0xba || op == 0xc2 ||
+         (op >= 0xc4 && op <= 0xc6);
+}
+
+/* SS. Length of a VEX (c4/c5) or EVEX (62) instruction at b (b[0] the prefix), 0 if not
+ * understood. Every one has ModRM but vzeroupper/vzeroall (map 1, 77); map 3 has imm8. */
+static int vex_len(const uint8_t *b) {
+  int i, map;
+  if (b[0] == 0xc5) { map = 1; i = 2; }
+  else if (b[0] == 0xc4) { map = b[1] & 0x1f; i = 3; }
+  else { map = b[1] & 0x7; i = 4; } /* EVEX: P0.mmm */
+  if (map < 1 || map > 3) return 0;
+  uint8_t op = b[i++];
+  if (map == 1 && op == 0x77) return i;
+  i += modrm_len(b + i);
+  if (map == 3 || (map == 1 && map1_imm8(op))) i++;
+  return i;
+}
+
+/* SS. Length of the 0F-map instruction whose opcode byte is at b[i] (after 0F); sets
+ * *kind for jcc rel32 (falls through) and stops at ud2/syscall. 0 if not understood. */
+static int map1_len(const uint8_t *b, int i, int *kind) {
+  uint8_t op = b[i++];
+  if (op == 0x38) return i + 1 + modrm_len(b + i + 1);
+  if (op == 0x3a) return i + 1 + modrm_len(b + i + 1) + 1;
+  if (op >= 0x80 && op <= 0x8f) return i + 4; /* jcc rel32 */
+  if (op == 0x0b || op == 0x05 || op == 0x07) { *kind = INSN_STOP; return i; } /* ud2, syscall, sysret */
+  if (op == 0x31 || op == 0x77 || op == 0xa2 || (op >= 0xc8 && op <= 0xcf)) return i; /* rdtsc, emms, cpuid, bswap */
+  if (op == 0x06 || op == 0x08 || op == 0x09 || (op >= 0x30 && op <= 0x37) || op == 0xa0 || op == 0xa1 ||
+      op == 0xa8 || op == 0xa9 || op == 0xaa)
+    return 0; /* system instructions: not in a stub */
+  i += modrm_len(b + i);
+  return map1_imm8(op) ? i + 1 : i;
+}
+
+/* SS. Decodes the instruction at b (address at): its length, and in *kind whether it
+ * continues (INSN_NEXT), jumps unconditionally to *target (INSN_JUMP) or ends the path
+ * (INSN_STOP). 0 if not understood. */
+static int insn_len(const uint8_t *b, uintptr_t at, int *kind, uintptr_t *target) {
+  int i = 0;
+  bool opsize = false, rexw = false;
+  *kind = INSN_NEXT;
+  for (; i < 4; i++) {
+    uint8_t c = b[i];
+    if (c == 0x66) opsize = true;
+    else if (c != 0x67 && c != 0xf0 && c != 0xf2 && c != 0xf3 && c != 0x2e && c != 0x3e && c != 0x26 &&
+             c != 0x36 && c != 0x64 && c != 0x65)
+      break;
+  }
+  if (i == 0 && (b[0] == 0xc4 || b[0] == 0xc5 || b[0] == 0x62)) return vex_len(b);
+  if ((b[i] & 0xf0) == 0x40) { rexw = (b[i] & 8) != 0; i++; }
+  uint8_t op = b[i++];
+  int immz = opsize ? 2 : 4;
+  if (op == 0x0f) return map1_len(b, i, kind);
+  if (op < 0x40) {
+    int low = op & 7;
+    if (low < 4) return i + modrm_len(b + i);
+    if (low == 4) return i + 1;
+    if (low == 5) return i + immz;
+    return 0;
+  }
+  if (op >= 0x50 && op <= 0x5f) return i;                       /* push/pop reg */
+  if (op >= 0x70 && op <= 0x7f) return i + 1;                   /* jcc rel8: falls through */
+  if ((op >= 0x90 && op <= 0x99) || op == 0x9c || op == 0x9d || op == 0xc9 || op == 0xf5 ||
+      (op >= 0xf8 && op <= 0xfd))
+    return i;                                                   /* nop/xchg, cdq, pushf, leave, flags */
+  if (op >= 0xb0 && op <= 0xb7) return i + 1;                   /* mov r8,imm8 */
+  if (op >= 0xb8 && op <= 0xbf) return i + (rexw ? 8 : immz);   /* mov r,imm */
+  if (op == 0xe9 || op == 0xeb) {                               /* jmp rel32 / rel8 */
+    int n = op == 0xe9 ? 4 : 1;
+    int32_t rel = op == 0xe9 ? (int32_t)(b[i] | b[i + 1] << 8 | b[i + 2] << 16 | (uint32_t)b[i + 3] << 24)
+                             : (int8_t)b[i];
+    *kind = INSN_JUMP;
+    *target = at + (uintptr_t)(i + n) + (uintptr_t)(intptr_t)rel;
+    return i + n;
+  }
+  switch (op) {
+  case 0x63: case 0x84: case 0x85: case 0x86: case 0x87: case 0x88: case 0x89: case 0x8a:
+  case 0x8b: case 0x8c: case 0x8d: case 0x8e: case 0x8f: case 0xd0: case 0xd1: case 0xd2:
+  case 0xd3: case 0xfe:
+    return i + modrm_len(b + i);
+  case 0x69: case 0x81: case 0xc7: return i + modrm_len(b + i) + immz;
+  case 0x6b: case 0x80: case 0x83: case 0xc0: case 0xc1: case 0xc6: return i + modrm_len(b + i) + 1;
+  case 0x68: return i + 4;
+  case 0x6a: case 0xa8: return i + 1;
+  case 0xa9: return i + immz;
+  case 0xe8: return i + 4;                                      /* call rel32: returns here */
+  case 0xf6: return i + modrm_len(b + i) + (((b[i] >> 3) & 7) < 2 ? 1 : 0);
+  case 0xf7: return i + modrm_len(b + i) + (((b[i] >> 3) & 7) < 2 ? immz : 0);
+  case 0xff: {
+    int reg = (b[i] >> 3) & 7;
+    if (reg == 4 || reg == 5 || reg == 7) *kind = INSN_STOP;    /* indirect jmp */
+    return i + modrm_len(b + i);
+  }
+  case 0xc2: case 0xc3: case 0xcc: case 0xf4: *kind = INSN_STOP; return i; /* ret, int3, hlt */
+  default: return 0;
+  }
+}
+
+/* SS. See stub_exit.h. */
+bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
+  uintptr_t at = pc;
+  uint8_t b[16];
+  for (int n = 0; n < ASGST__STUB_EXIT_MAX_INSNS; n++) {
+    if (at < pc || at >= hi || !asgst__load_bytes(at, b, sizeof b)) return false;
+    int kind;
+    uintptr_t target = 0;
+    int len = insn_len(b, at, &kind, &target);
+    if (len == 0 || kind == INSN_STOP) return false;
+    if (kind == INSN_JUMP) {
+      if (target >= lo && target < pc) { *back = target; return true; }
+      if (target <= at) return false; /* a loop on the path, or out of the method */
+      at = target;                    /* forward within the stub code: checked above */
+      continue;
+    }
+    at += (uintptr_t)len;
+  }
+  return false;
+}
+
+#endif
