@@ -172,6 +172,28 @@ static bool ends_at_root(const sample *s) {
   return dot && (strcmp(dot, ".main") == 0 || strcmp(dot, ".run") == 0);
 }
 
+/* The (method, bci) pairs ASGST named from a stub's way back (lines=1 prints them). */
+#define STAB 64
+static struct { uintptr_t method; int bci; long count; } stab[STAB];
+
+/* N. */
+static void record_stub_bci(const sample *s) {
+  for (int i = 0; i < STAB; i++) {
+    if (stab[i].method == s->a[0].method && stab[i].bci == s->a[0].bci) { stab[i].count++; return; }
+    if (stab[i].method == 0) { stab[i].method = s->a[0].method, stab[i].bci = s->a[0].bci, stab[i].count = 1; return; }
+  }
+}
+
+/* N. Prints "WALK # stub NAME bci BCI line LINE COUNT" for each pair record_stub_bci saw. */
+static void walk_report_stub_bcis(void) {
+  for (int i = 0; i < STAB && stab[i].method; i++) {
+    char name[128];
+    walk_method_name(stab[i].method, name, sizeof name);
+    fprintf(stderr, "WALK # stub %s bci %d line %d %ld\n", name, stab[i].bci,
+            (int)ASGST_GetMethodLineNumber((ASGST_Method)stab[i].method, stab[i].bci), stab[i].count);
+  }
+}
+
 /* N. */
 static void compare(const sample *s) {
   int n = s->gct_n < MAXF ? s->gct_n : MAXF;
@@ -224,6 +246,7 @@ static void compare(const sample *s) {
       s->a[0].bci >= 0 && same_trace(s->a + t, s->a_n - t, s->g + 1, n - 1)) {
     ws.agree++;
     ws.stub_bci++;
+    record_stub_bci(s);
     return;
   }
   /* Explained class 5 (arm64): the interrupted frame had not allocated its frame yet or
@@ -477,6 +500,7 @@ static int by_count(const void *a, const void *b) {
  * hottest (method, line) pairs as "WALK # line NAME:LINE COUNT PERCENT". */
 void walk_report_lines(void) {
   if (!walk_opts.lines || lines_total == 0) return;
+  walk_report_stub_bcis();
   fprintf(stderr, "WALK # figure: workload=%s top_frames=%ld top_bci_unknown=%ld (%.3f%%)\n", walk_opts.label,
           lines_total, lines_unknown_bci, 100.0 * (double)lines_unknown_bci / (double)lines_total);
   qsort(ltab, LTAB, sizeof ltab[0], by_count);
