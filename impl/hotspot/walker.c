@@ -414,8 +414,13 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
     uintptr_t pc = asgst__hs_real_pc(nm, &it->cur);
     n = asgst__hs_scopes(nm, pc, s->pcmode, out, asgst__room(it));
     if (n < 0) return n;
-    if (n == 0 && s->pcmode != ASGST__PC_EXACT) n = stub_scopes(it, nm, pc, out);
-    if (n < 0) return n;
+    if (n == 0 && s->pcmode != ASGST__PC_EXACT) {
+      /* A stub walk that fails (a read fault, a torn scope) leaves the bci unknown, as it
+       * was without it; only a full buffer is passed on, for the caller to retry. */
+      int k = stub_scopes(it, nm, pc, out);
+      if (k == ASGST__NO_ROOM) return k;
+      if (k > 0) n = k;
+    }
     if (n == 0) {
       if (s->pcmode == ASGST__PC_EXACT) return ASGST_BAD_FRAME; /* a call site without debug info */
       /* Interrupted where no debug information covers the pc: the method is known, the
