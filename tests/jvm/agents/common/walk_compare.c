@@ -475,6 +475,9 @@ typedef struct {
 } lstat;
 static lstat ltab[LTAB];
 static long lines_total, lines_unknown_bci;
+/* The top frames with bci -1, by method and compilation level (line holds the level). */
+#define UTAB 64
+static lstat utab[UTAB];
 
 /* N. Counts the top Java frame of a successful ASGST walk under its source line. */
 static void record_line(const sample *s) {
@@ -482,6 +485,11 @@ static void record_line(const sample *s) {
   int line = s->a[0].bci >= 0 ? (int)ASGST_GetMethodLineNumber((ASGST_Method)m, s->a[0].bci) : -1;
   lines_total++;
   lines_unknown_bci += s->a[0].bci == -1;
+  for (int i = 0; s->a[0].bci == -1 && i < UTAB; i++) {
+    lstat *e = &utab[i];
+    if (e->method == m && e->line == s->a[0].level) { e->count++; break; }
+    if (e->method == 0) { e->method = m, e->line = s->a[0].level, e->count = 1; break; }
+  }
   size_t h = ((m >> 3) * 0x9E3779B97F4A7C15ull + (size_t)line * 0x85EBCA6Bu) >> 52;
   for (size_t i = 0; i < LTAB; i++) {
     lstat *e = &ltab[(h + i) % LTAB];
@@ -503,6 +511,12 @@ void walk_report_lines(void) {
   walk_report_stub_bcis();
   fprintf(stderr, "WALK # figure: workload=%s top_frames=%ld top_bci_unknown=%ld (%.3f%%)\n", walk_opts.label,
           lines_total, lines_unknown_bci, 100.0 * (double)lines_unknown_bci / (double)lines_total);
+  qsort(utab, UTAB, sizeof utab[0], by_count);
+  for (int i = 0; i < 10 && utab[i].count > 0; i++) {
+    char name[128];
+    walk_method_name(utab[i].method, name, sizeof name);
+    fprintf(stderr, "WALK # unknown_bci %s level %d %ld\n", name, utab[i].line, utab[i].count);
+  }
   qsort(ltab, LTAB, sizeof ltab[0], by_count);
   for (int i = 0; i < 25 && ltab[i].count > 0; i++) {
     char name[128];
