@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "hotspot.h"
+#include "init_timing.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t finished = PTHREAD_COND_INITIALIZER;
@@ -93,12 +94,15 @@ int asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errl
     snprintf(err, errlen, "cannot list the loaded classes");
     return -1;
   }
+  asgst__init_timing_mark("list classes");
   pthread_mutex_lock(&lock);
   pinned = pin(env, classes, count);
+  asgst__init_timing_mark("pin classes");
   npinned = count;
   done = stop = false;
   running = pinned != NULL && pthread_create(&worker, NULL, work, NULL) == 0;
   pthread_mutex_unlock(&lock);
+  asgst__init_timing_mark("class worker start");
   for (jint i = 0; i < count; i++) {
     if (!running) asgst__hs_register_class(jvmti, env, classes[i]);
     /* JDK 8: which classes are VM-anonymous is known only from registration; noting that

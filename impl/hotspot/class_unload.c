@@ -44,13 +44,16 @@
 #include "class_registry.h"
 #include "class_shadow.h"
 #include "hotspot.h"
+#include "init_timing.h"
 
 #include "../services.h"
 
 /* N. */
 int asgst__hs_classes_init(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen) {
   asgst__hs_loaders_init(env);
+  asgst__init_timing_mark("builtin loaders");
   if (asgst__hs_registry_init(env, err, errlen) != 0) return -1;
+  asgst__init_timing_mark("registry init");
   /* The classes loaded so far are registered by a background thread (class_backlog.c). */
   return asgst__hs_backlog_start(jvmti, env, err, errlen);
 }

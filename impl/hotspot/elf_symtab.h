@@ -9,6 +9,10 @@
 
 #include <stdint.h>
 
+/* N. Link-time value (st_value) of the symbol `name` in the .symtab of the ELF file at
+ * `path`, 0 if it has no .symtab or no such symbol (or is not a 64-bit ELF file). */
+uint64_t asgst__elf_file_symbol(const char *path, const char *name);
+
 /* N. Run-time address of the (mangled) symbol `name` of the loaded libjvm.so, 0 if the
  * file has no .symtab or no such symbol. Reads the file: call at initialization only. */
 uintptr_t asgst__elf_libjvm_symbol(const char *name);

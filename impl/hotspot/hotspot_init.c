@@ -21,6 +21,7 @@
 #include "walker.h"
 #include "framecache.h"
 #include "vm_model.h"
+#include "init_timing.h"
 
 #include "../services.h"
 #include "../guard.h"
@@ -127,11 +128,15 @@ static int spec_version(JavaVM *vm) {
  * ASGST_TEST_HIDE_FIELD, read here once per initialization (never on a walk). */
 static int check_vm(JavaVM *vm, int32_t flags) {
   if (asgst__vms_load(error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
+  asgst__init_timing_mark("vmstructs");
 #if ASGST__TEST_BUILD
   asgst__vm_hide_for_test(getenv("ASGST_TEST_HIDE_FIELD"));
 #endif
   int spec = spec_version(vm);
-  return asgst__vm_model_init(spec, flags, error, sizeof error) == 0 ? 0 : ASGST_UNSUPPORTED_VM;
+  asgst__init_timing_mark("spec version");
+  int rc = asgst__vm_model_init(spec, flags, error, sizeof error) == 0 ? 0 : ASGST_UNSUPPORTED_VM;
+  asgst__init_timing_mark("model");
+  return rc;
 }
 
 /* N. Asks for one capability; optional ones may be refused. */
@@ -150,6 +155,19 @@ static void cap_suspend(jvmtiCapabilities *c) { c->can_suspend = 1; }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t);
 
+/* Set once the first build of the C frame tables (start_cfi_build) has finished. Until
+ * then events leave the tables alone: the first build reads every loaded object (60-70 ms
+ * with libjvm) and is the asgst-cfi thread's work. A class that the binding itself loads
+ * (FindClass in the self-check and its neighbours) is prepared on the binding thread, and
+ * its event building the tables there made ASGST_Initialize take 40-150 ms; an event
+ * waiting for the background build would stall an application thread as long. */
+static bool cfi_first_done;
+
+/* N. asgst__cfi_refresh from an event, once the first build is done. */
+static void refresh_cfi_from_event(void) {
+  if (__atomic_load_n(&cfi_first_done, __ATOMIC_ACQUIRE)) asgst__cfi_refresh();
+}
+
 /* N. Our callbacks on our own environment. A thread start also rebuilds the C frame
  * tables if a library was loaded since they were built (a JNI library is typically
  * loaded, then used by a new thread): asgst__cfi_refresh is a single dl_iterate_phdr
@@ -157,7 +175,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t);
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
   (void)jvmti, (void)env, (void)t;
   asgst__hs_thread_started();
-  asgst__cfi_refresh();
+  refresh_cfi_from_event();
 }
 
 /* N. Class preparation, the library's most frequent ordinary event: registers the class
@@ -174,7 +192,7 @@ static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread t, jc
   if (now - last < CFI_CHECK_NS ||
       !__atomic_compare_exchange_n(&last_check, &last, now, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
     return;
-  asgst__cfi_refresh();
+  refresh_cfi_from_event();
 }
 
 /* N. A thread that ends processes what its queues still hold, on itself (this callback is
@@ -221,12 +239,22 @@ static int create_env(JavaVM *vm) {
   return 0;
 }
 
-/* N. The first build of the C frame tables (asgst__cfi_refresh), on a thread of its own. */
+/* N. The first build of the C frame tables (asgst__cfi_refresh). */
+static void first_cfi_build(void) {
+  asgst__cfi_refresh();
+  __atomic_store_n(&cfi_first_done, true, __ATOMIC_RELEASE);
+  /* An object loaded while the build ran, whose events came before the flag, is not in
+   * the tables (cfi_refresh.c counts loads before it builds): built now, at the cost of one
+   * dl_iterate_phdr entry if there was none. */
+  asgst__cfi_refresh();
+}
+
+/* N. first_cfi_build on a thread of its own. */
 static void *build_cfi(void *arg) {
   (void)arg;
   /* Named like every thread of the library (asgst-...), so profilers can leave it out. */
   pthread_setname_np(pthread_self(), "asgst-cfi");
-  asgst__cfi_refresh();
+  first_cfi_build();
   return NULL;
 }
 
@@ -244,7 +272,7 @@ static void start_cfi_build(void) {
   pthread_t t;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  if (pthread_create(&t, &attr, build_cfi, NULL) != 0) asgst__cfi_refresh(); /* here, then */
+  if (pthread_create(&t, &attr, build_cfi, NULL) != 0) first_cfi_build(); /* here, then */
   pthread_attr_destroy(&attr);
 }
 
@@ -265,26 +293,35 @@ static int finish(JNIEnv *env) {
   }
   if (asgst__hs_threads_init(env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
   if (asgst__vm.jdk == 8) asgst__vm.anonymous_set = asgst__hs_anonymous_set();
+  asgst__init_timing_mark("threads");
   asgst__hs_fc_prefault();
+  asgst__init_timing_mark("frame cache prefault");
   static const jvmtiEvent events[] = {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
                                       JVMTI_EVENT_CLASS_PREPARE,
                                       JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_GARBAGE_COLLECTION_START,
                                       JVMTI_EVENT_CLASS_FILE_LOAD_HOOK};
   for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);
+  asgst__init_timing_mark("events on");
   /* Classes loaded before the events were on are registered here; one prepared in between
    * is caught by either path (registration is idempotent through the class tag). */
   if (asgst__hs_classes_init(jvmti, env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
+  asgst__init_timing_mark("release class refs");
   /* Precise inlined frames need debug info at every pc, not only at safepoints. The flag
    * only affects methods compiled after it is set (earlier code keeps safepoint-only
    * PcDescs). async-profiler sets the same flag the same way when it starts. Without the
    * exported flag table the walk still works, with coarser bcis in compiled frames. */
   if (!keep_vm_flags) asgst__hs_set_bool_flag("DebugNonSafepoints", true);
+  asgst__init_timing_mark("vm flag");
   asgst__hs_learn_mirror_modifiers(jvmti, env);
+  asgst__init_timing_mark("mirror modifiers");
   asgst__hs_thread_status_init(env);
+  asgst__init_timing_mark("thread status");
   if (asgst__hs_self_check(jvmti, env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
+  asgst__init_timing_mark("self-check");
   /* Where a queue owner's poll word is (queues work without it, only later). */
   asgst__hs_poll_discover();
+  asgst__init_timing_mark("poll discover");
   /* JVMTI's SuspendThread is a safepoint of the whole VM there (a handshake from 17 on):
    * the owner runs on for milliseconds first, so a documented share of elements is stale
    * (test_queues.sh holds 8 and 11 to it; docs/queues.md, "JDK 8 and 11"). */
@@ -292,12 +329,15 @@ static int finish(JNIEnv *env) {
     asgst__vm_feature_off("stopping one queue owner alone (JDK 8 and 11 suspend through a "
                           "safepoint of the whole VM: 10-17% of queue elements come back stale)");
   start_cfi_build();
+  asgst__init_timing_mark("cfi thread start");
   /* For recordings (ASGST_RecordWalk); without it only recording is unavailable. */
   asgst__vm_model_export();
+  asgst__init_timing_mark("model export");
   if (asgst__guard_install() != 0) {
     snprintf(error, sizeof error, "cannot install the crash guard's signal handlers");
     return ASGST_UNSUPPORTED_VM;
   }
+  asgst__init_timing_mark("guard");
   asgst__set_backend(&asgst__hotspot_backend);
   error[0] = '\0';
   refused = 0;
@@ -313,8 +353,10 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
   int status = 0;
   pthread_mutex_lock(&init_lock);
   if (state == PENDING && jvmti == asgst__hs_jvmti) {
+    asgst__init_timing_start("VMInit");
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_VM_INIT, NULL);
     int rc = finish(env);
+    asgst__init_timing_report();
     if (rc != 0) {
       asgst__hs_backlog_stop(); /* a refused VM needs no class registry */
       refused = rc;
@@ -333,10 +375,12 @@ int asgst__bind_jvm(JavaVM *vm, int32_t flags) {
   pthread_mutex_lock(&init_lock);
   int rc = 0;
   if (state == READY || state == PENDING) goto out;
+  asgst__init_timing_start("ASGST_Initialize");
   error[0] = '\0';
   asgst__hs_realtime_queues = (flags & ASGST_INIT_REALTIME_QUEUES) != 0;
   keep_vm_flags = (flags & ASGST_INIT_KEEP_VM_FLAGS) != 0;
   if ((rc = check_vm(vm, flags)) != 0 || (rc = create_env(vm)) != 0) goto out;
+  asgst__init_timing_mark("jvmti env");
   jvmtiPhase phase = JVMTI_PHASE_LIVE;
   (*asgst__hs_jvmti)->GetPhase(asgst__hs_jvmti, &phase);
   JNIEnv *env = NULL;
@@ -363,7 +407,9 @@ int asgst__bind_jvm(JavaVM *vm, int32_t flags) {
     asgst__hs_classes_reset();
   }
   refused = rc;
+  asgst__init_timing_mark("end");
 out:
+  asgst__init_timing_report();
   pthread_mutex_unlock(&init_lock);
   return rc;
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # attach_bench.sh BUILD_DIR [JAVA_HOME...] - ASGST_Initialize time in a live JVM that has
 # 1k, 10k and 50k generated classes loaded (tests/bench/java/AttachBench.java), in the
-# application class loader and in custom (unloadable) loaders; "# figure:" lines.
+# application class loader and in custom (unloadable) loaders; "# figure:" lines, with the
+# binding thread's CPU time beside the wall time (initialize_cpu_ms: the steady figure on a
+# busy machine; ASGST_INIT_TIMING=1 breaks both down by phase, docs/budgets.md).
 # Budget: < 100 ms at 50k, flat in the number of classes: one "ok -" or "not ok -" line per
 # JDK on the slower of the two 50k runs (budget.sh).
 set -u

@@ -18,6 +18,7 @@ import java.util.List;
  */
 public class AttachBench {
   static native long initializeNanos();
+  static native long initializeCpuNanos();
   static native long backlogNanos();
   
 
@@ -39,9 +40,10 @@ public class AttachBench {
     long loaded = (System.nanoTime() - t0) / 1000000;
     System.load(args[2]);
     long init = initializeNanos();
+    long cpu = initializeCpuNanos();
     long settled = backlogNanos();
-    System.out.printf("ATTACH classes=%d kind=%s loaded_in_ms=%d initialize_ms=%.1f background_ms=%.0f%n",
-        n, kind, loaded, init / 1e6, settled / 1e6);
+    System.out.printf("ATTACH classes=%d kind=%s loaded_in_ms=%d initialize_ms=%.1f initialize_cpu_ms=%.1f background_ms=%.0f%n",
+        n, kind, loaded, init / 1e6, cpu / 1e6, settled / 1e6);
     System.out.println("ATTACH kept " + keep.size());
   }
 
