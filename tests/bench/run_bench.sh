@@ -23,7 +23,10 @@
 #     error share <= async-profiler's with ASPROF_HOME set, else <= 1%);
 #   - ASGST_GetMethodInfo time (method_info_bench.sh; < 200 ns);
 #   - the demo profiler's overhead at 1 ms cpu sampling against JFR's (and async-profiler's
-#     with ASPROF_HOME set) in alternating runs (profiler-demo/bench/overhead.sh).
+#     with ASPROF_HOME set) in alternating runs (profiler-demo/bench/overhead.sh);
+#   - async-profiler's converter (jfrconv, ASPROF_HOME) reading the demo's .jfr, its top-10
+#     self methods within 1 point of ours (test_jfr.sh's check; without ASPROF_HOME a line
+#     says it was not run).
 # Then, once for all releases 17+: queues with and without the opt-in real-time scheduling,
 # quiet and beside a busy loop (queue_sched.sh: stale share and owner's cost, a table).
 # And once over the JDKs: the demo profiler and async-profiler sampling cpu in one JVM
@@ -122,6 +125,22 @@ queue_run() {
   fi
 }
 
+# jfrconv_run MAJOR HOME: test_jfr.sh's converter check as a budget line.
+jfrconv_run() {
+  local what="JDK $1: async-profiler's jfrconv reads the demo's .jfr, top-10 self methods within 1 point"
+  if [ -z "${ASPROF_HOME:-}" ]; then
+    echo "# $what: not run (ASPROF_HOME not set)"
+    return
+  fi
+  local line
+  line=$(JAVA_HOME=$2 bash "$ROOT/profiler-demo/tests/test_jfr.sh" "$BUILD" 2>&1 | grep -E "^(not )?ok [0-9]+ - async-profiler's converter")
+  case "$line" in
+    "ok "*"# SKIP"*) echo "# $what: not run (${line#*# SKIP })" ;;
+    "ok "*) budget 1 "$what" "${line#*- }" ;;
+    *) budget 0 "$what" "${line:-no figure: test_jfr.sh printed no converter line}" ;;
+  esac
+}
+
 # release LABEL HOME: every benchmark on one JDK.
 release() {
   local label=$1 home=$2 major why
@@ -152,6 +171,7 @@ release() {
   sub "$ROOT/tests/bench/method_info_bench.sh" "$BUILD" "$home"
   echo
   JAVA_HOME=$home sub "$ROOT/profiler-demo/bench/overhead.sh" "$BUILD"
+  jfrconv_run "$major" "$home"
 }
 
 # The default JDK, then one build of every other feature version the tests use.
