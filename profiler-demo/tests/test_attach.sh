@@ -9,6 +9,12 @@ source "$(dirname "$0")/lib.sh" "$1"
 echo "1..24"
 compile || { echo "Bail out! javac failed"; exit 1; }
 chmod 755 "$WORK"
+# The cases of uid 65534 use a copy of asgst-attach and the agent in $WORK: the clone may
+# lie in a directory only its owner can enter (mktemp -d makes one), which neither that
+# user's asgst-attach nor its JVM could read the agent from.
+mkdir -p "$WORK/stage/bin" "$WORK/stage/lib"
+cp "$ATTACH" "$WORK/stage/bin/" && cp "$AGENT" "$WORK/stage/lib/" && chmod -R a+rX "$WORK/stage"
+STAGED=$WORK/stage/bin/asgst-attach
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$WORK"' EXIT
 
@@ -112,7 +118,7 @@ wait_jvm $NOATT
 check "JVM that never opens its socket: timeout error" \
   bash -c "[ $rc != 0 ] && grep -q 'timeout' '$WORK/e3'"
 diag <"$WORK/e3"
-setpriv --reuid=65534 --regid=65534 --clear-groups "$ATTACH" $JVM start >"$WORK/e4" 2>&1; rc=$?
+setpriv --reuid=65534 --regid=65534 --clear-groups "$STAGED" $JVM start >"$WORK/e4" 2>&1; rc=$?
 check "user mismatch: clear error" bash -c "[ $rc != 0 ] && grep -q 'user mismatch' '$WORK/e4'"
 diag <"$WORK/e4"
 # Root attaching to another user's JVM takes that user's identity for the handshake.
@@ -121,7 +127,7 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$JAVA" -cp "$CLASSES" LongRu
 NB=$!; PIDS+=($NB)
 wait_jvm $NB
 mkdir -p "$WORK/nb" && chmod 777 "$WORK/nb"
-"$ATTACH" $NB "start,event=cpu,file=$WORK/nb/p.collapsed" >"$WORK/e5" 2>&1 && sleep 1 &&
-  "$ATTACH" $NB stop >>"$WORK/e5" 2>&1
+"$STAGED" $NB "start,event=cpu,file=$WORK/nb/p.collapsed" >"$WORK/e5" 2>&1 && sleep 1 &&
+  "$STAGED" $NB stop >>"$WORK/e5" 2>&1
 check "root attaches to a JVM of another user (uid 65534)" [ -s "$WORK/nb/p.collapsed" ]
 diag <"$WORK/e5"
