@@ -112,8 +112,9 @@ static void sample(int ev, const siginfo_t *si, void *ucontext, uint64_t t0, boo
   if (prof.kernel_frames && si && si->si_code > 0 && e->kind != EV_WALL)
     nk = prof_kchain_take(si->si_fd, kernel, PROF_KERNEL_FRAMES, e->kind == EV_TRACEPOINT);
   if (nk) atomic_fetch_add_explicit(&prof.stats.with_kernel[ev], 1, memory_order_relaxed);
-  /* The state is the interrupted thread's, so it is read here in every mode. */
-  uint8_t state = prof_tstate_now();
+  /* The state is the interrupted thread's, so it is read here in every mode; a thread that
+   * is not a Java thread has none (the library would look it up only to say so). */
+  uint8_t state = other ? TS_UNKNOWN : prof_tstate_now();
   if (other) {
     walk_here(ev, ucontext, t0, NULL, kernel, nk, true, state);
     return;
