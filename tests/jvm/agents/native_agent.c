@@ -389,36 +389,21 @@ static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
 /* N. */
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)t;
-  int rc = ASGST_Initialize(jvm, agent_init_flags());
-  if (rc != 0) {
-    printf("NATIVE not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
-    return;
-  }
-  if (!agent_start_thread(j, env, sampler)) printf("NATIVE not ok - cannot start the agent thread\n");
+  agent_initialize_and_start(jvm, j, env, sampler, "NATIVE");
 }
 
 /* N. Waits (briefly) for the agent thread's report. */
 static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   (void)j, (void)env;
-  atomic_store(&quit, 1);
-  for (int i = 0; i < 200 && !atomic_load(&finished); i++) usleep(10000);
-}
-
-/* N. */
-static void parse_options(const char *s) {
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", s ? s : "");
-  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (!strncmp(t, "secs=", 5)) secs = atoi(t + 5);
-    else if (!strncmp(t, "reps=", 5)) reps = atoi(t + 5);
-  }
+  agent_stop_and_wait(&quit, &finished, 2000);
 }
 
 /* N. */
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
   jvm = vm;
-  parse_options(options);
+  secs = (int)agent_option(options, "secs", secs);
+  reps = (int)agent_option(options, "reps", reps);
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);
   cb.VMInit = on_vm_init;

@@ -245,25 +245,15 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
 /* N. Waits (briefly) for the agent thread's report; no target stays suspended after it. */
 static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   (void)j, (void)env;
-  atomic_store(&quit, 1);
-  for (int i = 0; i < 200 && !atomic_load(&finished); i++) usleep(10000);
-}
-
-/* N. */
-static void parse_options(const char *s) {
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", s ? s : "");
-  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (!strncmp(t, "secs=", 5)) secs = atoi(t + 5);
-    else if (!strncmp(t, "pause_us=", 9)) pause_us = atoi(t + 9);
-  }
+  agent_stop_and_wait(&quit, &finished, 2000);
 }
 
 /* N. */
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
   jvm = vm;
-  parse_options(options);
+  secs = (int)agent_option(options, "secs", secs);
+  pause_us = (int)agent_option(options, "pause_us", pause_us);
   asgct = asgct_oracle_lookup();
   if (asgct == NULL || (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
     printf("STOPPED not ok - AsyncGetCallTrace or JVMTI missing\n");
@@ -287,11 +277,6 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, ev[i], NULL);
   asgct_oracle_enable(jvmti);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_signal;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGPROF, &sa, NULL);
+  agent_handle_signal(SIGPROF, on_signal);
   return JNI_OK;
 }
