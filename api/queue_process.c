@@ -77,9 +77,8 @@ static bool still_there(const asgst__queue_point *p, uintptr_t sp, uintptr_t ide
  * return pc) and, for a caller whose position lies in its memory, same identity and
  * position. An interpreted caller's return pc is the interpreter's, shared by every call
  * site of every method: without those a new call under a sender of another method at the
- * same depth passed (under qemu, where owners run on for milliseconds, a workload
- * alternating two callers of one loop at one depth had 1-3% of its queue stacks differ
- * from the sample's in their callers). */
+ * same depth passed (seen under qemu, where owners run on for milliseconds; docs/queues.md,
+ * "Why the defaults"). */
 static bool caller_is(const asgst__stable_frame *s, const asgst__elem_ident *id, int k) {
   if (s->sp != id->caller_sp[k] || s->pc != id->caller_pc[k]) return false;
   if (!(id->caller_kept & (1u << k))) return true;

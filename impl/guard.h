@@ -37,7 +37,7 @@
  * counts as ours too, which only matters if the host faults in its own signal handler
  * while it interrupted one of our walks on the same thread.
  * Why a range for memcpy rather than our own copy loop: libc's vectorized copy is the fast
- * way over the tens of KiB of a stack (64 KiB in about 0.65 us on x86_64), and one TLS
+ * way over the tens of KiB of a stack (docs/budgets.md has the figure), and one TLS
  * pair per page copied is all the range costs.
  * A fault passed on reaches the previous handler with every asynchronous signal blocked
  * (block_async_signals in guard.c says why); an agent's handler that recovers its own read

@@ -2,9 +2,9 @@
  * elf_symtab.c - see elf_symtab.h. The file is mapped read-only for the lookup and
  * unmapped after it; nothing is kept.
  *
- * libjvm's .symtab holds some 65,000 symbols and 3 MB of names. Comparing the name of
- * every symbol touches every page of both tables; copying them first (pread into malloc'd
- * buffers) cost 3.4 ms of ASGST_Initialize on JDK 21. So the name, with its terminating
+ * libjvm's .symtab is large (docs/budgets.md has its size). Comparing the name of every
+ * symbol touches every page of both tables, and copying them first (pread into malloc'd
+ * buffers) was a visible share of ASGST_Initialize. So the name, with its terminating
  * NUL, is first searched in the string table as bytes (memmem: one sequential pass), and
  * then only the symbol whose st_name is that offset is looked for (an integer compare per
  * symbol). A string table may share tails between names ("_ZN3FooE" can sit at the end of

@@ -156,11 +156,12 @@ static void cap_suspend(jvmtiCapabilities *c) { c->can_suspend = 1; }
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t);
 
 /* Set once the first build of the C frame tables (start_cfi_build) has finished. Until
- * then events leave the tables alone: the first build reads every loaded object (60-70 ms
- * with libjvm) and is the asgst-cfi thread's work. A class that the binding itself loads
- * (FindClass in the self-check and its neighbours) is prepared on the binding thread, and
- * its event building the tables there made ASGST_Initialize take 40-150 ms; an event
- * waiting for the background build would stall an application thread as long. */
+ * then events leave the tables alone: the first build reads every loaded object, far
+ * longer than the binding's own work, and is the asgst-cfi thread's. A class that the
+ * binding itself loads (FindClass in the self-check and its neighbours) is prepared on the
+ * binding thread, and its event would build the tables there, inside ASGST_Initialize
+ * (docs/budgets.md, "Where ASGST_Initialize's time goes"); an event waiting for the
+ * background build would stall an application thread as long. */
 static bool cfi_first_done;
 
 /* N. asgst__cfi_refresh from an event, once the first build is done. */
@@ -260,8 +261,8 @@ static void *build_cfi(void *arg) {
 
 /* N. Starts the first build of the C frame tables for walks with
  * ASGST_INCLUDE_NON_JAVA_FRAMES, once the model is proven, outside any signal handler.
- * Off the binding thread: reading every loaded object's .eh_frame takes about 70 ms with
- * libjvm here, which would more than double ASGST_Initialize (budget 100 ms). Until the
+ * Off the binding thread: reading every loaded object's .eh_frame takes longer than the
+ * rest of the binding and would break ASGST_Initialize's budget (docs/budgets.md). Until the
  * tables are published (or if memory runs out), C frames are stepped by frame pointer
  * alone. A rebuild after a library load keeps the tables of the objects still loaded and
  * parses only the new one; replaced snapshots (a small array each) and the tables of

@@ -86,10 +86,10 @@ static bool yield_in_wait;
  * the opt-in (read_settings). */
 static bool nap_in_wait;
 /* After its nap, how long an owner sleeps between two looks at its poll (ns; 0: it spins):
- * the processing thread needs a CPU to arm the poll. With the kernel's default timer slack
- * (50 us for a normal thread) a sleep lasts 50-70 us whatever is asked: 5 and 20 us
- * measured alike, and both cut the owner's CPU time a sample at p99 from 515 us (spinning
- * out the bound) to 115-140 us, and the stale share on 21 and 27 from 4.4-7.2% to 3-6%. */
+ * the processing thread needs a CPU to arm the poll, and an owner spinning out its bound
+ * takes that CPU from it. The kernel's timer slack rounds any short sleep up to the same
+ * length, so the value matters little as long as it is short (docs/queues.md, "Why the
+ * defaults", has the figures). */
 static uint64_t snooze_ns;
 /* The calling thread's kernel id once it has bound a queue, else 0. */
 static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
@@ -145,8 +145,8 @@ static void wait_until_armed(owner *o) {
   if (nap_in_wait && o->nap_fd >= 0) nap(o, t0 + wait_bound_ns);
   while ((armed = ours(o)) == 0 && (t = now_ns()) - t0 < wait_bound_ns) {
     /* The processing thread has been stuck suspending another owner for long: that owner
-     * was descheduled before its poll (on a busy machine, milliseconds: a round's median
-     * is 40 us, its p99 10 ms); waiting on would only burn this owner's time. */
+     * was descheduled before its poll, and on a busy machine such a round lasts far
+     * longer than a usual one; waiting on would only burn this owner's time. */
     if (hopeless_ns && behind_another(o, t) > hopeless_ns) break;
     if (yield_in_wait) syscall(SYS_sched_yield);
     else if (snooze_ns) {
@@ -435,18 +435,16 @@ static void process_waiting(jvmtiEnv *jvmti) {
  * poll; 0: spin).
  * On 17+ SuspendThread is a handshake: the processing thread arms the owner's poll itself
  * within microseconds once it runs (at once at real-time priority), and a yield would only hand the owner's CPU to
- * another busy thread for a whole time slice (measured: 5x the handler time). On 8 and 11
- * it is a safepoint of the whole VM: the VM thread, at normal priority, has to run first
- * (often on the owner's CPU), so the owner would have to yield and wait a millisecond a
- * sample (measured: 0.8-1.4 ms mean wall time in the handler, for 6.7-7.6% stale instead
- * of 9.4-11.9% without the wait): by default owners do not wait there. On 21 and later,
- * with the opt-in, one processing thread: JVMTI serializes suspensions and resumptions
- * there (for virtual threads), and four real-time threads measured a 40x longer median
- * suspend-to-resume (2 ms). Without the opt-in the processing threads run at normal
- * priority and get about their fair share of the CPUs beside busy owners: there four
- * threads, and owners that nap instead of spinning while they wait, halve the stale share
- * of one spinning thread on 21-27 (test_queues' workload on 2 cores: 4-7% against 8-16%;
- * the median suspend-to-resume stays at 85-90 us). */
+ * another busy thread for a whole time slice. On 8 and 11 it is a safepoint of the whole
+ * VM: the VM thread, at normal priority, has to run first (often on the owner's CPU), so
+ * the owner would have to yield and wait about a millisecond a sample for a small gain in
+ * fresh elements: by default owners do not wait there. On 21 and later, with the opt-in,
+ * one processing thread: JVMTI serializes suspensions and resumptions there (for virtual
+ * threads), and several real-time threads only queue behind each other on that lock.
+ * Without the opt-in the processing threads run at normal priority and get about their
+ * fair share of the CPUs beside busy owners: there four threads, and owners that nap
+ * instead of spinning while they wait, do better than one. The figures behind each of
+ * these choices: docs/queues.md, "Why the defaults". */
 static void read_settings(void) {
   if (asgst__vm.jdk <= 11) {
     wait_bound_ns = 0; /* ASGST_QUEUE_WAIT_US=1000 for the wait: see below */
@@ -481,8 +479,7 @@ static void read_settings(void) {
 /* With the opt-in, the processing threads run at real-time priority, just above the
  * lowest, from an owner's wakeup to the end of that owner's suspension (ResumeThread): the
  * wakeup then preempts a CPU-bound owner at once instead of waiting for the owner's time
- * slice (on 2 cores with busy threads, 50-500 us). Above the waiting owners (1,
- * queue_boost.c), which must never keep it off a CPU. The waking owner raises them (a
+ * slice. Above the waiting owners (1, queue_boost.c), which must never keep it off a CPU. The waking owner raises them (a
  * thread at normal priority would first have to get a CPU to raise itself); each lowers
  * itself when the suspension is done. worker_rt[i]: whether thread i is raised. Where
  * real-time priority is not permitted the opt-in is off, reported among the features off. */

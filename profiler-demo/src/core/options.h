@@ -52,8 +52,8 @@ typedef struct {
 /* SS. Whether event ev's samples carry kernel frames where perf allows
  * (sampling/kernel_chain.c): cpu, perf events by name, and tracepoints but those of the
  * syscalls category: the kernel takes a syscall tracepoint's sample with the user
- * registers of the call, so it records no kernel callchain for it (measured: 0 of 17
- * sys_exit_openat samples had one), and event=fds would map 17 rings per thread for
+ * registers of the call, so it records no kernel callchain for it (docs/budgets.md), and
+ * event=fds would map 17 rings per thread for
  * nothing. */
 static inline bool prof_kchain_wanted(const prof_event *ev) {
   return ev->kind == EV_CPU || ev->kind == EV_PERF ||

@@ -19,8 +19,8 @@
  *     leaves the CPU, mostly to block; the overflow's signal then wakes it (a blocked
  *     thread takes a signal at once), the handler runs, and the thread blocks again: a
  *     switch of its own making. At 1 that switch overflows again and a thread in a long
- *     wait never rests (measured: 29,000 samples a second of one idle thread in
- *     Object.wait). From 2 up each sample adds one switch, so a sample stands for N-1
+ *     wait never rests (an idle thread sampled tens of thousands of times a second:
+ *     docs/budgets.md). From 2 up each sample adds one switch, so a sample stands for N-1
  *     switches of the program's own (N the interval); 10 keeps that extra cost at a
  *     tenth of the switches while a thread blocking every millisecond still gets about
  *     100 samples a second.

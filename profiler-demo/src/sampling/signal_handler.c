@@ -32,8 +32,8 @@
  * handler's mask lets the other through, the other's on top of it, before returning to
  * user mode. The handler on top then runs first and sees the other handler's entry, not
  * the Java code (async-profiler's handlers block nothing): with ours on SIGPROF (loaded
- * first) and async-profiler's then on SIGSTKFLT, 55% of our samples had Java frames,
- * against 99% alone (both at 100 us, JDK 17). With ours lower and every profiling signal in our handler's mask (install), ours
+ * first) and async-profiler's then on SIGSTKFLT, many of our samples lost their Java
+ * frames (docs/budgets.md). With ours lower and every profiling signal in our handler's mask (install), ours
  * runs first on the true context and theirs right after on the same context (delayed by
  * our handler's few microseconds). cpusignal= and wallsignal= name another signal when
  * the lists' are taken.

@@ -33,9 +33,8 @@
 #include "sampling/sampling.h"
 
 /* How often: a thread's first SCAN_MS of CPU at most goes unsampled, and a thread that
- * lives less may be missed. Measured here (2 cores, loaded by other work): a look costs
- * 30-70 us of CPU with 20-30 threads, 0.15-0.35% of one core; javac on 369 files (JDK 25,
- * 47 s) left 1 ms of CPU unsampled in the 2 threads found after the start. */
+ * lives less may be missed; a look costs little against that, and what goes unsampled in
+ * practice is tiny (both measured: docs/budgets.md). */
 #define SCAN_MS 20
 #define MAX_OWN 64
 
