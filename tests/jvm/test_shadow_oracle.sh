@@ -57,12 +57,13 @@ run() {
   shift 3
   rm -f "$WORK"/hs_err_*.log
   (cd "$WORK" && timeout -k 5 $((secs + 60)) "$JAVA_HOME/bin/java" "${flags[@]}" "$@" -Xss4m \
-    "-agentpath:$AGENT=min_agree=$MIN" -javaagent:"$WORK/shadow.jar" -cp "$WORK/classes" \
+    "-agentpath:$AGENT=interval_us=${SHADOW_INTERVAL_US:-100},min_agree=$MIN,out=$WORK/$label.shadow" -javaagent:"$WORK/shadow.jar" -cp "$WORK/classes" \
     Workload "$mode" "$secs") >"$log" 2>&1
   rc=$?
   echo "# $label: Workload $mode $secs s $*"
   jvm_exit_tap "$rc" "$WORK" "$log" "workload $mode done"
   grep '^shadow: ' "$log" | head -3 | sed 's/^/# /'
-  agent_checks_tap SHADOW "$log" 2
+  agent_checks_tap SHADOW "$WORK/$label.shadow" 4
 }
-run tiered mix+deep+exc+deopt+lambda+mh+tiers "$SECS"
+# SHADOW_JAVA_FLAGS: more JVM flags for the run (e.g. to try a hypothesis about a class).
+run tiered mix+deep+exc+deopt+lambda+mh+tiers "$SECS" ${SHADOW_JAVA_FLAGS:-}

@@ -14,7 +14,8 @@
  * compares the slots as they fill (shadow_compare.c) and prints the classes at VMDeath.
  *
  * Options: interval_us=N (default 200), min_agree=PM (the bound on ASGST's agreement
- * outside the windows, per mille; default 990), asgct=0 (no AsyncGetCallTrace walk).
+ * outside the windows, per mille; default 990), asgct=0 (no AsyncGetCallTrace walk),
+ * out=FILE (the agent's lines; else standard output, where they mix with the workload's).
  */
 #include <errno.h>
 #include <jvmti.h>
@@ -69,7 +70,9 @@ static void collect(ASGST_Iterator *it, void *arg) {
   int r;
   while ((r = ASGST_NextFrame(it, &fr)) == 1) {
     if (s->a_n >= SH_MAXF) { r = 0; break; }
-    s->a[s->a_n++] = (sh_frame){(uintptr_t)fr.method, fr.type == ASGST_FRAME_JAVA_NATIVE ? -3 : fr.bci, fr.type};
+    if (s->a_n == 0) s->top_compiled = fr.comp_level >= 1;
+    s->a[s->a_n++] = (sh_frame){(uintptr_t)fr.method, fr.type == ASGST_FRAME_JAVA_NATIVE ? -3 : fr.bci, fr.type,
+                                (int8_t)fr.comp_level, (uintptr_t)fr.pc};
   }
   s->a_rc = r;
 }
@@ -87,7 +90,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   s->s_flag = b[1];
   s->s_depth = d;
   for (int i = 0; i < d && i < SH_MAXF && d - 1 - i < tl_cap - 2; i++) s->s[i] = b[2 + d - 1 - i];
-  s->a_n = 0, s->a_rc = 0;
+  s->a_n = 0, s->a_rc = 0, s->top_compiled = 0, s->thread_state = ASGST_ThreadState();
   int kind = ASGST_RunWithIterator(uc, 0, collect, s);
   if (kind < 0 && s->a_rc == 0) s->a_rc = kind;
   s->g_n = -100;
@@ -96,7 +99,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
     asgct(&t, SH_MAXF, uc);
     s->g_n = t.num_frames;
     for (int i = 0; i < t.num_frames && i < SH_MAXF; i++)
-      s->g[i] = (sh_frame){asgct_oracle_method(s->gct[i].method_id), s->gct[i].lineno, 0};
+      s->g[i] = (sh_frame){asgct_oracle_method(s->gct[i].method_id), s->gct[i].lineno, 0, -1, 0};
   }
   atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
 out:
@@ -168,7 +171,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)env, (void)t;
   int rc = ASGST_Initialize(jvm, agent_init_flags());
   if (rc != 0) {
-    printf("SHADOW not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
+    fprintf(sh_out, "SHADOW not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
     return;
   }
   asgct_oracle_prepare_loaded(j);
@@ -185,7 +188,7 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   drain();
   sh_report(atomic_load(&signals_sent), atomic_load(&dropped), atomic_load(&unregistered), (int)min_agree,
             use_asgct && asgct);
-  fflush(stdout);
+  fflush(sh_out);
 }
 
 /* N. */
@@ -195,6 +198,14 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   interval_us = agent_option(options, "interval_us", 200);
   min_agree = agent_option(options, "min_agree", 990);
   use_asgct = agent_option(options, "asgct", 1);
+  sh_out = stdout;
+  const char *o = options ? strstr(options, "out=") : NULL;
+  if (o) {
+    char path[4096];
+    snprintf(path, sizeof path, "%.*s", (int)strcspn(o + 4, ","), o + 4);
+    FILE *f = fopen(path, "w");
+    if (f) sh_out = f;
+  }
   asgct = asgct_oracle_lookup();
   slots = calloc(NSLOTS, sizeof *slots);
   if (slots == NULL || (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;

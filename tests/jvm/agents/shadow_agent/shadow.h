@@ -7,8 +7,12 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/asgct_oracle.h"
+
+/* Where the agent's lines go (its out= option, else stdout). */
+extern FILE *sh_out;
 
 #define SH_MAXF 512 /* frames a walk or a shadow stack keeps; deeper samples are a class */
 
@@ -18,6 +22,8 @@ typedef struct {
   uintptr_t method; /* Method* (ASGCT's jmethodID already mapped) */
   int32_t bci;
   uint8_t type; /* ASGST frame type; 0 for ASGCT's frames */
+  int8_t level; /* ASGST's comp_level */
+  uintptr_t pc; /* ASGST's pc */
 } sh_frame;
 
 typedef struct {
@@ -26,6 +32,8 @@ typedef struct {
   int g_n;        /* ASGCT's num_frames (<= 0: its error code), -100 when not called */
   int s_depth;    /* shadow stack depth */
   int s_flag;     /* the helper's "push or pop under way" word */
+  int top_compiled; /* ASGST's first Java frame is compiled code (level >= 1) */
+  int thread_state; /* ASGST_ThreadState() in the handler */
   sh_frame a[SH_MAXF];
   sh_frame g[SH_MAXF];
   ASGCT_CallFrame gct[SH_MAXF];
