@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "asgst.h"
@@ -91,6 +92,11 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   s->s_depth = d;
   for (int i = 0; i < d && i < SH_MAXF && d - 1 - i < tl_cap - 2; i++) s->s[i] = b[2 + d - 1 - i];
   s->a_n = 0, s->a_rc = 0, s->top_compiled = 0, s->thread_state = ASGST_ThreadState();
+#if defined(__x86_64__)
+  s->uc_pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  s->uc_pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.pc;
+#endif
   int kind = ASGST_RunWithIterator(uc, 0, collect, s);
   if (kind < 0 && s->a_rc == 0) s->a_rc = kind;
   s->g_n = -100;

@@ -34,6 +34,7 @@ typedef struct {
   int s_flag;     /* the helper's "push or pop under way" word */
   int top_compiled; /* ASGST's first Java frame is compiled code (level >= 1) */
   int thread_state; /* ASGST_ThreadState() in the handler */
+  uintptr_t uc_pc;  /* the interrupted pc */
   sh_frame a[SH_MAXF];
   sh_frame g[SH_MAXF];
   ASGCT_CallFrame gct[SH_MAXF];

@@ -20,12 +20,15 @@
  */
 #include "shadow.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "asgst.h"
+#include "impl/guard.h"
+#include "impl/hotspot/codecache.h"
 
 FILE *sh_out;
 
@@ -199,6 +202,22 @@ static void print_example(int walker, int cls, const iframe *w, int nw, const sh
   if (s->s_depth > 12) snprintf(line + o, sizeof line - (size_t)o, " ...(%d)", s->s_depth);
   fprintf(sh_out, "SHADOW # example %s (ASGST end %d, ASGCT frames %d, thread state 0x%x)\n", line, s->a_rc,
           s->g_n, (unsigned)s->thread_state);
+  char code[128] = "";
+  Dl_info di;
+  int named = 0, kind = -1;
+  asgst__guard g;
+  ASGST__GUARD_BEGIN(g)
+  uintptr_t blob = 0;
+  kind = asgst__hs_classify(s->uc_pc, &blob);
+  named = asgst__hs_code_blob_name(s->uc_pc, code, sizeof code, NULL) > 0;
+  ASGST__GUARD_FAULTED(g)
+  named = 0, code[0] = 0;
+  ASGST__GUARD_END(g)
+  if (asgst__hs_in_interpreter(s->uc_pc)) snprintf(code, sizeof code, "the interpreter");
+  else if (!named && dladdr((void *)s->uc_pc, &di) && di.dli_sname)
+    snprintf(code, sizeof code, "%s+%#lx", di.dli_sname, (unsigned long)(s->uc_pc - (uintptr_t)di.dli_saddr));
+  fprintf(sh_out, "SHADOW #   interrupted pc %#lx in %s (code kind %d)\n", (unsigned long)s->uc_pc,
+          code[0] ? code : "?", kind);
   const sh_frame *raw = walker == W_ASGST ? s->a : s->g;
   int nraw = walker == W_ASGST ? s->a_n : s->g_n;
   for (int i = 0; i < nraw && i < 6; i++) {
