@@ -209,7 +209,7 @@ static void print_example(int walker, int cls, const iframe *w, int nw, const sh
   ASGST__GUARD_BEGIN(g)
   uintptr_t blob = 0;
   kind = asgst__hs_classify(s->uc_pc, &blob);
-  named = asgst__hs_code_blob_name(s->uc_pc, code, sizeof code, NULL) > 0;
+  named = asgst__hs_code_blob_name(s->uc_pc, code, sizeof code, &blob) > 0;
   ASGST__GUARD_FAULTED(g)
   named = 0, code[0] = 0;
   ASGST__GUARD_END(g)
