@@ -98,6 +98,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   s->uc_pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.pc;
 #endif
   int kind = ASGST_RunWithIterator(uc, 0, collect, s);
+  s->a_kind = kind;
   if (kind < 0 && s->a_rc == 0) s->a_rc = kind;
   s->g_n = -100;
   if (use_asgct && asgct) {

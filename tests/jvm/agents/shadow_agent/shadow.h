@@ -29,6 +29,7 @@ typedef struct {
 typedef struct {
   atomic_int state;
   int a_n, a_rc;  /* ASGST: Java frames, and the walk's end (0 or an error code) */
+  int a_kind;     /* what ASGST_RunWithIterator returned */
   int g_n;        /* ASGCT's num_frames (<= 0: its error code), -100 when not called */
   int s_depth;    /* shadow stack depth */
   int s_flag;     /* the helper's "push or pop under way" word */

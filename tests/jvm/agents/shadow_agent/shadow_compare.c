@@ -200,8 +200,8 @@ static void print_example(int walker, int cls, const iframe *w, int nw, const sh
   for (int i = 0; i < s->s_depth && i < 12 && i < SH_MAXF && o < 560; i++)
     o += snprintf(line + o, sizeof line - (size_t)o, " %d", s->s[i]);
   if (s->s_depth > 12) snprintf(line + o, sizeof line - (size_t)o, " ...(%d)", s->s_depth);
-  fprintf(sh_out, "SHADOW # example %s (ASGST end %d, ASGCT frames %d, thread state 0x%x)\n", line, s->a_rc,
-          s->g_n, (unsigned)s->thread_state);
+  fprintf(sh_out, "SHADOW # example %s (ASGST kind %d end %d, ASGCT frames %d, thread state 0x%x)\n", line,
+          s->a_kind, s->a_rc, s->g_n, (unsigned)s->thread_state);
   char code[128] = "";
   Dl_info di;
   int named = 0, kind = -1;
@@ -351,8 +351,10 @@ void sh_report(long signals, long dropped, long unregistered, int min_agree_pm, 
   if (asgct_on)
     fprintf(sh_out, "SHADOW # figure: both agree=%ld, only ASGST agrees=%ld, only ASGCT agrees=%ld, "
             "ASGST disagreements (windows included) where ASGCT has the same frames=%ld\n", both_agree, only_asgst, only_asgct, shared);
-  int enough = samples >= 500;
-  fprintf(sh_out, "SHADOW %s - at least 500 samples compared with the shadow stack (%ld)\n", enough ? "ok" : "not ok",
+  /* 750-2,500 seen in a 3 s run on a loaded 2-core machine (the sampler thread's 100 us
+   * sleeps stretch to about 1 ms there). */
+  int enough = samples >= 300;
+  fprintf(sh_out, "SHADOW %s - at least 300 samples compared with the shadow stack (%ld)\n", enough ? "ok" : "not ok",
          samples);
   fprintf(sh_out, "SHADOW %s - ASGST's traces agree with the shadow stack in >= %.1f%% of the samples outside the windows "
           "and the compiled-top class (%.3f%%)\n", pct[W_ASGST] * 10 >= min_agree_pm ? "ok" : "not ok",
@@ -361,7 +363,10 @@ void sh_report(long signals, long dropped, long unregistered, int min_agree_pm, 
           err_pct[W_ASGST] <= 2.0 ? "ok" : "not ok", err_pct[W_ASGST]);
   /* The shadow stack as judge: ASGST never further from it than AsyncGetCallTrace
    * (0.5 points of slack for the noise of a few thousand samples). */
-  if (asgct_on)
+  if (!asgct_on)
+    fprintf(sh_out, "SHADOW ok - ASGST agrees with the shadow stack at least as often as AsyncGetCallTrace "
+            "# SKIP no AsyncGetCallTrace walk in this run (asgct=0)\n");
+  else
     fprintf(sh_out, "SHADOW %s - ASGST agrees with the shadow stack at least as often as AsyncGetCallTrace "
             "(%.3f%% vs %.3f%%, errors and compiled-top counted as disagreement)\n", raw[W_ASGST] + 0.5 >= raw[W_ASGCT] ? "ok" : "not ok",
             raw[W_ASGST], raw[W_ASGCT]);
