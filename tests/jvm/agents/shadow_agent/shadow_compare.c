@@ -64,6 +64,9 @@ enum { W_ASGST, W_ASGCT, NWALKER };
 static const char *walker_names[NWALKER] = {"ASGST", "ASGCT"};
 static long counts[NWALKER][NCLASS], inlined_at[NCLASS], errors[NWALKER][64];
 static long both_agree, only_asgst, only_asgct, samples, shared, jit_top_of[NWALKER][NCLASS];
+/* ASGST's own disagreements (not a window, not compiled-top, not an error) by what ASGCT
+ * made of the same sample: agreed, failed, or gave ASGST's frames. */
+static long own_vs_asgct[3];
 static int examples[NWALKER][NCLASS];
 
 /* N. */
@@ -284,6 +287,11 @@ void sh_compare(const sh_sample *s) {
   if (cg == C_ERROR) errors[W_ASGCT][-s->g_n & 63]++;
   if (cg != C_AGREE && cg != C_ERROR && examples[W_ASGCT][cg]++ < 2) print_example(W_ASGCT, cg, wg, ng, s);
   both_agree += ca == C_AGREE && cg == C_AGREE;
+  if (ca > C_TOO_DEEP && ca != C_WIN_NOBCI && ca != C_JIT_TOP) {
+    int k = 0;
+    while (k < na && k < ng && wa[k].id == wg[k].id) k++;
+    own_vs_asgct[cg == C_AGREE ? 0 : cg == C_ERROR ? 1 : 2] += cg == C_AGREE || cg == C_ERROR || (k == na && na == ng);
+  }
   if (ca != C_AGREE && ca != C_ERROR && na == ng) {
     int k = 0;
     while (k < na && wa[k].id == wg[k].id) k++;
@@ -351,6 +359,10 @@ void sh_report(long signals, long dropped, long unregistered, int min_agree_pm, 
   if (asgct_on)
     fprintf(sh_out, "SHADOW # figure: both agree=%ld, only ASGST agrees=%ld, only ASGCT agrees=%ld, "
             "ASGST disagreements (windows included) where ASGCT has the same frames=%ld\n", both_agree, only_asgst, only_asgct, shared);
+  if (asgct_on)
+    fprintf(sh_out, "SHADOW # figure: ASGST's own disagreements (outside windows, compiled-top, errors): "
+            "ASGCT agreed=%ld, ASGCT failed=%ld, ASGCT gave the same frames=%ld\n", own_vs_asgct[0], own_vs_asgct[1],
+            own_vs_asgct[2]);
   /* 750-2,500 seen in a 3 s run on a loaded 2-core machine (the sampler thread's 100 us
    * sleeps stretch to about 1 ms there). */
   int enough = samples >= 300;
