@@ -218,7 +218,11 @@ static void print_example(int walker, int cls, const iframe *w, int nw, const sh
   ASGST__GUARD_END(g)
   if (asgst__hs_in_interpreter(s->uc_pc)) snprintf(code, sizeof code, "the interpreter");
   else if (!named && dladdr((void *)s->uc_pc, &di) && di.dli_sname)
-    snprintf(code, sizeof code, "%s+%#lx", di.dli_sname, (unsigned long)(s->uc_pc - (uintptr_t)di.dli_saddr));
+    snprintf(code, sizeof code, "%s+%#lx (%s)", di.dli_sname, (unsigned long)(s->uc_pc - (uintptr_t)di.dli_saddr),
+             di.dli_fname ? strrchr(di.dli_fname, '/') ? strrchr(di.dli_fname, '/') + 1 : di.dli_fname : "?");
+  else if (!named && dladdr((void *)s->uc_pc, &di) && di.dli_fname)
+    snprintf(code, sizeof code, "%s+%#lx", strrchr(di.dli_fname, '/') ? strrchr(di.dli_fname, '/') + 1 : di.dli_fname,
+             (unsigned long)(s->uc_pc - (uintptr_t)di.dli_fbase));
   fprintf(sh_out, "SHADOW #   interrupted pc %#lx in %s (code kind %d)\n", (unsigned long)s->uc_pc,
           code[0] ? code : "?", kind);
   const sh_frame *raw = walker == W_ASGST ? s->a : s->g;
