@@ -142,16 +142,16 @@ walk_jdk() {
 
 # walk_budget MAJOR MODE DEPTH LOGS...: one budget line from the JVMs' median ratios.
 walk_budget() {
-  local major=$1 mode=$2 d=$3 log ratios="" as="" gs="" n="" what m
+  local major=$1 mode=$2 d=$3 log ratios="" as="" gs="" n="" it="" what m
   shift 3
   what="JDK $major: $mode $d frames, shipped ASGST/ASGCT median walk time <= ${LIMIT[$d]}${NOTE:+, $NOTE}"
   for log in "$@"; do
     ratios="$ratios $(fig "$log" "$mode" "$d" ratio)"
     as="$as $(fig "$log" "$mode" "$d" asgst_median_ns)" gs="$gs $(fig "$log" "$mode" "$d" asgct_median_ns)"
-    n="$n $(fig "$log" "$mode" "$d" samples)"
+    n="$n $(fig "$log" "$mode" "$d" samples)" it="$it $(fig "$log" "$mode" "$d" interpreted_frames_median)"
   done
   m=$(median_of $ratios)
-  echo "# figure: JDK $major $mode ${BUCKET[$d]} frames, shipped: ASGST median ns per JVM:$as; ASGCT:$gs; samples:$n"
+  echo "# figure: JDK $major $mode ${BUCKET[$d]} frames, shipped: ASGST median ns per JVM:$as; ASGCT:$gs; samples:$n; interpreted frames a walk (median):$it"
   if [ "$m" = none ]; then
     budget 0 "$what" "no figure: no samples (logs: $(for l in "$@"; do printf '%s ' "${l#$BUILD/}"; done))"
     grep -h 'not ok' "$@" | head -1

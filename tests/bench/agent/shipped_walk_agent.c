@@ -74,13 +74,13 @@ enum { KIND_WALK = 1, KIND_NATIVE = 2 };
 typedef struct {
   uint8_t kind;
   int8_t rc1, rc2;
-  uint16_t n1, n2, c_top;
+  uint16_t n1, n2, c_top, interp; /* interp: interpreted frames of the ASGST walk */
   uint32_t t1, t2;
 } record;
 
 typedef struct {
   kept_frame *f;
-  int n, max, rc, c_top, java_seen;
+  int n, max, rc, c_top, java_seen, interp;
 } walk_ctx;
 
 static jvmtiEnv *jvmti;
@@ -113,20 +113,21 @@ static void collect(ASGST_Iterator *it, void *arg) {
   while ((r = ASGST_NextFrame(it, &fr)) == 1) {
     if (c->n >= c->max) { r = 0; break; }
     if (fr.type == ASGST_FRAME_NON_JAVA) c->c_top += !c->java_seen;
-    else c->java_seen = 1;
+    else c->java_seen = 1, c->interp += fr.comp_level == 0;
     kept_frame *k = &c->f[c->n++];
     k->method = fr.method, k->bci = fr.bci, k->type = (int8_t)fr.type, k->level = (int8_t)fr.comp_level;
   }
   c->rc = r;
 }
 
-/* SS. One timed ASGST walk; returns its time, sets *n, *rc (0 ended normally) and *c_top. */
-static uint32_t timed_asgst(void *uc, int options, kept_frame *f, int *n, int *rc, int *c_top) {
+/* SS. One timed ASGST walk; returns its time, sets *n, *rc (0 ended normally), *c_top and
+ * *interp. */
+static uint32_t timed_asgst(void *uc, int options, kept_frame *f, int *n, int *rc, int *c_top, int *interp) {
   walk_ctx c = {.f = f, .max = MAXF, .rc = ASGST_NO_FRAME};
   uint64_t t0 = now_ns();
   int kind = ASGST_RunWithIterator(uc, options, collect, &c);
   uint64_t t1 = now_ns();
-  *n = c.n, *rc = kind <= 0 ? (kind < 0 ? kind : -1) : c.rc, *c_top = c.c_top;
+  *n = c.n, *rc = kind <= 0 ? (kind < 0 ? kind : -1) : c.rc, *c_top = c.c_top, *interp = c.interp;
   return (uint32_t)(t1 - t0);
 }
 
@@ -149,27 +150,27 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   long i = atomic_fetch_add_explicit(&nrec, 1, memory_order_relaxed);
   if (i >= MAX_SAMPLES) goto out;
   record *r = &records[i];
-  int n1 = 0, rc1 = 0, n2 = 0, rc2 = 0, top = 0, top2 = 0;
+  int n1 = 0, rc1 = 0, n2 = 0, rc2 = 0, top = 0, top2 = 0, interp = 0, interp2 = 0;
   bool first = (tl_parity++ & 1) == 0;
   if (tl_kind == KIND_WALK) {
     if (first) {
-      r->t1 = timed_asgst(uc, 0, b->a, &n1, &rc1, &top);
+      r->t1 = timed_asgst(uc, 0, b->a, &n1, &rc1, &top, &interp);
       r->t2 = timed_asgct(uc, b->g, &n2);
     } else {
       r->t2 = timed_asgct(uc, b->g, &n2);
-      r->t1 = timed_asgst(uc, 0, b->a, &n1, &rc1, &top);
+      r->t1 = timed_asgst(uc, 0, b->a, &n1, &rc1, &top, &interp);
     }
     rc2 = n2 > 0 ? 0 : n2;
   } else {
     if (first) {
-      r->t1 = timed_asgst(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, b->a, &n1, &rc1, &top);
-      r->t2 = timed_asgst(uc, 0, b->a, &n2, &rc2, &top2);
+      r->t1 = timed_asgst(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, b->a, &n1, &rc1, &top, &interp);
+      r->t2 = timed_asgst(uc, 0, b->a, &n2, &rc2, &top2, &interp2);
     } else {
-      r->t2 = timed_asgst(uc, 0, b->a, &n2, &rc2, &top2);
-      r->t1 = timed_asgst(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, b->a, &n1, &rc1, &top);
+      r->t2 = timed_asgst(uc, 0, b->a, &n2, &rc2, &top2, &interp2);
+      r->t1 = timed_asgst(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, b->a, &n1, &rc1, &top, &interp);
     }
   }
-  r->n1 = (uint16_t)n1, r->n2 = (uint16_t)(n2 > 0 ? n2 : 0), r->c_top = (uint16_t)top;
+  r->n1 = (uint16_t)n1, r->n2 = (uint16_t)(n2 > 0 ? n2 : 0), r->c_top = (uint16_t)top, r->interp = (uint16_t)interp;
   r->rc1 = (int8_t)(rc1 < -127 ? -127 : rc1), r->rc2 = (int8_t)(rc2 < -127 ? -127 : rc2);
   atomic_store_explicit(&r->kind, (uint8_t)tl_kind, memory_order_release);
 out:
@@ -192,22 +193,25 @@ static uint32_t median(uint32_t *v, long n) {
 /* N. One depth bucket's figure line: samples where both walks succeeded alike. */
 static void report_bucket(long total, int lo, int hi) {
   uint32_t *a = malloc(sizeof *a * (size_t)(total + 1)), *g = malloc(sizeof *g * (size_t)(total + 1));
+  uint32_t *in_ = malloc(sizeof *in_ * (size_t)(total + 1));
   long n = 0, errors = 0, differ = 0, in = 0;
-  for (long i = 0; i < total && a && g; i++) {
+  for (long i = 0; i < total && a && g && in_; i++) {
     const record *r = &records[i];
     if (r->kind != KIND_WALK || r->n2 < lo || r->n2 > hi) continue;
     in++;
     if (r->rc1 != 0) { errors++; continue; }
     if (r->n1 != r->n2) { differ++; continue; }
-    a[n] = r->t1, g[n] = r->t2, n++;
+    a[n] = r->t1, g[n] = r->t2, in_[n] = r->interp, n++;
   }
   if (in > 0) {
-    uint32_t ma = median(a, n), mg = median(g, n);
+    uint32_t ma = median(a, n), mg = median(g, n), mi = median(in_, n);
+    /* interpreted_frames: in a compiled run, more than a few (the thread's entry frames)
+     * say the warm-up was too short. */
     printf("SHIPPED # figure: bench=%s frames=%d-%d samples=%ld asgst_median_ns=%u asgct_median_ns=%u ratio=%.2f "
-           "left_out=%ld (asgst errors %ld, frame counts differ %ld)\n",
-           label, lo, hi, n, ma, mg, mg ? (double)ma / mg : 0.0, errors + differ, errors, differ);
+           "interpreted_frames_median=%u left_out=%ld (asgst errors %ld, frame counts differ %ld)\n",
+           label, lo, hi, n, ma, mg, mg ? (double)ma / mg : 0.0, mi, errors + differ, errors, differ);
   }
-  free(a), free(g);
+  free(a), free(g), free(in_);
 }
 
 /* N. The native phase's figure line. */
