@@ -82,8 +82,12 @@ usage: ./build.sh COMMAND [ARGS]
                          8 min), suite names (`walk`, `fd_*`, `demo`), `jdk=25`, `arch=arm64`
   demo                   build, then profile a sample program and write flame graph, JFR,
                          pprof and the fd report into out/ (about 1 min)
-  bench [two-agents]     build, then the benchmarks against their peers (about 10 min;
-                         two-agents: beside async-profiler, needs ASPROF_HOME)
+  bench [WORDS]          build, then the benchmarks against their peers on every JDK
+                         (docs/evaluation.md). WORDS: `walk` (the walk time budgets of the
+                         shipped library only, about 1 min a JDK), `busy` (all of it beside
+                         one busy loop per core), `jdk=N` (that JDK; repeatable; or
+                         BENCH_JDKS="8 17"), `two-agents` (beside async-profiler, needs
+                         ASPROF_HOME)
   eval [OPTIONS]         build, then compare the profiler's walk modes with no profiler and
                          JFR; report in out/eval/report.html (about 15 min)
   fuzz [SECONDS]         build, then fuzz the walker on live JVMs (default 60 s)
@@ -130,7 +134,8 @@ case "${1:-build}" in
   bench)
     do_build
     [ "${2:-}" = two-agents ] && exec "$ROOT/tests/bench/two_agents.sh" "$BUILD"
-    exec "$ROOT/tests/bench/run_bench.sh" "$BUILD"
+    shift
+    exec "$ROOT/tests/bench/run_bench.sh" "$BUILD" "$@"
     ;;
   eval) do_build; shift; exec "$ROOT/profiler-demo/eval/eval.sh" --build "$BUILD" "$@" ;;
   fuzz) do_build; exec "$ROOT/tests/fuzz/fuzz.sh" "$BUILD" "${2:-60}" ;;

@@ -6,21 +6,19 @@
 # "(untested JDK, not budgeted)". Per release:
 #   - ASGST_Initialize in that JDK (the walk test agent in a JVM running -version); when it
 #     fails, one "not ok - JDK N: ASGST_Initialize failed: <reason>" line and the next JDK;
-#   - full-walk time of ASGST and of AsyncGetCallTrace, measured in the same SIGPROF handler
-#     of the same run (the walk test agent with bench=1; the order of the two walks
-#     alternates per sample), for stacks of about 10, 50 and 200 frames, compiled and
-#     interpreted (-Xint), one JVM per stack depth so that the sampled thread runs alone.
-#     The medians count the samples where both walks succeeded with the same frame count
-#     (walk_compare.c), so neither side's fast error returns enter them. Both walkers write
-#     their frames to the same kind of buffer: one per thread, reused for every sample, as a
-#     profiler keeps it. Budget: ASGST/ASGCT median ratio <= 0.30 at 50 compiled frames, as
-#     the median of BENCH50_RUNS JVMs (default 3);
+#   - full-walk time of the shipped libasgst.so and of AsyncGetCallTrace, measured in the
+#     same SIGPROF handler of the same run, at about 10, 50 and 200 frames, compiled and
+#     interpreted (-Xint), and a walk with 21 C frames against the Java-only walk
+#     (walk_bench.sh: the agent built from the public header against an install, as the
+#     README tells; medians of 3 JVMs; the static test build's figures beside, marked; the
+#     stall probe's rate printed with each release's block);
 #   - ASGST_Initialize with 1k, 10k and 50k classes loaded (attach_bench.sh; < 100 ms at 50k);
 #   - queue processing (the queue test agent): stale elements (< 5%) and the median time
 #     from suspending a queue's owner to resuming it (a figure, not budgeted);
 #   - the javac workload (javac_bench.sh: error shares and walk time percentiles of both
-#     walkers on cold, deep, mixed-tier code; ASGST p99 <= 0.5 x ASGCT's, max <= ASGCT's,
-#     error share <= async-profiler's with ASPROF_HOME set, else <= 1%);
+#     walkers on cold, deep, mixed-tier code, 3 runs; ASGST p99 <= 0.5 x ASGCT's and
+#     p99.9 <= ASGCT's, medians of the runs, the max a figure; error share <=
+#     async-profiler's with ASPROF_HOME set, else <= 1%);
 #   - ASGST_GetMethodInfo time (method_info_bench.sh; < 200 ns);
 #   - the demo profiler's overhead at 1 ms cpu sampling against JFR's (and async-profiler's
 #     with ASPROF_HOME set) in alternating runs (profiler-demo/bench/overhead.sh);
@@ -34,26 +32,33 @@
 # Every budget prints one "ok - ..." or "not ok - ..." line per release besides its
 # "# figure:" lines (budget.sh); the last line is "bench budgets: N ok, N not ok". The bench
 # is not a test: it exits 0 unless a JVM crashed (an hs_err file) or a script failed.
-# BENCH_SECONDS sets the length of each walk run (default 6). ASPROF_HOME: a build of
-# async-profiler from its public source (javac_asprof.sh).
+# Words after BUILD_DIR: `walk` runs the walk block only (walk_bench.sh, every release:
+# about 1 min a release); `busy` runs everything beside one `while :; do :; done` per core
+# (started before the first JVM, ended with the bench; every budget line then says
+# "beside busy loops"); `jdk=N` (repeatable) or BENCH_JDKS="8 17 25" picks releases.
+# BENCH_SECONDS sets the length of the queue run (default 6); walk_bench.sh's knobs:
+# BENCH_WALK_SECONDS, BENCH_RUNS, BENCH_WARMUP, BENCH_STATIC_RUNS. ASPROF_HOME: a
+# build of async-profiler from its public source (javac_asprof.sh).
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
+shift
+ONLY_WALK=0 BUSY=0
+for w in "$@"; do
+  case "$w" in
+    walk) ONLY_WALK=1 ;;
+    busy) BUSY=1 ;;
+    jdk=*) BENCH_JDKS="${BENCH_JDKS:+$BENCH_JDKS }${w#jdk=}" ;;
+    *) echo "run_bench.sh: unknown word '$w' (walk, busy, jdk=N)" >&2; exit 2 ;;
+  esac
+done
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/bench/budget.sh"
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 AGENT=$BUILD/tests/jvm/libwalk_agent.so
 SECS=${BENCH_SECONDS:-6}
-RUNS50=${BENCH50_RUNS:-3} # JVMs for the 50-frame compiled case
 WORK=$BUILD/bench
 mkdir -p "$WORK"
-# The bucket of stack depths each workload's samples fall in (see walk_report.c).
-declare -A BUCKET=([bench10]="5-20" [bench50]="35-75" [bench200]="150-320")
 BENCH_UNTESTED=0
-
-# median_of VALUES...: the middle value (the lower middle of an even count), "none" if none.
-median_of() {
-  printf '%s\n' "$@" | grep . | sort -n | awk '{v[NR] = $1} END {print NR ? v[int((NR + 1) / 2)] : "none"}'
-}
 
 # sub SCRIPT ARGS...: another benchmark script; a non-zero exit status is a failure of the
 # bench itself (its budgets print their own lines).
@@ -63,49 +68,16 @@ sub() {
   [ $rc = 0 ] || echo "# $(basename "$1") exited with status $rc"
 }
 
-# walk_runs MAJOR HOME: the walk time runs of one JDK and the 50-frame ratio budget.
+# walk_runs MAJOR HOME: the walk time budgets on the shipped library (walk_bench.sh), then
+# Workload.java compiled for the queue run.
 walk_runs() {
-  local major=$1 home=$2 mode w flags log line what out
-  what="JDK $major: 50 compiled frames, ASGST/ASGCT median walk time ratio <= 0.30"
-  echo "== walk time on JDK $major ($home)"
+  local major=$1 home=$2 out
+  sub "$ROOT/tests/bench/walk_bench.sh" "$BUILD" "$home"
   mkdir -p "$WORK/classes-$major"
   if ! out=$("$home/bin/javac" -d "$WORK/classes-$major" "$ROOT/tests/jvm/java/walk/Workload.java" 2>&1); then
     echo "$out" | head -5
-    budget 0 "$what" "no figure: Workload.java does not compile: $(grep -m1 error <<<"$out")"
     return 1
   fi
-  for mode in compiled interpreted; do
-    flags=""
-    [ "$mode" = interpreted ] && flags="-Xint"
-    for w in bench10 bench50 bench200; do
-      # The budgeted case gets several JVMs: with the same build and JDK, one JVM's median
-      # lands in one of two modes up to a third apart (not the JIT's code, the frame cache
-      # or 4K aliasing; the same with address randomization off), so one says little.
-      local runs=1 r ratios=""
-      [ "$mode" = compiled ] && [ "$w" = bench50 ] && runs=$RUNS50
-      for r in $(seq "$runs"); do
-        log=$WORK/bench-$major-$mode-$w-$r.log
-        (cd "$WORK" && "$home/bin/java" $flags -Xss8m \
-          "-agentpath:$AGENT=label=$mode,bench=1,interval_us=200" \
-          -cp "$WORK/classes-$major" Workload "$w" "$SECS") >"$log" 2>&1
-        # The time line (samples=...), then the instruction and cycle counts where the
-        # machine has counters.
-        line=$(grep -E "^WALK # figure: bench=$mode frames=${BUCKET[$w]} samples=" "$log" | sed 's/^WALK # figure: //')
-        echo "# figure: ${line:-bench=$mode workload=$w: no samples (log: ${log#$BUILD/})}"
-        grep -E "^WALK # figure: bench=$mode frames=${BUCKET[$w]} asgst_median_instructions=" "$log" | sed 's/^WALK //'
-        ratios="$ratios $(field ratio "$line")"
-      done
-      [ "$runs" -gt 1 ] && echo "# figure: ratio at 50 compiled frames on JDK $major, $runs JVMs:$ratios; median $(median_of $ratios) (budget <= 0.30)"
-      if [ "$mode" = compiled ] && [ "$w" = bench50 ]; then
-        local m
-        m=$(median_of $ratios)
-        if [ "$m" = none ]; then budget 0 "$what" "no figure: no samples at 50 frames (logs: bench/bench-$major-compiled-bench50-*.log)"
-        elif [ "$runs" = 1 ]; then budget "$(le "$m" 0.30 && echo 1)" "$what" "$m vs <= 0.30, one JVM"
-        else budget "$(le "$m" 0.30 && echo 1)" "$what" "$m vs <= 0.30, median of $runs JVMs:$ratios"
-        fi
-      fi
-    done
-  done
 }
 
 # queue_run MAJOR HOME: queue processing, stale elements (budget < 5%) and the median time
@@ -161,6 +133,10 @@ release() {
     budget 0 "JDK $major: ASGST_Initialize failed: $why"
     return
   fi
+  if [ "$ONLY_WALK" = 1 ]; then
+    sub "$ROOT/tests/bench/walk_bench.sh" "$BUILD" "$home"
+    return
+  fi
   if walk_runs "$major" "$home"; then queue_run "$major" "$home"
   else budget 0 "JDK $major: queue, stale elements < 5%" "no figure: Workload.java does not compile"
   fi
@@ -174,26 +150,64 @@ release() {
   jfrconv_run "$major" "$home"
 }
 
-# The default JDK, then one build of every other feature version the tests use.
+# wanted MAJOR: true if BENCH_JDKS is unset or lists MAJOR.
+wanted() {
+  [ -z "${BENCH_JDKS:-}" ] && return 0
+  case " $BENCH_JDKS " in *" $1 "*) return 0 ;; esac
+  return 1
+}
+
+# The default JDK, then one build of every other feature version the tests use (those of
+# BENCH_JDKS only, when set).
 all_releases() {
-  release default "$JAVA_HOME"
   local seen label home v
-  seen=" $(jdk_major "$JAVA_HOME") "
+  v=$(jdk_major "$JAVA_HOME")
+  wanted "$v" && release default "$JAVA_HOME"
+  seen=" $v "
   while read -r label home; do
     v=${label#jdk}; v=${v%%-*}
     case "$home" in SKIP* | FAIL*) continue ;; esac
     case "$seen" in *" $v "*) continue ;; esac
     seen="$seen$v "
-    release "$label" "$home"
+    wanted "$v" && release "$label" "$home"
   done < <(JAVA_HOME=$JAVA_HOME "$ROOT/tests/jdks/list.sh")
+}
+
+# busy_start: one `while :; do :; done` per core for the whole run (`busy`); busy_stop ends
+# them (by their process ids).
+BUSY_PIDS=()
+busy_start() {
+  local i
+  for i in $(seq "$(nproc)"); do
+    bash -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
+    BUSY_PIDS+=($!)
+  done
+  BUSY_LINE="# beside busy loops: $(nproc) x 'while :; do :; done' (one per core) run for the whole bench, pids ${BUSY_PIDS[*]}"
+}
+busy_stop() {
+  [ ${#BUSY_PIDS[@]} -gt 0 ] && kill "${BUSY_PIDS[@]}" 2>/dev/null
+  BUSY_PIDS=()
 }
 
 # JVMs run in $WORK (or below it), so their crash files land there.
 START=$WORK/.bench-start
 touch "$START"
 cd "$WORK" || exit 1
+BUSY_LINE=""
+if [ "$BUSY" = 1 ]; then
+  trap busy_stop EXIT
+  trap 'busy_stop; exit 130' INT TERM
+  export BENCH_BUSY_NOTE="beside busy loops"
+  busy_start
+fi
+T0=$SECONDS
 {
+  [ -n "$BUSY_LINE" ] && echo "$BUSY_LINE"
   all_releases
+  if [ "$ONLY_WALK" = 1 ]; then
+    echo "# walk bench took $((SECONDS - T0)) s"
+    exit 0
+  fi
   echo
   echo "=== Queues with and without the opt-in real-time scheduling (queue_sched.sh)"
   sub "$ROOT/tests/bench/queue_sched.sh" "$BUILD"
