@@ -119,7 +119,11 @@ run tiers-inline   "inl=Workload.tierLeaf" \
 run no-debug-nonsafepoints "nodebug=1" "$D -XX:-DebugNonSafepoints" mix+lambda "$SECS"
 run debug-nonsafepoints "" "$D -XX:+DebugNonSafepoints" mix+lambda "$SECS"
 run deep-recursion "" "" deep "$SECS"
-run jni-callbacks  "nonjava=1,jni=1" "" jni "$SECS"
+# With threads that spend their time entering and leaving the VM (a JNI call in a tight
+# loop, VM calls, monitor contention): the agent's per-state figures and, trans=1, its
+# checks on the samples taken outside _thread_in_Java, which the walker starts at the
+# frame anchor (no ASGST_UNSAFE_STATE, agreement with AsyncGetCallTrace).
+run jni-callbacks  "nonjava=1,jni=1,trans=1" "" jni+trans "$SECS"
 run lambda-mh      "nonjava=1" "" lambda+mh "$SECS"
 run exceptions-deopt "" "" exc+deopt "$SECS"
 run threads-churn  "" "" threads "$SECS"
