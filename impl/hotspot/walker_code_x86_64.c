@@ -143,6 +143,28 @@ bool asgst__hs_at_return(uintptr_t pc) {
   return asgst__load_u8(pc, &op) && op == 0xc3; /* ret */
 }
 
+/* SS. The I2C adapter (interpreted caller, compiled callee) begins by taking the return
+ * address from [rsp] and keeping the caller's sp in r11 before it aligns rsp:
+ *   mov rax,[rsp]; mov r11,rsp; (sub rsp,N;) and rsp,-16; push rax; ...
+ * At those first two instructions nothing has moved rsp: the return address is at sp. */
+bool asgst__hs_adapter_ret_at_sp(uintptr_t pc) {
+  uint8_t b[24];
+  if (!asgst__load_bytes(pc, b, sizeof b)) return false;
+  int i = 0;
+  if (b[0] == 0x48 && b[1] == 0x8b && b[2] == 0x04 && b[3] == 0x24) i = 4;      /* mov rax,[rsp] */
+  else if (pc < 4 || !asgst__load_bytes(pc - 4, b, sizeof b) || b[0] != 0x48 || b[1] != 0x8b ||
+           b[2] != 0x04 || b[3] != 0x24)
+    return false;
+  else i = 4; /* at the mov r11,rsp just after it (b reread from pc - 4) */
+  if (!((b[i] == 0x4c && b[i + 1] == 0x8b && b[i + 2] == 0xdc) ||
+        (b[i] == 0x49 && b[i + 1] == 0x89 && b[i + 2] == 0xe3)))                 /* mov r11,rsp */
+    return false;
+  i += 3;
+  if (b[i] == 0x48 && b[i + 1] == 0x83 && b[i + 2] == 0xec) i += 4;             /* sub rsp,imm8 */
+  else if (b[i] == 0x48 && b[i + 1] == 0x81 && b[i + 2] == 0xec) i += 7;        /* sub rsp,imm32 */
+  return b[i] == 0x48 && b[i + 1] == 0x83 && b[i + 2] == 0xe4 && b[i + 3] == 0xf0; /* and rsp,-16 */
+}
+
 /* SS. The continuation return barriers begin with mov rsp,[r15+disp32] (r15 is the
  * current JavaThread in HotSpot's x86_64 code), which puts rsp back at the thread's
  * ContinuationEntry; no other stub loads rsp from the thread. */
