@@ -9,6 +9,7 @@
 
 #include "asgst.h"
 #include "impl/hotspot/vm_model.h"
+#include "agent_setup.h"
 #include "../walk_agent.h"
 #include "walk_stats.h"
 
@@ -69,9 +70,11 @@ void walk_states_report(void) {
   if (!walk_opts.trans) return;
   char msg[200];
   /* The workload's JNI, VM-call and monitor threads put thousands of samples outside
-   * in_Java in a 5 s run; under 100 the workload no longer tests what it says. */
-  snprintf(msg, sizeof msg, "samples of threads outside _thread_in_Java: %ld (>= 100)", out.samples);
-  check_line(out.samples >= 100, msg);
+   * in_Java in a 3-5 s run; under 100 the workload no longer tests what it says (20 in
+   * the 1 s runs under qemu, 2-5x slower). */
+  long min = agent_under_qemu() ? 20 : 100;
+  snprintf(msg, sizeof msg, "samples of threads outside _thread_in_Java: %ld (>= %ld)", out.samples, min);
+  check_line(out.samples >= min, msg);
   /* Walked from the frame anchor: none should be refused as unsafe (bound 0.2%: one
    * sample in 500 for what this run cannot foresee). */
   snprintf(msg, sizeof msg, "ASGST_UNSAFE_STATE outside _thread_in_Java: %ld of %ld (<= 0.2%%)", out.unsafe,
