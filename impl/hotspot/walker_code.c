@@ -134,12 +134,19 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
   /* Vtable and itable stubs ("vtable chunks") and inline cache stubs ("InlineCacheBuffer")
    * never push anything: they load a register and jump, so the return address into the
    * calling compiled code is at sp at every pc of theirs. */
+  asgst__hs_stack_effect e;
   if (top && (r->pc == code || asgst__hs_at_return(r->pc) ||
-              asgst__hs_blob_named(blob, "vtable chunks") || asgst__hs_blob_named(blob, "InlineCacheBuffer"))) {
-    asgst__hs_stack_effect e;
+              asgst__hs_blob_named(blob, "vtable chunks") || asgst__hs_blob_named(blob, "InlineCacheBuffer") ||
+              asgst__hs_adapter_ret_at_sp(r->pc))) {
     asgst__hs_entry_effect(&e);
     return sender_from_effect(r, &e, s);
   }
+  /* Just past the push of the frame pointer that begins a stub's frame (x86_64 push rbp,
+   * arm64 stp x29,x30): the frame pointer still is the caller's, the return address one
+   * word above sp (javac on 17: a sixth of the walk errors, in C1's g1_post_barrier_slow).
+   * Only that first instruction: further in, a stub may have branched. */
+  if (top && r->pc - code <= 4 && asgst__hs_decode_prologue(code, r->pc, 0, &e) && e.fp_slot >= 0)
+    return sender_from_effect(r, &e, s);
   if (top && called_from_c(r, s)) return 1;
   /* fp == sp is the moment just after enter()'s mov fp,sp, before anything else is
    * pushed: the frame is complete (javac: a tenth of the walk errors were stubs there). */

@@ -31,6 +31,9 @@ bool asgst__hs_decode_epilogue(uintptr_t pc, asgst__hs_stack_effect *e);
 void asgst__hs_entry_effect(asgst__hs_stack_effect *e);
 /* SS. True if pc is a return instruction. */
 bool asgst__hs_at_return(uintptr_t pc);
+/* SS. True if pc is at one of the first instructions of an I2C adapter, which read the
+ * return address from sp before moving sp (x86_64; false on arm64). */
+bool asgst__hs_adapter_ret_at_sp(uintptr_t pc);
 /* SS. If pc is the first instruction of a continuation return barrier, the byte offset in
  * the current JavaThread that it loads the stack pointer from; -1 otherwise. */
 long asgst__hs_barrier_thread_offset(uintptr_t pc);

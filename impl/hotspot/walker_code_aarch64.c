@@ -193,6 +193,13 @@ bool asgst__hs_at_return(uintptr_t pc) {
   return asgst__load_u32(pc, &i) && is_ret(i);
 }
 
+/* SS. arm64's adapters are not decoded: the link register case (called_from_c) and the
+ * frame record cover what is walked there. */
+bool asgst__hs_adapter_ret_at_sp(uintptr_t pc) {
+  (void)pc;
+  return false;
+}
+
 /* SS. A continuation return barrier starts by loading the thread's ContinuationEntry
  * into a scratch register (ldr xN, [x28, #off]; x28 is the current JavaThread in
  * HotSpot's arm64 code) and moving sp there (mov sp, xN). */

@@ -6,8 +6,9 @@
  * A call pushes the return address; a compiled frame then saves rbp (push rbp, or mov
  * [rsp+d],rbp after sub rsp) and allocates the rest. Decoded: the stack bang, push rbp,
  * mov rbp,rsp, sub/add rsp, the nmethod entry barrier, pop rbp, the return poll
- * (thread-local, or older JDK 8 updates' global polling page), ret, and nops, from the
- * entry (prologue) or from the pc (epilogue). Anything else: not understood.
+ * (thread-local, or older JDK 8 updates' global polling page), a native method wrapper's
+ * pending-exception check after its frame is left, ret, and nops, from the entry
+ * (prologue) or from the pc (epilogue). Anything else: not understood.
  */
 #if defined(__x86_64__)
 /* Hot path: no SLP vectorization (see walker_code.c). */
@@ -34,7 +35,11 @@ static int prologue_insn(const uint8_t *p, asgst__hs_stack_effect *e) {
   if (n) return n;
   if (p[0] == 0x89 && p[1] == 0x84 && p[2] == 0x24) return 7;   /* stack bang */
   if (p[0] == 0x55) { e->ra_slot += 8; e->fp_slot = 0; return 1; } /* push rbp */
-  if (p[0] == 0x48 && p[1] == 0x89 && p[2] == 0xe5) { e->fp_moved = true; return 3; }
+  /* mov rbp,rsp, in either encoding (native method wrappers use 48 8b ec) */
+  if (p[0] == 0x48 && ((p[1] == 0x89 && p[2] == 0xe5) || (p[1] == 0x8b && p[2] == 0xec))) {
+    e->fp_moved = true;
+    return 3;
+  }
   if (p[0] == 0x48 && p[1] == 0x83 && p[2] == 0xec) {            /* sub rsp, imm8 */
     e->ra_slot += p[3];
     if (e->fp_slot >= 0) e->fp_slot += p[3];
@@ -108,6 +113,13 @@ bool asgst__hs_decode_epilogue(uintptr_t pc, asgst__hs_stack_effect *e) {
   } else if (b[i] == 0x85 && b[i + 1] == 0x05) {                                /* test [rip+d],eax */
     i += 6; /* older JDK 8 updates' return poll reads the global polling page (8u504
                here polls the thread's word, as above) */
+  } else if (!add && !pop) {
+    /* A native method's wrapper, its frame already left: cmp qword [r15+d32],0 (a pending
+     * exception?) and jne to the code that forwards it. Neither moves rsp, and the
+     * fall-through is the ret, so the return address is at sp (javac: a twentieth of the
+     * walk errors; a JNI call in a tight loop: most of them). */
+    if (b[i] == 0x49 && b[i + 1] == 0x83 && b[i + 2] == 0xbf && b[i + 7] == 0) i += 8;
+    if (b[i] == 0x0f && b[i + 1] == 0x85) i += 6;                               /* jne rel32 */
   }
   if (b[i] != 0xc3) return false;                                               /* ret */
   e->ra_slot = add + (pop ? 8 : 0);
@@ -129,6 +141,28 @@ void asgst__hs_entry_effect(asgst__hs_stack_effect *e) {
 bool asgst__hs_at_return(uintptr_t pc) {
   uint8_t op = 0;
   return asgst__load_u8(pc, &op) && op == 0xc3; /* ret */
+}
+
+/* SS. The I2C adapter (interpreted caller, compiled callee) begins by taking the return
+ * address from [rsp] and keeping the caller's sp in r11 before it aligns rsp:
+ *   mov rax,[rsp]; mov r11,rsp; (sub rsp,N;) and rsp,-16; push rax; ...
+ * At those first two instructions nothing has moved rsp: the return address is at sp. */
+bool asgst__hs_adapter_ret_at_sp(uintptr_t pc) {
+  uint8_t b[24];
+  if (!asgst__load_bytes(pc, b, sizeof b)) return false;
+  int i = 0;
+  if (b[0] == 0x48 && b[1] == 0x8b && b[2] == 0x04 && b[3] == 0x24) i = 4;      /* mov rax,[rsp] */
+  else if (pc < 4 || !asgst__load_bytes(pc - 4, b, sizeof b) || b[0] != 0x48 || b[1] != 0x8b ||
+           b[2] != 0x04 || b[3] != 0x24)
+    return false;
+  else i = 4; /* at the mov r11,rsp just after it (b reread from pc - 4) */
+  if (!((b[i] == 0x4c && b[i + 1] == 0x8b && b[i + 2] == 0xdc) ||
+        (b[i] == 0x49 && b[i + 1] == 0x89 && b[i + 2] == 0xe3)))                 /* mov r11,rsp */
+    return false;
+  i += 3;
+  if (b[i] == 0x48 && b[i + 1] == 0x83 && b[i + 2] == 0xec) i += 4;             /* sub rsp,imm8 */
+  else if (b[i] == 0x48 && b[i + 1] == 0x81 && b[i + 2] == 0xec) i += 7;        /* sub rsp,imm32 */
+  return b[i] == 0x48 && b[i + 1] == 0x83 && b[i + 2] == 0xe4 && b[i + 3] == 0xf0; /* and rsp,-16 */
 }
 
 /* SS. The continuation return barriers begin with mov rsp,[r15+disp32] (r15 is the

@@ -120,6 +120,12 @@ run no-debug-nonsafepoints "nodebug=1" "$D -XX:-DebugNonSafepoints" mix+lambda "
 run debug-nonsafepoints "" "$D -XX:+DebugNonSafepoints" mix+lambda "$SECS"
 run deep-recursion "" "" deep "$SECS"
 run jni-callbacks  "nonjava=1,jni=1" "" jni "$SECS"
+# Threads that spend their time entering and leaving the VM (a JNI call in a tight loop,
+# VM calls, monitor contention): with trans=1 the agent checks the samples taken outside
+# _thread_in_Java, which the walker starts at the frame anchor (no ASGST_UNSAFE_STATE,
+# agreement with AsyncGetCallTrace). 2 s give some 2,000-4,000 such samples here. Every
+# run prints the per-state figures (# figure: states=).
+run transitions    "trans=1" "" trans 2
 run lambda-mh      "nonjava=1" "" lambda+mh "$SECS"
 run exceptions-deopt "" "" exc+deopt "$SECS"
 run threads-churn  "" "" threads "$SECS"

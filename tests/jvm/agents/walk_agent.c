@@ -275,6 +275,13 @@ static void trace_failure(sample *s, const ucontext_t *u) {
     int32_t st = 0;
     asgst__load_u32((uintptr_t)it.thread.vm_thread + asgst__vm.jt_state, (uint32_t *)&st);
     int len = snprintf(s->diag, sizeof s->diag, "st=%d top=%c", st, kc[asgst__hs_classify(top.pc, &(uintptr_t){0})]);
+    /* The code at the top pc and just before it (which instruction a decoder met). */
+    uint8_t code[12];
+    if (asgst__load_bytes(top.pc - 4, code, sizeof code)) {
+      len += snprintf(s->diag + len, sizeof s->diag - len, " code=");
+      for (int q = 0; q < (int)sizeof code; q++)
+        len += snprintf(s->diag + len, sizeof s->diag - len, "%s%02x", q == 4 ? "|" : "", code[q]);
+    }
     it.batch_limit = 1;
     int r = asgst__hs_begin(&it, &top);
     len += snprintf(s->diag + len, sizeof s->diag - len, "%s:", it.cur.sp != top.sp ? " anchor" : "");
@@ -345,14 +352,18 @@ static void check_top_java_frame(sample *s, const ucontext_t *u) {
   ASGST__GUARD_END(g);
 }
 
-/* SS. What the thread's frame anchor points at (see sample.anchor). */
-static int anchor_kind(void) {
+/* SS. What the thread's frame anchor points at (see sample.anchor); *state: its
+ * JavaThread::_thread_state, -1 if not read. */
+static int anchor_kind(int8_t *state) {
   asgst__thread t = {0};
   volatile int r = 0;
+  volatile int8_t st = -1;
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
     uintptr_t sp = 0, pc = 0, blob = 0;
     if (asgst__hs_current_thread(&t) > 0 && t.vm_thread) {
+      uint32_t v;
+      if (asgst__load_u32((uintptr_t)t.vm_thread + asgst__vm.jt_state, &v) && v < 64) st = (int8_t)v;
       uintptr_t a = (uintptr_t)t.vm_thread + asgst__vm.jt_anchor;
       asgst__load_ptr(a + asgst__vm.anchor_sp, &sp);
       asgst__load_ptr(a + asgst__vm.anchor_pc, &pc);
@@ -364,6 +375,7 @@ static int anchor_kind(void) {
     }
   ASGST__GUARD_FAULTED(g)
   ASGST__GUARD_END(g);
+  *state = st;
   return r;
 }
 
@@ -468,7 +480,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   s->top_n = tl_top_n;
   s->released_n = tl_released_n;
   check_top_java_frame(s, uc);
-  s->anchor = anchor_kind();
+  s->anchor = anchor_kind(&s->vmstate);
   s->c_n = -1;
   if ((s->anchor == 2 || s->anchor == 3) && s->a_rc == 0 && s->gct_n > 0 && traces_differ(s)) {
     walk_asgst(uc, ASGST__OPT_ASGCT_PCDESC_RULE, s->c, &s->c_n, &s->c_rc, NULL);

@@ -51,6 +51,7 @@ typedef struct {
   int top_n, released_n;
   uintptr_t tjf_sender_sp;  /* the sender's sp top_java_frame found, 0 if none */
   int tjf_rc;
+  int8_t vmstate;      /* JavaThread::_thread_state at the sample, -1 if not read */
   int anchor;          /* where the thread's last Java frame anchor points: 0 none, 1 Java code, 2 SafepointBlob, 3 other stub, 4 C */      /* with diag=1: what the top pc is, when ASGST failed */
   wframe a[MAXF];
   wframe g[MAXF];
@@ -70,6 +71,7 @@ typedef struct {
   int interval_us;
   int nonjava, nodebug, jni, bench, diag, slow;
   int lines; /* 1: print the histogram of the top Java frames' source lines at the end */
+  int trans; /* 1: check the samples of threads outside _thread_in_Java (walk_states.c) */
   int oracle; /* 1 (default): walk with AsyncGetCallTrace too and compare; 0: ASGST only */
   int profile_reps; /* extra ASGST walks per sample, for profiling the walker with perf */
   unsigned levels_mask; /* allowed levels (bit L), 0 = any */
@@ -97,6 +99,11 @@ void walk_report(long signals, long dropped);
 void walk_report_slow(void);
 /* N. Walks the calling (non-Java) thread: expects a non-Java trace of C frames. */
 void walk_check_self(void);
+/* N. Counts a processed sample by its thread state (walk_states.c); agree and explained:
+ * what the comparison with AsyncGetCallTrace added for it. */
+void walk_states_count(const sample *s, bool a_ok, bool g_ok, long agree, long explained);
+/* N. The per-state figure line and, with trans=1, its checks. */
+void walk_states_report(void);
 /* N. Sets DebugNonSafepoints through the library's flag writer. */
 void walk_set_debug_non_safepoints(bool on);
 

@@ -16,3 +16,11 @@ Java_Workload_nativeCall(JNIEnv *env, jclass cls, jint depth, jint x) {
   /* Keep this frame's return path non-trivial so the call above is not a tail call. */
   return r + 1;
 }
+
+/* N. Workload.nativeNop(int x): returns at once. Called in a tight loop, its thread spends
+ * its time in the transitions into and out of native code (_thread_in_native and
+ * _thread_in_native_trans, the frame anchor set by the native method's wrapper). */
+JNIEXPORT jint JNICALL Java_Workload_nativeNop(JNIEnv *env, jclass cls, jint x) {
+  (void)env, (void)cls;
+  return x * 31 + 7;
+}

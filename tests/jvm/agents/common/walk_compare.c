@@ -34,6 +34,7 @@ void walk_parse_options(const char *s) {
     else if (!strcmp(t, "slow")) walk_opts.slow = atoi(v);
     else if (!strcmp(t, "lines")) walk_opts.lines = atoi(v);
     else if (!strcmp(t, "oracle")) walk_opts.oracle = atoi(v);
+    else if (!strcmp(t, "trans")) walk_opts.trans = atoi(v);
     else if (!strcmp(t, "profile_reps")) walk_opts.profile_reps = atoi(v);
     else if (!strcmp(t, "label")) snprintf(walk_opts.label, sizeof walk_opts.label, "%s", v);
     else if (!strcmp(t, "levels")) {
@@ -557,8 +558,10 @@ static void process(const sample *s) {
     ws.both++;
     compare(s);
   }
-  count_kind(s, a_ok, g_ok, ws.agree - agree0,
-             ws.explained_safepoint + ws.explained_null_id + ws.explained_truncated + ws.explained_released - explained0);
+  long explained = ws.explained_safepoint + ws.explained_null_id + ws.explained_truncated + ws.explained_released -
+                   explained0;
+  count_kind(s, a_ok, g_ok, ws.agree - agree0, explained);
+  walk_states_count(s, a_ok, g_ok, ws.agree - agree0, explained);
   if (walk_opts.nonjava) check_nonjava(s);
   /* A sample of a thread with Java frames: either walker found some or failed. */
   ws.java_samples += s->a_rc < 0 || s->a_n > 0 || s->gct_n > 0 || (s->gct_n < 0 && s->gct_n != -3);

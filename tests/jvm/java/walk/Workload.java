@@ -16,7 +16,10 @@ import java.util.stream.IntStream;
  * lambda (lambdas and streams), mh (method handles and reflection), exc (exceptions in
  * loops), deopt (deoptimisation by class hierarchy changes and uncommon traps), threads
  * (60 threads with churn), alloc (allocation and GC), classload (classes loaded and
- * unloaded through custom class loaders), all (everything at once).
+ * unloaded through custom class loaders), trans (threads that spend their time entering and
+ * leaving the VM: a trivial JNI call in a tight loop, Thread.yield and identity hash codes
+ * of new objects, two threads contending for a monitor; needs -Dwalk.jni like jni),
+ * all (everything at once).
  */
 public class Workload {
   static final AtomicLong SINK = new AtomicLong();
@@ -79,6 +82,43 @@ public class Workload {
     System.load(System.getProperty("walk.jni"));
     int x = 0;
     while (!stop) SINK.addAndGet(callback(3, x++));
+  }
+
+  // ---- trans: time in HotSpot's thread state transitions -------------------------------
+  static native int nativeNop(int x);
+  static final Object LOCK = new Object();
+  static int shared;
+  static void transNative() {
+    int x = 0;
+    while (!stop) x = nativeNop(x);
+    SINK.addAndGet(x);
+  }
+  static void transVm() {
+    long h = 0;
+    while (!stop) {
+      // A new object's identity hash is computed by the VM (_thread_in_vm, from the
+      // interpreter's or a runtime stub's anchor); yield is a JVM_ENTRY native.
+      for (int i = 0; i < 64; i++) h += System.identityHashCode(new Object());
+      Thread.yield();
+    }
+    SINK.addAndGet(h);
+  }
+  static void transMonitor() {
+    int x = 0;
+    while (!stop) {
+      synchronized (LOCK) {
+        for (int i = 0; i < 200; i++) shared += (x++ ^ i);
+      }
+    }
+    SINK.addAndGet(x);
+  }
+  static void trans() throws InterruptedException {
+    System.load(System.getProperty("walk.jni"));
+    Thread[] ts = {new Thread(Workload::transNative, "trans-native"), new Thread(Workload::transVm, "trans-vm"),
+                   new Thread(Workload::transMonitor, "trans-monitor-1"),
+                   new Thread(Workload::transMonitor, "trans-monitor-2")};
+    for (Thread t : ts) t.start();
+    for (Thread t : ts) t.join();
   }
 
   // ---- lambdas and streams --------------------------------------------------------------
@@ -243,6 +283,7 @@ public class Workload {
           case "deep": deep(); break;
           case "tiers": tiers(); break;
           case "jni": jni(); break;
+          case "trans": trans(); break;
           case "lambda": lambda(); break;
           case "mh": mh(); break;
           case "exc": exc(); break;
