@@ -110,7 +110,8 @@ typedef struct asgst__backend {
   int (*begin)(ASGST_Iterator *it, const asgst__regs *top);
 
   /* SS. Decode the physical frame at it->cur, appending its logical frames (innermost
-   * first; a C frame gives exactly one ASGST_FRAME_NON_JAVA frame) at
+   * first; a C frame gives exactly one ASGST_FRAME_NON_JAVA frame, and only with
+   * ASGST_INCLUDE_NON_JAVA_FRAMES, none otherwise) at
    * it->pending[it->npending], at most asgst__room(it) of them, and advance it->npending.
    * Returns 0, ASGST__NO_ROOM (nothing appended) or an error. It may also take the
    * following physical frames when it can prove them (a recursion), stepping it->cur and
