@@ -314,16 +314,21 @@ static inline void memo(ASGST_Iterator *it, hs_state *s, int at, int n) {
   s->memo_n = (uint8_t)n;
 }
 
-/* SS. Appends a copy of the n frames at `src` for the physical frame it->cur. */
-static inline void copy_frames(ASGST_Iterator *it, const ASGST_Frame *src, int n) {
-  ASGST_Frame *dst = out_of(it);
+/* SS. Writes a copy of the n frames at `src` to dst, for the physical frame at sp/fp. */
+static inline void copy_frames_at(ASGST_Frame *dst, const ASGST_Frame *src, int n, uintptr_t sp,
+                                  uintptr_t fp) {
   for (int i = 0; i < n; i++) {
     /* Everything up to sp in two 16-byte moves. The source is the first frame of the run,
      * written a step earlier (a load still waiting on narrower stores would stall). */
     __builtin_memcpy(&dst[i], &src[i], offsetof(ASGST_Frame, sp));
-    dst[i].sp = (void *)it->cur.sp;
-    dst[i].fp = (void *)it->cur.fp;
+    dst[i].sp = (void *)sp;
+    dst[i].fp = (void *)fp;
   }
+}
+
+/* SS. Appends a copy of the n frames at `src` for the physical frame it->cur. */
+static inline void copy_frames(ASGST_Iterator *it, const ASGST_Frame *src, int n) {
+  copy_frames_at(out_of(it), src, n, it->cur.sp, it->cur.fp);
   it->npending += n;
 }
 
@@ -349,20 +354,34 @@ ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
     s->memo_at = (uint16_t)(it->npending - n);
     return true; /* kind, blob and fsize are still those of the previous frame */
   }
-  while (it->npending < it->batch_limit && n <= asgst__room(it) && it->depth < ASGST__MAX_DEPTH) {
-    uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)fsize, npc, nfp;
-    if (it->thread.stack_base && ssp >= it->thread.stack_base) break;
+  /* The walk's position in locals, stored back once: the frame copies are byte copies,
+   * which may alias any field of *it, so fields read in the loop were reloaded (and the
+   * position stored) once per frame. A fault in the loop ends the walk, with only the
+   * committed count read back. */
+  int np = it->npending, depth = it->depth;
+  /* np < stop: within the batch and room for n more frames (n <= PENDING_CAP - np). */
+  int stop = it->batch_limit < ASGST__PENDING_CAP - n + 1 ? it->batch_limit : ASGST__PENDING_CAP - n + 1;
+  uintptr_t sp = it->cur.sp, fp = it->cur.fp, base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
+  uintptr_t step = 8 * (uintptr_t)fsize;
+  while (np < stop && depth < ASGST__MAX_DEPTH) {
+    uintptr_t ssp = sp + step, npc, nfp;
+    if (ssp >= base) break;
     if (!asgst__load_ret(ssp - 8, &npc) || npc != pc || !asgst__load_ptr(ssp - 16, &nfp)) break;
     /* The step the iterator would have made, without leaving this frame's state. */
-    *(volatile int32_t *)&it->committed = it->npending;
-    it->cur.sp = ssp;
-    it->cur.fp = nfp;
-    it->depth++;
+    *(volatile int32_t *)&it->committed = np;
+    sp = ssp;
+    fp = nfp;
+    depth++;
     /* From the same source each time: copying the previous copy chained every frame's
      * loads to the stores just before them. */
-    copy_frames(it, src, n);
+    copy_frames_at(&it->pending[np], src, n, sp, fp);
+    np += n;
   }
-  s->memo_at = (uint16_t)(it->npending - n);
+  it->cur.sp = sp;
+  it->cur.fp = fp;
+  it->depth = depth;
+  it->npending = np;
+  s->memo_at = (uint16_t)(np - n);
   return true;
 }
 
