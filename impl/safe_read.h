@@ -80,10 +80,13 @@ static inline bool asgst__fast_ok(uintptr_t a, size_t n) {
 /* SS. True while the calling thread's loads are logged (a recording walk). Facts that
  * walks learn from VM memory once and keep (the code heaps, ...) are then read again by
  * that walk, so that the log holds the memory they come from: another thread may have
- * learned them just before, and its reads are not logged. The test of the hooks word
- * comes first: without a logger anywhere this costs one load and one compare. */
+ * learned them just before, and its reads are not logged. The fast path's bound comes
+ * first: it is 0 whenever a hook is on (a logging thread turned its hooks on before its
+ * walk), and not volatile, so the walk's loads keep it in a register and this costs one
+ * compare, where the hooks word (volatile) was loaded again at every test. */
 static inline bool asgst__relearn(void) {
-  return __builtin_expect((asgst__read_hooks & ASGST__HOOK_LOG) != 0, 0) && asgst__read_logged();
+  return __builtin_expect(asgst__fast_limit == 0, 0) && (asgst__read_hooks & ASGST__HOOK_LOG) != 0 &&
+         asgst__read_logged();
 }
 
 /* SS. True if [a, a+n) can be user memory. */

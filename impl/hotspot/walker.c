@@ -505,7 +505,7 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
     return 0;
   }
   bool interp = asgst__hs_in_interpreter(it->cur.pc);
-  if (cacheable(LD(s->pcmode), top) && !(it->options & ASGST__OPT_REPLAYABLE) && !interp) {
+  if (!interp && cacheable(LD(s->pcmode), top) && !(it->options & ASGST__OPT_REPLAYABLE)) {
     if (!top && repeat(it, s)) return 0;
     int r = decode_cached(it, s, top);
     if (r <= 0) return r;
@@ -683,7 +683,9 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
   hs_state *s = state_of(it);
   asgst__regs n;
   int r;
-  switch (LD(s->kind)) {
+  /* Read once: the tests after the switch then fold for the kinds it knows. */
+  const uint8_t kind = LD(s->kind);
+  switch (kind) {
     case ASGST__HK_C:
       return step_c(it, s);
     case ASGST__HK_ENTRY:
@@ -715,11 +717,11 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
   /* The test build's AsyncGetCallTrace rule (impl/test_build.h; 0 in the product, where
    * this folds away). */
   bool asgct_rule = (it->options & ASGST__OPT_ASGCT_PCDESC_RULE) && !LD(s->java_seen) &&
-                    LD(s->kind) == ASGST__HK_STUB;
+                    kind == ASGST__HK_STUB;
   /* A stub called from compiled code before any Java frame (the top of the Java stack)
    * may have been called without debug information: a leaf call, such as C1's GC barrier
    * stubs, records no PcDesc at its return address. Exact if there is one, else near. */
-  bool leaf_callee = !LD(s->java_seen) && LD(s->kind) == ASGST__HK_STUB;
+  bool leaf_callee = kind == ASGST__HK_STUB && !LD(s->java_seen);
   n.lr = 0; /* the link register belongs to the interrupted frame only */
   set_regs(&it->cur, &n);
   s->top = 0;
