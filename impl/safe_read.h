@@ -106,6 +106,19 @@ static inline bool asgst__load_ptr(uintptr_t a, uintptr_t *out) {
   *out = (uintptr_t)v;
   return ok;
 }
+/* SS. asgst__load_ptr at an address the caller proved 8-byte aligned (an aligned base
+ * plus a multiple of 8): the alignment test is left out (the slow path still checks). For
+ * the interpreter's frame slots below a checked fp, several loads of every frame. */
+static inline bool asgst__load_ptr_a8(uintptr_t a, uintptr_t *out) {
+  if (!asgst__fast_ok(a, 8)) {
+    uint64_t v;
+    bool ok = asgst__load_slow(a, 8, true, &v);
+    *out = (uintptr_t)v;
+    return ok;
+  }
+  *out = *(const volatile uintptr_t *)a;
+  return true;
+}
 /* SS. A saved return address: the word at a without the bits pointer authentication
  * signs it with (impl/arch/; none on x86_64). */
 static inline bool asgst__load_ret(uintptr_t a, uintptr_t *out) {

@@ -248,7 +248,7 @@ ASGST__HOT static bool bcp_bounds(uintptr_t cm, uintptr_t codes, bool top, uintp
  * its next call or poll, the safe point the element is processed at. */
 static inline bool load_bcp(const ASGST_Iterator *it, uintptr_t fp, uintptr_t *bcp) {
   if (it->has_top_position && it->depth == 0) return *bcp = it->top_position, true;
-  return asgst__load_ptr(fp + 8 * asgst__vm.interp_bcp_slot, bcp);
+  return asgst__load_ptr_a8(fp + 8 * asgst__vm.interp_bcp_slot, bcp); /* fp: checked aligned */
 }
 
 /* SS. An interpreted frame: Method* and bcp in fixed slots below fp. `top`: interrupted
@@ -258,7 +258,7 @@ ASGST__HOT static int decode_interpreted(ASGST_Iterator *it, bool top) {
   uintptr_t fp = it->cur.fp, m, bcp, cm;
   if (fp < it->cur.sp || (fp & 7) || (it->thread.stack_base && fp >= it->thread.stack_base))
     return ASGST_BAD_FRAME;
-  if (!asgst__load_ptr(fp + 8 * model->interp_method_slot, &m) || m == 0 || (m & 7) ||
+  if (!asgst__load_ptr_a8(fp + 8 * model->interp_method_slot, &m) || m == 0 || (m & 7) ||
       !load_bcp(it, fp, &bcp) ||
       !asgst__load_ptr(m + model->method_const, &cm) || cm == 0 || (cm & 7))
     return ASGST_BAD_FRAME;
@@ -691,10 +691,12 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
     case ASGST__HK_ENTRY:
       return step_entry(it, s);
     case ASGST__HK_INTERP: {
+      /* fp was checked aligned by decode_interpreted. */
       uintptr_t fp = it->cur.fp;
-      if (!asgst__load_ret(fp + 8, &n.pc) || !asgst__load_ptr(fp, &n.fp) ||
-          !asgst__load_ptr(fp + 8 * model->interp_sender_sp_slot, &n.sp))
+      if (!asgst__load_ptr_a8(fp + 8, &n.pc) || !asgst__load_ptr_a8(fp, &n.fp) ||
+          !asgst__load_ptr_a8(fp + 8 * model->interp_sender_sp_slot, &n.sp))
         return ASGST_BAD_FRAME;
+      n.pc = asgst__strip_pc(n.pc);
       /* The sender's own view of its sp (compiled callers are sized from it). It may lie
        * below fp + 16 when a c2i adapter moved the arguments; it is above our sp. */
       if (n.sp <= it->cur.sp || (n.sp & 7)) return ASGST_BAD_FRAME;
