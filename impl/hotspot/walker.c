@@ -385,6 +385,51 @@ ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
   return true;
 }
 
+/* SS. After a frame cache hit (a complete compiled frame of known size at it->cur): its
+ * senders while they are frame cache hits or recursions of one (repeat()), taken here
+ * without a trip through the batch loop's step and decode dispatch per physical frame
+ * (about half of a cached frame's instructions). Each is the step the batch loop would make
+ * from a complete compiled frame (sp grows by the frame size; the depth and the stack base
+ * are checked as asgst__step_checked does) and the decoding decode_frame would make at a
+ * return address. Left to the batch loop: the interpreter and the entry frame (no cache
+ * entries: tested first so that the lookup does not miss twice), a miss, a full batch.
+ * Each frame is committed as the next one starts; it->cur moves only to a frame that is
+ * then decoded. */
+static void cached_run(ASGST_Iterator *it, hs_state *s, uint32_t fsize) {
+  uintptr_t base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
+  while (it->npending < it->batch_limit && it->depth < ASGST__MAX_DEPTH) {
+    uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)fsize, npc, nfp, blob;
+    if (ssp >= base) return;
+    if (!asgst__load_ret(ssp - 8, &npc) || !asgst__load_ptr(ssp - 16, &nfp)) return;
+    if (asgst__hs_in_interpreter(npc) || asgst__hs_is_entry(npc)) return;
+    asgst__regs r = {npc, ssp, nfp, 0};
+    /* Recursion: the frames just appended again (repeat(), which takes the whole run; the
+     * frames of the hit are the buffer's last, so it cannot refuse once they fit). */
+    int memo_n = LD(s->memo_n);
+    if (npc == s->memo_pc && memo_n != 0) {
+      if (memo_n > asgst__room(it)) return;
+      *(volatile int32_t *)&it->committed = it->npending;
+      set_regs(&it->cur, &r);
+      it->depth++;
+      s->pcmode = ASGST__PC_EXACT;
+      repeat(it, s);
+      continue;
+    }
+    *(volatile int32_t *)&it->committed = it->npending;
+    uint32_t next_size;
+    int n = asgst__hs_fc_frames(&r, false, out_of(it), asgst__room(it), &blob, &next_size, &s->fc_checked,
+                                it->thread.stack_base);
+    if (n <= 0) return;
+    set_regs(&it->cur, &r);
+    it->depth++;
+    memo(it, s, it->npending, n);
+    it->npending += n;
+    s->blob = blob;
+    s->fsize = fsize = next_size;
+    s->pcmode = ASGST__PC_EXACT;
+  }
+}
+
 /* SS. A compiled frame from the frame cache, at a return address or (top) interrupted where
  * its frame is complete: 0 on a hit, 1 on a miss, ASGST__NO_ROOM if its frames do not fit. */
 ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
@@ -401,6 +446,7 @@ ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
   s->fsize = fsize;
   s->top = 0; /* complete: the sender is found by the frame size */
   s->java_seen = 1;
+  if (!LD(s->has_target)) cached_run(it, s, fsize);
   return 0;
 }
 
