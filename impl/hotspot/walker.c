@@ -276,6 +276,41 @@ ASGST__HOT static int decode_interpreted(ASGST_Iterator *it, bool top) {
   return 0;
 }
 
+/* SS. After an interpreted frame was decoded at it->cur: its senders while they are
+ * interpreted frames too, taken here without a trip through the batch loop's step and
+ * decode dispatch per frame (a quarter of an interpreted frame's instructions). Each is
+ * the step step_frame makes from an interpreted frame, with the checks of
+ * asgst__step_checked (sp grows strictly, so only the depth and the stack base are left),
+ * and decode_frame's decoding of a frame in the interpreter (not C proven by a step, nor
+ * the entry frame: both outside the interpreter's code). Not while C frames head for an
+ * anchor (step_frame's test after the step). A step the batch loop would refuse is left
+ * to it, which then refuses it; a decode that fails fails the walk as it would there.
+ * Returns 0 or decode_interpreted's error. */
+static int interpreted_run(ASGST_Iterator *it, hs_state *s) {
+  const asgst__vm_model *model = &asgst__vm;
+  uintptr_t base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
+  while (it->npending < it->batch_limit && it->depth < ASGST__MAX_DEPTH) {
+    /* fp was checked aligned by decode_interpreted. */
+    uintptr_t fp = it->cur.fp, pc, nfp, nsp;
+    if (!asgst__load_ptr_a8(fp + 8, &pc) || !asgst__load_ptr_a8(fp, &nfp) ||
+        !asgst__load_ptr_a8(fp + 8 * model->interp_sender_sp_slot, &nsp))
+      return 0;
+    pc = asgst__strip_pc(pc);
+    if (nsp <= it->cur.sp || (nsp & 7) || nsp >= base || !asgst__hs_in_interpreter(pc)) return 0;
+    *(volatile int32_t *)&it->committed = it->npending;
+    it->cur.pc = pc;
+    it->cur.sp = nsp;
+    it->cur.fp = nfp;
+    it->cur.lr = 0;
+    it->depth++;
+    s->top = 0;
+    s->pcmode = ASGST__PC_EXACT;
+    int r = decode_interpreted(it, false);
+    if (r != 0) return r;
+  }
+  return 0;
+}
+
 /* SS. True if the frame cache may hold the decoding of a compiled frame read under this
  * pc mode: at a return address (exact, not top) or interrupted (near, top). */
 static inline bool cacheable(int pcmode, int top) {
@@ -563,8 +598,9 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
     s->kind = ASGST__HK_INTERP;
     s->blob = 0;
     int r = decode_interpreted(it, top);
-    if (r == 0) s->java_seen = 1;
-    return r;
+    if (r != 0) return r;
+    s->java_seen = 1;
+    return LD(s->has_target) ? 0 : interpreted_run(it, s);
   }
   uintptr_t blob;
   s->kind = (uint8_t)asgst__hs_classify(it->cur.pc, &blob);
