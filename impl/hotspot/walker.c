@@ -399,10 +399,15 @@ ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
   int stop = it->batch_limit < ASGST__PENDING_CAP - n + 1 ? it->batch_limit : ASGST__PENDING_CAP - n + 1;
   uintptr_t sp = it->cur.sp, fp = it->cur.fp, base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
   uintptr_t step = 8 * (uintptr_t)fsize;
+  /* sp grows by whole words: if it is aligned now, every slot read below is (a misaligned
+   * one fails its load, so the loop would stop at once anyway). */
+  if (sp & 7) stop = 0;
   while (np < stop && depth < ASGST__MAX_DEPTH) {
     uintptr_t ssp = sp + step, npc, nfp;
     if (ssp >= base) break;
-    if (!asgst__load_ret(ssp - 8, &npc) || npc != pc || !asgst__load_ptr(ssp - 16, &nfp)) break;
+    if (!asgst__load_ptr_a8(ssp - 8, &npc) || (npc = asgst__strip_pc(npc)) != pc ||
+        !asgst__load_ptr_a8(ssp - 16, &nfp))
+      break;
     /* The step the iterator would have made, without leaving this frame's state. */
     *(volatile int32_t *)&it->committed = np;
     sp = ssp;
@@ -433,10 +438,13 @@ ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
  * then decoded. */
 static void cached_run(ASGST_Iterator *it, hs_state *s, uint32_t fsize) {
   uintptr_t base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
+  /* As in repeat(): sp grows by whole words, so one test of its alignment serves all. */
+  if (it->cur.sp & 7) return;
   while (it->npending < it->batch_limit && it->depth < ASGST__MAX_DEPTH) {
     uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)fsize, npc, nfp, blob;
     if (ssp >= base) return;
-    if (!asgst__load_ret(ssp - 8, &npc) || !asgst__load_ptr(ssp - 16, &nfp)) return;
+    if (!asgst__load_ptr_a8(ssp - 8, &npc) || !asgst__load_ptr_a8(ssp - 16, &nfp)) return;
+    npc = asgst__strip_pc(npc);
     if (asgst__hs_in_interpreter(npc) || asgst__hs_is_entry(npc)) return;
     asgst__regs r = {npc, ssp, nfp, 0};
     /* Recursion: the frames just appended again (repeat(), which takes the whole run; the
