@@ -30,7 +30,7 @@
  * them). Returns the trace kind from begin() (1 when not from_top) or begin()'s error. */
 ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
   it->npending = 0;
-  it->ipending = 0;
+  it->next_off = 0;
   it->committed = 0;
   asgst__guard g;
   volatile int kind = from_top ? ASGST_WALK_FAULTED : 1;
@@ -43,14 +43,16 @@ ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
     it->npending = it->committed; /* a partly decoded frame is not handed out */
   ASGST__GUARD_END(g);
   if (kind <= 0) {
-    it->fast_end = 0;
+    it->fast_end_off = 0;
     return it->state = kind;
   }
   it->end = r;
   it->state = it->npending > 0 ? 1 : r;
   /* All but the batch's last frame go out by NextFrame's fast path, unless only the first
    * Java frame is wanted (then each frame's type matters). */
-  it->fast_end = it->state > 0 && !(it->options & ASGST_END_ON_FIRST_JAVA_FRAME) ? it->npending - 1 : 0;
+  it->fast_end_off = it->state > 0 && !(it->options & ASGST_END_ON_FIRST_JAVA_FRAME)
+                         ? (uint32_t)(it->npending - 1) * sizeof(ASGST_Frame)
+                         : 0;
   return kind;
 }
 
@@ -69,7 +71,7 @@ static inline void copy_regs(asgst__regs *d, const asgst__regs *s) {
  * store-forwarding stall that cost more than begin() itself. */
 ASGST__HOT static int start(ASGST_Iterator *it) {
   it->npending = 0;
-  it->ipending = 0;
+  it->next_off = 0;
   it->depth = 0;
   it->cur_decoded = 0;
   it->end = 1;
@@ -92,7 +94,7 @@ ASGST__HOT int asgst__iterator_begin_at(ASGST_Iterator *it, const asgst__backend
   it->kind = 0;
   it->walked_state = 0;
   it->npending = 0;
-  it->ipending = 0;
+  it->next_off = 0;
   it->seen_java = 0;
   /* Field by field: *t was just written by current_thread() (see copy_frame). */
   it->thread.vm_thread = __atomic_load_n(&t->vm_thread, __ATOMIC_RELAXED);
@@ -116,16 +118,21 @@ static inline void copy_frame(ASGST_Frame *d, const ASGST_Frame *s) {
   __builtin_memcpy(d, s, sizeof *d);
 }
 
+/* SS. The buffered frame `off` bytes into it->pending. */
+static inline const ASGST_Frame *frame_at(const ASGST_Iterator *it, uint32_t off) {
+  return (const ASGST_Frame *)(const void *)((const char *)it->pending + off);
+}
+
 /* SS. */
 ASGST__HOT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
   /* Most calls hand out a buffered frame that is not the batch's last: state stays 1, and
-   * only the index moves (batch() set fast_end). A call per frame is a good part of a deep
+   * only the offset moves (batch() set fast_end_off). A call per frame is a good part of a deep
    * walk's cost. */
   if (__builtin_expect(it != NULL && frame != NULL, 1)) {
-    int i = it->ipending;
-    if (i < it->fast_end) {
-      copy_frame(frame, &it->pending[i]);
-      it->ipending = i + 1;
+    uint32_t off = it->next_off;
+    if (off < it->fast_end_off) {
+      copy_frame(frame, frame_at(it, off));
+      it->next_off = off + sizeof(ASGST_Frame);
       return 1;
     }
   }
@@ -137,11 +144,12 @@ ASGST__HOT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
     memset(frame, 0, sizeof *frame);
     return it->state;
   }
-  copy_frame(frame, &it->pending[it->ipending++]);
+  copy_frame(frame, frame_at(it, it->next_off));
+  it->next_off += sizeof(ASGST_Frame);
   bool bytecode = frame->type == ASGST_FRAME_JAVA || frame->type == ASGST_FRAME_JAVA_INLINED;
   if (bytecode && (it->options & ASGST_END_ON_FIRST_JAVA_FRAME))
     it->state = ASGST_NO_FRAME;
-  else if (it->ipending < it->npending)
+  else if (it->next_off < (uint32_t)it->npending * sizeof(ASGST_Frame))
     it->state = 1;
   else if (it->end <= 0)
     it->state = it->end;
@@ -156,7 +164,8 @@ void asgst__iterator_fail(ASGST_Iterator *it, int error) {
   it->walked_state = 0;
   it->kind = error;
   it->state = error;
-  it->npending = it->ipending = it->fast_end = 0;
+  it->npending = 0;
+  it->next_off = it->fast_end_off = 0;
 }
 
 /* SS. */

@@ -32,7 +32,8 @@ static void error_iterator(ASGST_Iterator *it, const asgst__queue_point *p, int3
   it->options = options;
   it->kind = error;
   it->state = error;
-  it->npending = it->ipending = it->fast_end = 0;
+  it->npending = 0;
+  it->next_off = it->fast_end_off = 0;
 }
 
 typedef struct {

@@ -70,12 +70,14 @@ struct _ASGST_Iterator {
   asgst__thread thread;
   asgst__regs top;       /* the registers the walk starts from (begin() runs again on rewind) */
   asgst__regs cur;       /* the current physical frame */
-  /* Decoded logical frames not yet handed out, innermost first: [ipending, npending).
-   * Only frames the options report are kept. */
+  /* Decoded logical frames not yet handed out, innermost first: from the one next_off
+   * bytes into pending up to pending[npending]. Only frames the options report are kept. */
   ASGST_Frame pending[ASGST__PENDING_CAP];
   int32_t npending;
-  int32_t ipending;
-  int32_t fast_end;      /* NextFrame hands out pending[ipending] unchecked while ipending < this */
+  /* In bytes, not frames: NextFrame's fast path then needs no multiply (a frame is 48
+   * bytes), a few instructions of every frame's twenty. */
+  uint32_t next_off;
+  uint32_t fast_end_off; /* NextFrame hands out the frame at next_off unchecked while next_off < this */
   int32_t seen_java;     /* a Java frame has been returned (END_ON_FIRST_JAVA_FRAME) */
   int32_t cur_decoded;   /* it->cur's frames are in pending (step before the next decode) */
   int32_t end;           /* what follows the buffered frames: 1 more frames, else end/error */
@@ -110,7 +112,8 @@ typedef struct asgst__backend {
   int (*begin)(ASGST_Iterator *it, const asgst__regs *top);
 
   /* SS. Decode the physical frame at it->cur, appending its logical frames (innermost
-   * first; a C frame gives exactly one ASGST_FRAME_NON_JAVA frame) at
+   * first; a C frame gives exactly one ASGST_FRAME_NON_JAVA frame, and only with
+   * ASGST_INCLUDE_NON_JAVA_FRAMES, none otherwise) at
    * it->pending[it->npending], at most asgst__room(it) of them, and advance it->npending.
    * Returns 0, ASGST__NO_ROOM (nothing appended) or an error. It may also take the
    * following physical frames when it can prove them (a recursion), stepping it->cur and

@@ -80,10 +80,13 @@ static inline bool asgst__fast_ok(uintptr_t a, size_t n) {
 /* SS. True while the calling thread's loads are logged (a recording walk). Facts that
  * walks learn from VM memory once and keep (the code heaps, ...) are then read again by
  * that walk, so that the log holds the memory they come from: another thread may have
- * learned them just before, and its reads are not logged. The test of the hooks word
- * comes first: without a logger anywhere this costs one load and one compare. */
+ * learned them just before, and its reads are not logged. The fast path's bound comes
+ * first: it is 0 whenever a hook is on (a logging thread turned its hooks on before its
+ * walk), and not volatile, so the walk's loads keep it in a register and this costs one
+ * compare, where the hooks word (volatile) was loaded again at every test. */
 static inline bool asgst__relearn(void) {
-  return __builtin_expect((asgst__read_hooks & ASGST__HOOK_LOG) != 0, 0) && asgst__read_logged();
+  return __builtin_expect(asgst__fast_limit == 0, 0) && (asgst__read_hooks & ASGST__HOOK_LOG) != 0 &&
+         asgst__read_logged();
 }
 
 /* SS. True if [a, a+n) can be user memory. */
@@ -102,6 +105,19 @@ static inline bool asgst__load_ptr(uintptr_t a, uintptr_t *out) {
   bool ok = asgst__load_u64(a, &v);
   *out = (uintptr_t)v;
   return ok;
+}
+/* SS. asgst__load_ptr at an address the caller proved 8-byte aligned (an aligned base
+ * plus a multiple of 8): the alignment test is left out (the slow path still checks). For
+ * the interpreter's frame slots below a checked fp, several loads of every frame. */
+static inline bool asgst__load_ptr_a8(uintptr_t a, uintptr_t *out) {
+  if (!asgst__fast_ok(a, 8)) {
+    uint64_t v;
+    bool ok = asgst__load_slow(a, 8, true, &v);
+    *out = (uintptr_t)v;
+    return ok;
+  }
+  *out = *(const volatile uintptr_t *)a;
+  return true;
 }
 /* SS. A saved return address: the word at a without the bits pointer authentication
  * signs it with (impl/arch/; none on x86_64). */

@@ -174,8 +174,11 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
 /* SS. Where decode appends the frames of it->cur. */
 static inline ASGST_Frame *out_of(ASGST_Iterator *it) { return &it->pending[it->npending]; }
 
-/* SS. One frame that is not Java code (the caller checked the room). */
-ASGST__HOT static void non_java(ASGST_Iterator *it) {
+/* SS. One frame that is not Java code (the caller checked the room), if the walk reports
+ * C frames (fill_loop.h). Inline: a call of its own was a tenth of a proven C frame's
+ * decoding. */
+static inline __attribute__((always_inline)) void non_java(ASGST_Iterator *it) {
+  if (!(it->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) return;
   ASGST_Frame *f = out_of(it);
   f->type = ASGST_FRAME_NON_JAVA;
   f->comp_level = -1;
@@ -246,7 +249,7 @@ ASGST__HOT static bool bcp_bounds(uintptr_t cm, uintptr_t codes, bool top, uintp
  * its next call or poll, the safe point the element is processed at. */
 static inline bool load_bcp(const ASGST_Iterator *it, uintptr_t fp, uintptr_t *bcp) {
   if (it->has_top_position && it->depth == 0) return *bcp = it->top_position, true;
-  return asgst__load_ptr(fp + 8 * asgst__vm.interp_bcp_slot, bcp);
+  return asgst__load_ptr_a8(fp + 8 * asgst__vm.interp_bcp_slot, bcp); /* fp: checked aligned */
 }
 
 /* SS. An interpreted frame: Method* and bcp in fixed slots below fp. `top`: interrupted
@@ -256,7 +259,7 @@ ASGST__HOT static int decode_interpreted(ASGST_Iterator *it, bool top) {
   uintptr_t fp = it->cur.fp, m, bcp, cm;
   if (fp < it->cur.sp || (fp & 7) || (it->thread.stack_base && fp >= it->thread.stack_base))
     return ASGST_BAD_FRAME;
-  if (!asgst__load_ptr(fp + 8 * model->interp_method_slot, &m) || m == 0 || (m & 7) ||
+  if (!asgst__load_ptr_a8(fp + 8 * model->interp_method_slot, &m) || m == 0 || (m & 7) ||
       !load_bcp(it, fp, &bcp) ||
       !asgst__load_ptr(m + model->method_const, &cm) || cm == 0 || (cm & 7))
     return ASGST_BAD_FRAME;
@@ -270,6 +273,41 @@ ASGST__HOT static int decode_interpreted(ASGST_Iterator *it, bool top) {
   f->sp = (void *)it->cur.sp;
   f->fp = (void *)fp;
   it->npending++;
+  return 0;
+}
+
+/* SS. After an interpreted frame was decoded at it->cur: its senders while they are
+ * interpreted frames too, taken here without a trip through the batch loop's step and
+ * decode dispatch per frame (a quarter of an interpreted frame's instructions). Each is
+ * the step step_frame makes from an interpreted frame, with the checks of
+ * asgst__step_checked (sp grows strictly, so only the depth and the stack base are left),
+ * and decode_frame's decoding of a frame in the interpreter (not C proven by a step, nor
+ * the entry frame: both outside the interpreter's code). Not while C frames head for an
+ * anchor (step_frame's test after the step). A step the batch loop would refuse is left
+ * to it, which then refuses it; a decode that fails fails the walk as it would there.
+ * Returns 0 or decode_interpreted's error. */
+static int interpreted_run(ASGST_Iterator *it, hs_state *s) {
+  const asgst__vm_model *model = &asgst__vm;
+  uintptr_t base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
+  while (it->npending < it->batch_limit && it->depth < ASGST__MAX_DEPTH) {
+    /* fp was checked aligned by decode_interpreted. */
+    uintptr_t fp = it->cur.fp, pc, nfp, nsp;
+    if (!asgst__load_ptr_a8(fp + 8, &pc) || !asgst__load_ptr_a8(fp, &nfp) ||
+        !asgst__load_ptr_a8(fp + 8 * model->interp_sender_sp_slot, &nsp))
+      return 0;
+    pc = asgst__strip_pc(pc);
+    if (nsp <= it->cur.sp || (nsp & 7) || nsp >= base || !asgst__hs_in_interpreter(pc)) return 0;
+    *(volatile int32_t *)&it->committed = it->npending;
+    it->cur.pc = pc;
+    it->cur.sp = nsp;
+    it->cur.fp = nfp;
+    it->cur.lr = 0;
+    it->depth++;
+    s->top = 0;
+    s->pcmode = ASGST__PC_EXACT;
+    int r = decode_interpreted(it, false);
+    if (r != 0) return r;
+  }
   return 0;
 }
 
@@ -312,16 +350,21 @@ static inline void memo(ASGST_Iterator *it, hs_state *s, int at, int n) {
   s->memo_n = (uint8_t)n;
 }
 
-/* SS. Appends a copy of the n frames at `src` for the physical frame it->cur. */
-static inline void copy_frames(ASGST_Iterator *it, const ASGST_Frame *src, int n) {
-  ASGST_Frame *dst = out_of(it);
+/* SS. Writes a copy of the n frames at `src` to dst, for the physical frame at sp/fp. */
+static inline void copy_frames_at(ASGST_Frame *dst, const ASGST_Frame *src, int n, uintptr_t sp,
+                                  uintptr_t fp) {
   for (int i = 0; i < n; i++) {
     /* Everything up to sp in two 16-byte moves. The source is the first frame of the run,
      * written a step earlier (a load still waiting on narrower stores would stall). */
     __builtin_memcpy(&dst[i], &src[i], offsetof(ASGST_Frame, sp));
-    dst[i].sp = (void *)it->cur.sp;
-    dst[i].fp = (void *)it->cur.fp;
+    dst[i].sp = (void *)sp;
+    dst[i].fp = (void *)fp;
   }
+}
+
+/* SS. Appends a copy of the n frames at `src` for the physical frame it->cur. */
+static inline void copy_frames(ASGST_Iterator *it, const ASGST_Frame *src, int n) {
+  copy_frames_at(out_of(it), src, n, it->cur.sp, it->cur.fp);
   it->npending += n;
 }
 
@@ -347,21 +390,88 @@ ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
     s->memo_at = (uint16_t)(it->npending - n);
     return true; /* kind, blob and fsize are still those of the previous frame */
   }
-  while (it->npending < it->batch_limit && n <= asgst__room(it) && it->depth < ASGST__MAX_DEPTH) {
-    uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)fsize, npc, nfp;
-    if (it->thread.stack_base && ssp >= it->thread.stack_base) break;
-    if (!asgst__load_ret(ssp - 8, &npc) || npc != pc || !asgst__load_ptr(ssp - 16, &nfp)) break;
+  /* The walk's position in locals, stored back once: the frame copies are byte copies,
+   * which may alias any field of *it, so fields read in the loop were reloaded (and the
+   * position stored) once per frame. A fault in the loop ends the walk, with only the
+   * committed count read back. */
+  int np = it->npending, depth = it->depth;
+  /* np < stop: within the batch and room for n more frames (n <= PENDING_CAP - np). */
+  int stop = it->batch_limit < ASGST__PENDING_CAP - n + 1 ? it->batch_limit : ASGST__PENDING_CAP - n + 1;
+  uintptr_t sp = it->cur.sp, fp = it->cur.fp, base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
+  uintptr_t step = 8 * (uintptr_t)fsize;
+  /* sp grows by whole words: if it is aligned now, every slot read below is (a misaligned
+   * one fails its load, so the loop would stop at once anyway). */
+  if (sp & 7) stop = 0;
+  while (np < stop && depth < ASGST__MAX_DEPTH) {
+    uintptr_t ssp = sp + step, npc, nfp;
+    if (ssp >= base) break;
+    if (!asgst__load_ptr_a8(ssp - 8, &npc) || (npc = asgst__strip_pc(npc)) != pc ||
+        !asgst__load_ptr_a8(ssp - 16, &nfp))
+      break;
     /* The step the iterator would have made, without leaving this frame's state. */
-    *(volatile int32_t *)&it->committed = it->npending;
-    it->cur.sp = ssp;
-    it->cur.fp = nfp;
-    it->depth++;
+    *(volatile int32_t *)&it->committed = np;
+    sp = ssp;
+    fp = nfp;
+    depth++;
     /* From the same source each time: copying the previous copy chained every frame's
      * loads to the stores just before them. */
-    copy_frames(it, src, n);
+    copy_frames_at(&it->pending[np], src, n, sp, fp);
+    np += n;
   }
-  s->memo_at = (uint16_t)(it->npending - n);
+  it->cur.sp = sp;
+  it->cur.fp = fp;
+  it->depth = depth;
+  it->npending = np;
+  s->memo_at = (uint16_t)(np - n);
   return true;
+}
+
+/* SS. After a frame cache hit (a complete compiled frame of known size at it->cur): its
+ * senders while they are frame cache hits or recursions of one (repeat()), taken here
+ * without a trip through the batch loop's step and decode dispatch per physical frame
+ * (about half of a cached frame's instructions). Each is the step the batch loop would make
+ * from a complete compiled frame (sp grows by the frame size; the depth and the stack base
+ * are checked as asgst__step_checked does) and the decoding decode_frame would make at a
+ * return address. Left to the batch loop: the interpreter and the entry frame (no cache
+ * entries: tested first so that the lookup does not miss twice), a miss, a full batch.
+ * Each frame is committed as the next one starts; it->cur moves only to a frame that is
+ * then decoded. */
+static void cached_run(ASGST_Iterator *it, hs_state *s, uint32_t fsize) {
+  uintptr_t base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
+  /* As in repeat(): sp grows by whole words, so one test of its alignment serves all. */
+  if (it->cur.sp & 7) return;
+  while (it->npending < it->batch_limit && it->depth < ASGST__MAX_DEPTH) {
+    uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)fsize, npc, nfp, blob;
+    if (ssp >= base) return;
+    if (!asgst__load_ptr_a8(ssp - 8, &npc) || !asgst__load_ptr_a8(ssp - 16, &nfp)) return;
+    npc = asgst__strip_pc(npc);
+    if (asgst__hs_in_interpreter(npc) || asgst__hs_is_entry(npc)) return;
+    asgst__regs r = {npc, ssp, nfp, 0};
+    /* Recursion: the frames just appended again (repeat(), which takes the whole run; the
+     * frames of the hit are the buffer's last, so it cannot refuse once they fit). */
+    int memo_n = LD(s->memo_n);
+    if (npc == s->memo_pc && memo_n != 0) {
+      if (memo_n > asgst__room(it)) return;
+      *(volatile int32_t *)&it->committed = it->npending;
+      set_regs(&it->cur, &r);
+      it->depth++;
+      s->pcmode = ASGST__PC_EXACT;
+      repeat(it, s);
+      continue;
+    }
+    *(volatile int32_t *)&it->committed = it->npending;
+    uint32_t next_size;
+    int n = asgst__hs_fc_frames(&r, false, out_of(it), asgst__room(it), &blob, &next_size, &s->fc_checked,
+                                it->thread.stack_base);
+    if (n <= 0) return;
+    set_regs(&it->cur, &r);
+    it->depth++;
+    memo(it, s, it->npending, n);
+    it->npending += n;
+    s->blob = blob;
+    s->fsize = fsize = next_size;
+    s->pcmode = ASGST__PC_EXACT;
+  }
 }
 
 /* SS. A compiled frame from the frame cache, at a return address or (top) interrupted where
@@ -380,6 +490,7 @@ ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
   s->fsize = fsize;
   s->top = 0; /* complete: the sender is found by the frame size */
   s->java_seen = 1;
+  if (!LD(s->has_target)) cached_run(it, s, fsize);
   return 0;
 }
 
@@ -484,7 +595,7 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
     return 0;
   }
   bool interp = asgst__hs_in_interpreter(it->cur.pc);
-  if (cacheable(LD(s->pcmode), top) && !(it->options & ASGST__OPT_REPLAYABLE) && !interp) {
+  if (!interp && cacheable(LD(s->pcmode), top) && !(it->options & ASGST__OPT_REPLAYABLE)) {
     if (!top && repeat(it, s)) return 0;
     int r = decode_cached(it, s, top);
     if (r <= 0) return r;
@@ -495,8 +606,9 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
     s->kind = ASGST__HK_INTERP;
     s->blob = 0;
     int r = decode_interpreted(it, top);
-    if (r == 0) s->java_seen = 1;
-    return r;
+    if (r != 0) return r;
+    s->java_seen = 1;
+    return LD(s->has_target) ? 0 : interpreted_run(it, s);
   }
   uintptr_t blob;
   s->kind = (uint8_t)asgst__hs_classify(it->cur.pc, &blob);
@@ -662,16 +774,20 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
   hs_state *s = state_of(it);
   asgst__regs n;
   int r;
-  switch (LD(s->kind)) {
+  /* Read once: the tests after the switch then fold for the kinds it knows. */
+  const uint8_t kind = LD(s->kind);
+  switch (kind) {
     case ASGST__HK_C:
       return step_c(it, s);
     case ASGST__HK_ENTRY:
       return step_entry(it, s);
     case ASGST__HK_INTERP: {
+      /* fp was checked aligned by decode_interpreted. */
       uintptr_t fp = it->cur.fp;
-      if (!asgst__load_ret(fp + 8, &n.pc) || !asgst__load_ptr(fp, &n.fp) ||
-          !asgst__load_ptr(fp + 8 * model->interp_sender_sp_slot, &n.sp))
+      if (!asgst__load_ptr_a8(fp + 8, &n.pc) || !asgst__load_ptr_a8(fp, &n.fp) ||
+          !asgst__load_ptr_a8(fp + 8 * model->interp_sender_sp_slot, &n.sp))
         return ASGST_BAD_FRAME;
+      n.pc = asgst__strip_pc(n.pc);
       /* The sender's own view of its sp (compiled callers are sized from it). It may lie
        * below fp + 16 when a c2i adapter moved the arguments; it is above our sp. */
       if (n.sp <= it->cur.sp || (n.sp & 7)) return ASGST_BAD_FRAME;
@@ -694,11 +810,11 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
   /* The test build's AsyncGetCallTrace rule (impl/test_build.h; 0 in the product, where
    * this folds away). */
   bool asgct_rule = (it->options & ASGST__OPT_ASGCT_PCDESC_RULE) && !LD(s->java_seen) &&
-                    LD(s->kind) == ASGST__HK_STUB;
+                    kind == ASGST__HK_STUB;
   /* A stub called from compiled code before any Java frame (the top of the Java stack)
    * may have been called without debug information: a leaf call, such as C1's GC barrier
    * stubs, records no PcDesc at its return address. Exact if there is one, else near. */
-  bool leaf_callee = !LD(s->java_seen) && LD(s->kind) == ASGST__HK_STUB;
+  bool leaf_callee = kind == ASGST__HK_STUB && !LD(s->java_seen);
   n.lr = 0; /* the link register belongs to the interrupted frame only */
   set_regs(&it->cur, &n);
   s->top = 0;

@@ -111,7 +111,8 @@ static int synth_decode(ASGST_Iterator *it) {
       add_frame(it, ASGST_FRAME_JAVA_NATIVE, 0, -1, b->method);
       return 0;
     default:
-      add_frame(it, ASGST_FRAME_NON_JAVA, -1, -1, NULL);
+      /* C frames only where the caller wants them (fill_loop.h). */
+      if (it->options & ASGST_INCLUDE_NON_JAVA_FRAMES) add_frame(it, ASGST_FRAME_NON_JAVA, -1, -1, NULL);
       return 0;
   }
 }
