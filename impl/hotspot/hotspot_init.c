@@ -261,7 +261,7 @@ static void *build_cfi(void *arg) {
 /* N. Starts the first build of the C frame tables for walks with
  * ASGST_INCLUDE_NON_JAVA_FRAMES, once the model is proven, outside any signal handler.
  * Off the binding thread: reading every loaded object's .eh_frame takes about 70 ms with
- * libjvm here, which would more than double ASGST_Initialize (budget 100 ms). Until the
+ * libjvm here, which would more than double ASGST_Initialize (budget 10 ms). Until the
  * tables are published (or if memory runs out), C frames are stepped by frame pointer
  * alone. A rebuild after a library load keeps the tables of the objects still loaded and
  * parses only the new one; replaced snapshots (a small array each) and the tables of
