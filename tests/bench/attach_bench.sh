@@ -42,7 +42,7 @@ for home in "${homes[@]}"; do
       [ "$n" = 1000 ] && cpu_1k=$cpu
       [ "$n" = 50000 ] || continue
       if [ -n "$cpu" ] && [ -n "$cpu_1k" ] && [ "${cpu#-}" = "$cpu" ]; then
-        growth=$(awk -v a="$cpu" -v b="$cpu_1k" 'BEGIN { printf "%.1f", a - b }')
+        growth=$(awk -v a="$cpu" -v b="$cpu_1k" 'BEGIN { printf "%+.1f", a - b }')
         if [ -z "$flat_worst" ] || lt "$flat_worst" "$growth"; then flat_worst=$growth; fi
       fi
       ms=$(field initialize_ms "$line")
@@ -59,6 +59,6 @@ for home in "${homes[@]}"; do
   fi
   flat="JDK $major: attach, ASGST_Initialize's CPU time flat in class count (50k within 1 ms of 1k)"
   if [ -n "$why" ] || [ -z "$flat_worst" ]; then budget 0 "$flat" "no figure: ${why:-no CPU times}"
-  else budget "$(le "$flat_worst" 1 && echo 1)" "$flat" "+$flat_worst ms of CPU from 1k to 50k classes, the larger of the two loader kinds, vs <= 1 ms"
+  else budget "$(le "$flat_worst" 1 && echo 1)" "$flat" "$flat_worst ms of CPU from 1k to 50k classes, the larger of the two loader kinds, vs <= 1 ms"
   fi
 done
