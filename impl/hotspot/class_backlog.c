@@ -87,7 +87,7 @@ static void test_delay(void) {
   if (ms > 0) nanosleep(&ts, NULL);
 }
 #else
-static void test_delay(void) {}
+static void test_delay(void) {} /* N. The product never delays. */
 #endif
 
 /* N. Steps 1 and 2: lists the loaded classes (the local references pin them) and makes
