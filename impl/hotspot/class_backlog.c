@@ -35,8 +35,13 @@
  * have a ClassLoaderData of their own (nor JDK 8's VM-anonymous ones), which would still
  * need a reference each. docs/budgets.md has the figures.
  *
- * A binding at VMInit waits for step 2 before it answers (a few hundred classes at that
- * point: well under a millisecond), so that walks work from the binding's callback on, as
+ * The binding waits for step 2 before it answers, for at most ASGST__LISTING_WAIT_MS in the
+ * live phase: up to some tens of thousands of classes (quiet machine) the listing is done
+ * by then and walks work as soon as ASGST_Initialize has answered, as profilers and this
+ * project's test agents expect; beyond, or when the thread waits for a CPU, the answer
+ * comes anyway and walks say ASGST_INIT_PENDING for the rest of the listing. A binding at
+ * VMInit waits without a limit (a few hundred classes at that point: well under a
+ * millisecond), so that walks work from the binding's callback on, as
  * ASGST_SetInitializeCallback promises. What needs the whole registry waits for step 3
  * (asgst__hs_backlog_wait): converting a class to a jclass (ASGST_ClassToJClass,
  * ASGST_MethodToJMethodID) and the unbinding. Metadata and unload handlers never wait.
@@ -162,10 +167,28 @@ static void list_here(jvmtiEnv *jvmti, JNIEnv *env) {
   announce(&done);
 }
 
+/* N. Waits at most wait_ms (for ever if negative) for step 2; true if it is done. The
+ * deadline is on CLOCK_REALTIME (the condition variable's clock): a clock step only
+ * lengthens or shortens one short wait. */
+static bool wait_listed_for(long wait_ms) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += (wait_ms % 1000) * 1000000L;
+  until.tv_sec += wait_ms / 1000 + until.tv_nsec / 1000000000L;
+  until.tv_nsec %= 1000000000L;
+  pthread_mutex_lock(&lock);
+  while (running && !listed)
+    if (wait_ms < 0) pthread_cond_wait(&changed, &lock);
+    else if (pthread_cond_timedwait(&changed, &lock, &until) != 0) break;
+  bool ok = !running || listed;
+  pthread_mutex_unlock(&lock);
+  return ok;
+}
+
 /* N. `listing` is active already (the binding made it so): steps 1-3 start on the worker
- * thread; with wait_listed, returns once step 2 is done. */
+ * thread; returns once step 2 is done or after wait_ms (negative: no limit). */
 void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend *listing,
-                             bool wait_listed) {
+                             long wait_ms) {
   pthread_mutex_lock(&lock);
   listing_be = listing;
   listed = done = stop = false;
@@ -173,8 +196,8 @@ void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend 
   pthread_mutex_unlock(&lock);
   asgst__init_timing_mark("class worker start");
   if (!running) list_here(jvmti, env);
-  else if (wait_listed) asgst__hs_backlog_wait_listed();
-  asgst__init_timing_mark(wait_listed ? "class listing (waited)" : "class listing (not waited)");
+  bool in_time = wait_listed_for(wait_ms);
+  asgst__init_timing_mark(in_time ? "class listing (waited)" : "class listing (wait ended)");
 }
 
 /* N. Blocks until step 2 is done (at once when no listing runs). */

@@ -109,10 +109,13 @@ void asgst__hs_register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c);
 ASGST_Method *asgst__hs_copy_methods(uintptr_t k, int *n);
 /* N. class_backlog.c: lists the classes loaded before the binding and registers them on
  * a background thread; `listing` (asgst__hs_listing_backend) is the active table until
- * they are listed, when the thread makes asgst__hotspot_backend active. With wait_listed
- * (the binding at VMInit) returns once they are listed. */
+ * they are listed, when the thread makes asgst__hotspot_backend active. Returns once they
+ * are listed or after wait_ms (negative: no limit, the binding at VMInit). */
 void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend *listing,
-                             bool wait_listed);
+                             long wait_ms);
+/* How long a live-phase binding waits for that listing before it answers anyway: 50,000
+ * classes are listed in about 4-5 ms on a quiet machine (docs/budgets.md). */
+#define ASGST__LISTING_WAIT_MS 6
 /* N. Waits until the classes loaded before the binding are listed (pinned). */
 void asgst__hs_backlog_wait_listed(void);
 /* N. Waits until the classes loaded before the binding are registered. */

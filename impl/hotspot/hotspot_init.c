@@ -338,17 +338,18 @@ static int finish(JNIEnv *env, bool at_vm_init) {
     return ASGST_UNSUPPORTED_VM;
   }
   asgst__init_timing_mark("guard");
-  /* Nothing can refuse from here on. The classes loaded so far are listed after the answer
-   * (class_backlog.c: listing them grows with their number); until they are, the active
-   * table starts no walk, so no class the listing could miss reaches the profiler. At
-   * VMInit there are only the JDK's startup classes, and the binding waits for their
-   * listing: walks work from the caller's outcome callback on. */
+  /* Nothing can refuse from here on. The classes loaded so far are listed by a thread of
+   * the library (class_backlog.c: listing them grows with their number); until they are,
+   * the active table starts no walk, so no class the listing could miss reaches the
+   * profiler. The binding waits for the listing, in the live phase for at most
+   * ASGST__LISTING_WAIT_MS; at VMInit (only the JDK's startup classes) without a limit, so
+   * that walks work from the caller's outcome callback on. */
   const asgst__backend *listing = asgst__hs_listing_backend();
   asgst__set_backend(listing);
   error[0] = '\0';
   refused = 0;
   set_state(READY);
-  asgst__hs_backlog_start(jvmti, env, listing, at_vm_init);
+  asgst__hs_backlog_start(jvmti, env, listing, at_vm_init ? -1 : ASGST__LISTING_WAIT_MS);
   return 0;
 }
 
