@@ -7,7 +7,8 @@
  * JVM with 50,000 classes spent 0.2-0.4 s in ASGST_Initialize. Listing them (JVMTI
  * GetLoadedClasses, about 80 ns a class) and pinning them (one JNI store a class) before
  * the answer still grew with the class count: 7 ms of CPU at 50,000 classes. Now a daemon
- * thread, "asgst-classes", attached to the VM, does all of it after the answer:
+ * thread, "asgst-classes", attached to the VM, does all of it (the binding waits only for
+ * step 2, and in the live phase for a bounded time: see below):
  *  1. it lists the loaded classes. GetLoadedClasses hands back a local reference per
  *     class, and a local reference is a strong root: from that moment no listed class can
  *     be unloaded before the thread deletes its reference;
@@ -19,7 +20,7 @@
  * Classes prepared meanwhile register themselves through ClassPrepare (enabled before the
  * thread starts); registration is idempotent (the class tag), so the two paths may overlap.
  *
- * Why this keeps the unload handler guarantee, although classes are listed after the
+ * Why this keeps the unload handler guarantee, although classes may be listed after the
  * answer: a class loaded before the binding that unloads before step 1 never gets a
  * handler call, but no handle of it can have reached the profiler. Walks are the only way
  * a profiler learns a class or method it did not name itself, and none starts before step
