@@ -21,6 +21,12 @@ void asgst__set_backend(const asgst__backend *be) {
   atomic_store_explicit(&active, be, memory_order_release);
 }
 
+/* N. */
+bool asgst__replace_backend(const asgst__backend *from, const asgst__backend *to) {
+  return atomic_compare_exchange_strong_explicit(&active, &from, to, memory_order_acq_rel,
+                                                 memory_order_acquire);
+}
+
 /* SS. */
 int asgst__unbound_error(void) {
   return atomic_load_explicit(&unbound_error, memory_order_relaxed);

@@ -199,6 +199,9 @@ typedef struct asgst__backend {
  * Read with an acquire load from signal handlers. */
 const asgst__backend *asgst__active_backend(void);                     /* SS */
 void asgst__set_backend(const asgst__backend *be);                    /* N */
+/* Makes `to` active if `from` still is (a binding may have been undone meanwhile); false
+ * if another backend (or none) is active. */
+bool asgst__replace_backend(const asgst__backend *from, const asgst__backend *to); /* N */
 /* The error a call needing a backend returns while none is active: ASGST_NOT_INITIALIZED,
  * or ASGST_INIT_PENDING while a binding waits for VMInit. */
 int asgst__unbound_error(void);                                        /* SS */

@@ -105,7 +105,9 @@ enum ASGST_TraceKind {
  *                             queued (the user's queued-signal quota, ulimit -i, is full)
  *   ASGST_INIT_PENDING        -29: ASGST_Initialize was called before the VM was live
  *                             (Agent_OnLoad); the binding completes at the VMInit event
- *                             (see ASGST_InitializeStatus, ASGST_SetInitializeCallback)
+ *                             (see ASGST_InitializeStatus, ASGST_SetInitializeCallback);
+ *                             or, after ASGST_Initialize answered 0 in the live phase
+ *                             with very many classes loaded, they are still being listed
  */
 #define ASGST_ERROR_LIST(X)                 \
   X(ASGST_NO_FRAME, 0)                      \
@@ -345,7 +347,14 @@ ASGST_EXPORT void ASGST_SetOnQueueProcessingEnd(ASGST_Queue *q, int options,
  * walk returns ASGST_INIT_PENDING. JVMTI does not order the VMInit callbacks of different
  * environments, so in the caller's own VMInit callback the binding may not be complete
  * yet: start sampling from ASGST_SetInitializeCallback's callback, or check
- * ASGST_InitializeStatus(). */
+ * ASGST_InitializeStatus().
+ * Called in the live phase (Agent_OnAttach, JNI_OnLoad), 0 means bound. The classes
+ * already loaded are listed by a library thread, and the answer waits for that listing for
+ * at most 6 ms (about 50,000 classes on a quiet machine), so that it does not grow with
+ * their number beyond that: should the listing take longer, walks return
+ * ASGST_INIT_PENDING until it is done and ASGST_JClassToClass / ASGST_JMethodIDToMethod
+ * wait for it. That keeps the unload handler promise for those classes: none of them
+ * reaches the caller before it is listed, and from then on it cannot unload unreported. */
 ASGST_EXPORT int ASGST_Initialize(JavaVM *vm, int32_t flags);
 /* N. Extension: where the binding stands: 0 bound; ASGST_INIT_PENDING (completes at
  * VMInit); ASGST_NOT_INITIALIZED (never initialized, or shut down); or the error with which

@@ -1,36 +1,79 @@
 /*
- * class_backlog.c - registers the classes that were loaded before the binding, off the
- * ASGST_Initialize path.
+ * class_backlog.c - lists and registers the classes that were loaded before the binding,
+ * off the ASGST_Initialize path.
  *
  * Registering a class costs microseconds (JVMTI tag and status, the Method* copy, a shadow
  * of an unloadable class's metadata: class_register.c); done inline, a profiler attached to a
- * JVM with 50,000 classes spent 0.2-0.4 s in ASGST_Initialize. Now the binding only lists
- * the classes and pins them: they go into one Java Object[] held by a global reference, so
- * none of them can be unloaded before it is registered (an unregistered class that unloads
- * would never reach the unload handlers). A daemon thread, "asgst-classes", attached to the
- * VM, then registers them one by one and clears each array slot as it goes, which lets the
- * class be unloaded again. Classes prepared meanwhile register themselves through
- * ClassPrepare; registration is idempotent (the class tag), so the two paths may overlap.
+ * JVM with 50,000 classes spent 0.2-0.4 s in ASGST_Initialize. Listing them (JVMTI
+ * GetLoadedClasses, about 80 ns a class) and pinning them (one JNI store a class) before
+ * the answer still grew with the class count: 7 ms of CPU at 50,000 classes. Now a daemon
+ * thread, "asgst-classes", attached to the VM, does all of it (the binding waits only for
+ * step 2, and in the live phase for a bounded time: see below):
+ *  1. it lists the loaded classes. GetLoadedClasses hands back a local reference per
+ *     class, and a local reference is a strong root: from that moment no listed class can
+ *     be unloaded before the thread deletes its reference;
+ *  2. it makes the real backend table active (until then the binding publishes a table
+ *     whose walks say ASGST_INIT_PENDING and whose jclass/jmethodID conversions wait for
+ *     step 1: hotspot_backend.c);
+ *  3. it registers the classes one by one, deleting each reference once its class is
+ *     tagged, which lets the class be unloaded again (its unload is then reported).
+ * Classes prepared meanwhile register themselves through ClassPrepare (enabled before the
+ * thread starts); registration is idempotent (the class tag), so the two paths may overlap.
  *
- * What needs the whole registry waits for the thread (asgst__hs_backlog_wait): converting a
- * class to a jclass (ASGST_ClassToJClass, ASGST_MethodToJMethodID) and the unbinding.
- * Walking, metadata and unload handlers never wait.
+ * Why this keeps the unload handler guarantee, although classes may be listed after the
+ * answer: a class loaded before the binding that unloads before step 1 never gets a
+ * handler call, but no handle of it can have reached the profiler. Walks are the only way
+ * a profiler learns a class or method it did not name itself, and none starts before step
+ * 1; a class named by jclass or jmethodID is converted only after step 1 (a jclass pins its
+ * class while the caller holds it; a jmethodID's class unloaded before step 1 leaves
+ * nothing to convert). From step 1 on every such class is pinned until it is registered,
+ * and a registered class's unload reaches the handlers (class_unload.c).
+ *
+ * Why not pin one reference per class loader before the answer instead: which loaders
+ * exist is known only from the class list (JVMTI has no list of loaders), so the listing
+ * would stay before the answer, and it is most of the cost (GetLoadedClasses alone: 4 ms
+ * of CPU at 50,000 classes on JDK 17); and a loader does not keep the hidden classes that
+ * have a ClassLoaderData of their own (nor JDK 8's VM-anonymous ones), which would still
+ * need a reference each. docs/budgets.md has the figures.
+ *
+ * The binding waits for step 2 before it answers, for at most ASGST__LISTING_WAIT_MS in the
+ * live phase: up to some tens of thousands of classes (quiet machine) the listing is done
+ * by then and walks work as soon as ASGST_Initialize has answered, as profilers and this
+ * project's test agents expect; beyond, or when the thread waits for a CPU, the answer
+ * comes anyway and walks say ASGST_INIT_PENDING for the rest of the listing. A binding at
+ * VMInit waits without a limit (a few hundred classes at that point: well under a
+ * millisecond), so that walks work from the binding's callback on, as
+ * ASGST_SetInitializeCallback promises. What needs the whole registry waits for step 3
+ * (asgst__hs_backlog_wait): converting a class to a jclass (ASGST_ClassToJClass,
+ * ASGST_MethodToJMethodID) and the unbinding. Metadata and unload handlers never wait.
  */
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "hotspot.h"
 #include "init_timing.h"
 
+#include "../backend.h"
+#include "../test_build.h"
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t finished = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static pthread_t worker;
-static bool running;   /* the worker thread exists and has not been joined */
-static bool done;      /* the worker has registered (or given up on) every pinned class */
-static bool stop;      /* the unbinding asks the worker to stop early */
-static jobjectArray pinned;
-static jint npinned;
+static bool running; /* the worker thread exists and has not been joined */
+static bool listed;  /* step 2 is done (or the worker gave up before it) */
+static bool done;    /* the worker has registered (or given up on) every listed class */
+static bool stop;    /* the unbinding asks the worker to stop early */
+static const asgst__backend *listing_be; /* the table active until step 2 */
+
+/* N. Sets a flag under the lock and wakes the waiters. */
+static void announce(bool *flag) {
+  pthread_mutex_lock(&lock);
+  *flag = true;
+  pthread_cond_broadcast(&changed);
+  pthread_mutex_unlock(&lock);
+}
 
 /* N. True if the unbinding asked the worker to stop. */
 static bool stop_asked(void) {
@@ -40,17 +83,51 @@ static bool stop_asked(void) {
   return s;
 }
 
-/* N. Registers every pinned class, releasing each pin once it is registered. */
-static void register_pinned(JNIEnv *env) {
-  for (jint i = 0; i < npinned && !stop_asked(); i++) {
-    jclass c = (jclass)(*env)->GetObjectArrayElement(env, pinned, i);
-    if (c == NULL) continue;
-    asgst__hs_register_class(asgst__hs_jvmti, env, c);
-    (*env)->SetObjectArrayElement(env, pinned, i, NULL);
-    (*env)->DeleteLocalRef(env, c);
+#if ASGST__TEST_BUILD
+/* N. The test build's ASGST_TEST_LISTING_DELAY_MS: the worker sleeps that long before it
+ * lists, so that a test can unload a class inside the window (tests/jvm/test_info.sh). */
+static void test_delay(void) {
+  const char *v = getenv("ASGST_TEST_LISTING_DELAY_MS");
+  long ms = v ? atol(v) : 0;
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  if (ms > 0) nanosleep(&ts, NULL);
+}
+#else
+static void test_delay(void) {} /* N. The product never delays. */
+#endif
+
+/* N. Steps 1 and 2: lists the loaded classes (the local references pin them) and makes
+ * the real table active. JDK 8: which classes are VM-anonymous is known only from their
+ * JVMTI names; noting that before walks start puts the hash suffix on their names from
+ * the first walk on. Returns the list (JVMTI memory, NULL if none). */
+static jclass *list_classes(jvmtiEnv *jvmti, JNIEnv *env, jint *count) {
+  jclass *classes = NULL;
+  test_delay();
+  /* It fails only out of memory; classes loaded before the binding then have no unload
+   * handlers (before, that refused the VM: a refusal that cannot happen in practice, and
+   * the listing no longer comes before the answer). */
+  if ((*jvmti)->GetLoadedClasses(jvmti, count, &classes) != JVMTI_ERROR_NONE) {
+    *count = 0;
+    classes = NULL;
   }
-  (*env)->DeleteGlobalRef(env, pinned);
-  pinned = NULL;
+  for (jint i = 0; asgst__vm.jdk == 8 && i < *count; i++) {
+    uintptr_t k = asgst__hs_klass_of(env, classes[i]);
+    if (k) asgst__hs_note_anonymous(jvmti, classes[i], k);
+  }
+  /* Fails only if the binding was undone meanwhile: then no table is made active. */
+  asgst__replace_backend(listing_be, &asgst__hotspot_backend);
+  announce(&listed);
+  return classes;
+}
+
+/* N. Step 3: registers every listed class, releasing each pin once it is registered. After
+ * a stop the remaining references go at the thread's detach. */
+static void register_listed(jvmtiEnv *jvmti, JNIEnv *env, jclass *classes, jint count) {
+  for (jint i = 0; i < count && !stop_asked(); i++) {
+    asgst__hs_register_class(jvmti, env, classes[i]);
+    (*env)->DeleteLocalRef(env, classes[i]);
+  }
+  if (classes) (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
 }
 
 /* N. The worker thread: attaches as a daemon (the VM does not wait for it at exit). */
@@ -60,70 +137,82 @@ static void *work(void *arg) {
   JavaVMAttachArgs args = {JNI_VERSION_1_6, "asgst-classes", NULL};
   pthread_setname_np(pthread_self(), "asgst-classes"); /* the kernel's name too */
   JavaVM *vm = asgst__hs_vm;
+  jvmtiEnv *jvmti = asgst__hs_jvmti;
   if ((*vm)->AttachCurrentThreadAsDaemon(vm, (void **)&env, &args) == JNI_OK) {
-    register_pinned(env);
+    jint count = 0;
+    jclass *classes = list_classes(jvmti, env, &count);
+    register_listed(jvmti, env, classes, count);
     (*vm)->DetachCurrentThread(vm);
+  } else {
+    /* No thread, no listing: walks are let through rather than refused for ever; classes
+     * loaded before the binding then have no unload handlers (the VM is out of memory or
+     * shutting down). */
+    asgst__replace_backend(listing_be, &asgst__hotspot_backend);
   }
   pthread_mutex_lock(&lock);
-  done = true;
-  pthread_cond_broadcast(&finished);
+  listed = done = true;
+  pthread_cond_broadcast(&changed);
   pthread_mutex_unlock(&lock);
   return NULL;
 }
 
-/* N. An Object[] holding every class in `classes`, as a global reference (NULL if the VM
- * has no memory for it). */
-static jobjectArray pin(JNIEnv *env, jclass *classes, jint count) {
-  jclass object = (*env)->FindClass(env, "java/lang/Object");
-  jobjectArray a = object ? (*env)->NewObjectArray(env, count, object, NULL) : NULL;
-  for (jint i = 0; a != NULL && i < count; i++)
-    (*env)->SetObjectArrayElement(env, a, i, classes[i]);
-  jobjectArray global = a ? (jobjectArray)(*env)->NewGlobalRef(env, a) : NULL;
-  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
-  if (a) (*env)->DeleteLocalRef(env, a);
-  if (object) (*env)->DeleteLocalRef(env, object);
-  return global;
-}
-
-/* N. Lists and pins the loaded classes and starts the worker. If the array or the thread
- * cannot be had, registers them here instead (slow, but complete). 0 or -1 with a reason. */
-int asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen) {
+/* N. Without a thread: all three steps here, before the answer (slow, but complete). */
+static void list_here(jvmtiEnv *jvmti, JNIEnv *env) {
   jint count = 0;
-  jclass *classes = NULL;
-  if ((*jvmti)->GetLoadedClasses(jvmti, &count, &classes) != JVMTI_ERROR_NONE) {
-    snprintf(err, errlen, "cannot list the loaded classes");
-    return -1;
-  }
-  asgst__init_timing_mark("list classes");
-  pthread_mutex_lock(&lock);
-  pinned = pin(env, classes, count);
-  asgst__init_timing_mark("pin classes");
-  npinned = count;
-  done = stop = false;
-  running = pinned != NULL && pthread_create(&worker, NULL, work, NULL) == 0;
-  pthread_mutex_unlock(&lock);
-  asgst__init_timing_mark("class worker start");
+  jclass *classes = list_classes(jvmti, env, &count);
   for (jint i = 0; i < count; i++) {
-    if (!running) asgst__hs_register_class(jvmti, env, classes[i]);
-    /* JDK 8: which classes are VM-anonymous is known only from registration; noting that
-     * here, ahead of the worker, puts the hash suffix on their names at once. */
-    uintptr_t k = running && asgst__vm.jdk == 8 ? asgst__hs_klass_of(env, classes[i]) : 0;
-    if (k) asgst__hs_note_anonymous(jvmti, classes[i], k);
+    asgst__hs_register_class(jvmti, env, classes[i]);
     (*env)->DeleteLocalRef(env, classes[i]);
   }
-  (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
-  if (!running && pinned != NULL) {
-    (*env)->DeleteGlobalRef(env, pinned);
-    pinned = NULL;
-  }
-  return 0;
+  if (classes) (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+  announce(&done);
+}
+
+/* N. Waits at most wait_ms (for ever if negative) for step 2; true if it is done. The
+ * deadline is on CLOCK_REALTIME (the condition variable's clock): a clock step only
+ * lengthens or shortens one short wait. */
+static bool wait_listed_for(long wait_ms) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += (wait_ms % 1000) * 1000000L;
+  until.tv_sec += wait_ms / 1000 + until.tv_nsec / 1000000000L;
+  until.tv_nsec %= 1000000000L;
+  pthread_mutex_lock(&lock);
+  while (running && !listed)
+    if (wait_ms < 0) pthread_cond_wait(&changed, &lock);
+    else if (pthread_cond_timedwait(&changed, &lock, &until) != 0) break;
+  bool ok = !running || listed;
+  pthread_mutex_unlock(&lock);
+  return ok;
+}
+
+/* N. `listing` is active already (the binding made it so): steps 1-3 start on the worker
+ * thread; returns once step 2 is done or after wait_ms (negative: no limit). */
+void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend *listing,
+                             long wait_ms) {
+  pthread_mutex_lock(&lock);
+  listing_be = listing;
+  listed = done = stop = false;
+  running = pthread_create(&worker, NULL, work, NULL) == 0;
+  pthread_mutex_unlock(&lock);
+  asgst__init_timing_mark("class worker start");
+  if (!running) list_here(jvmti, env);
+  bool in_time = wait_listed_for(wait_ms);
+  asgst__init_timing_mark(in_time ? "class listing (waited)" : "class listing (wait ended)");
+}
+
+/* N. Blocks until step 2 is done (at once when no listing runs). */
+void asgst__hs_backlog_wait_listed(void) {
+  pthread_mutex_lock(&lock);
+  while (running && !listed) pthread_cond_wait(&changed, &lock);
+  pthread_mutex_unlock(&lock);
 }
 
 /* N. Blocks until every class loaded before the binding is registered. Must not be called
  * from the worker itself (it never is: the worker makes no ASGST calls). */
 void asgst__hs_backlog_wait(void) {
   pthread_mutex_lock(&lock);
-  while (running && !done) pthread_cond_wait(&finished, &lock);
+  while (running && !done) pthread_cond_wait(&changed, &lock);
   pthread_mutex_unlock(&lock);
 }
 
@@ -133,6 +222,7 @@ void asgst__hs_backlog_stop(void) {
   stop = true;
   bool join = running;
   running = false;
+  pthread_cond_broadcast(&changed); /* waiters see running == false */
   pthread_mutex_unlock(&lock);
   if (join) pthread_join(worker, NULL);
 }

@@ -4,7 +4,7 @@
  * unload handler calls: ClassPrepare registers a class (class_register.c), ObjectFree of
  * its tagged mirror reports its unload, ClassFileLoadHook a redefinition, and
  * GarbageCollectionStart refreshes what a redefinition made stale. The top of the class
- * files: it starts the registration of the classes loaded before (class_backlog.c).
+ * files: it readies the registry for the classes loaded before (class_backlog.c).
  *
  * Redefinition (and retransformation): ClassFileLoadHook with class_being_redefined set
  * runs before the VM swaps in the new methods, so the handlers get the current (soon old)
@@ -48,14 +48,14 @@
 
 #include "../services.h"
 
-/* N. */
-int asgst__hs_classes_init(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen) {
+/* N. The classes loaded so far are listed and registered by a background thread that the
+ * binding starts last (class_backlog.c). */
+int asgst__hs_classes_init(JNIEnv *env, char *err, size_t errlen) {
   asgst__hs_loaders_init(env);
   asgst__init_timing_mark("builtin loaders");
   if (asgst__hs_registry_init(env, err, errlen) != 0) return -1;
   asgst__init_timing_mark("registry init");
-  /* The classes loaded so far are registered by a background thread (class_backlog.c). */
-  return asgst__hs_backlog_start(jvmti, env, err, errlen);
+  return 0;
 }
 
 /* N. */

@@ -16,6 +16,9 @@
 
 /* The backend table (hotspot_backend.c). */
 extern const asgst__backend asgst__hotspot_backend;
+/* N. The table active while the classes loaded before the binding are listed: no walks,
+ * conversions wait (hotspot_backend.c). */
+const asgst__backend *asgst__hs_listing_backend(void);
 
 /* The JVM and the library's own JVMTI environment (hotspot_init.c); NULL when unbound. */
 extern JavaVM *asgst__hs_vm;
@@ -93,19 +96,28 @@ void asgst__hs_queue_unbind(void *owner);
  * class_loaders.c, class_shadow.c; class_register.c (one class); class_backlog.c (the
  * classes loaded before the binding); class_jclass.c (conversions); class_unload.c (the
  * JVMTI events, init and reset). ---- */
-/* N. Starts registering the loaded classes (in the background); the binding then enables
- * ClassPrepare, ObjectFree, ClassFileLoadHook and GarbageCollectionStart on the library's
- * environment. 0 or -1 with a reason (class_unload.c). */
-int asgst__hs_classes_init(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen);
+/* N. Makes the registry ready (the built-in loaders, the mirror lookup); the binding then
+ * enables ClassPrepare, ObjectFree, ClassFileLoadHook and GarbageCollectionStart on the
+ * library's environment and, last, starts the backlog. 0 or -1 with a reason
+ * (class_unload.c). */
+int asgst__hs_classes_init(JNIEnv *env, char *err, size_t errlen);
 /* N. Registers one class (no-op for primitive/array classes and already tagged ones;
  * class_register.c). */
 void asgst__hs_register_class(jvmtiEnv *jvmti, JNIEnv *env, jclass c);
 /* N. A malloc'ed copy of InstanceKlass k's Method* array, *n entries (read under the
  * guard; NULL if none or out of memory; class_register.c). */
 ASGST_Method *asgst__hs_copy_methods(uintptr_t k, int *n);
-/* N. class_backlog.c: lists and pins the classes loaded before the binding and registers
- * them on a background thread. 0 or -1 with a reason. */
-int asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, char *err, size_t errlen);
+/* N. class_backlog.c: lists the classes loaded before the binding and registers them on
+ * a background thread; `listing` (asgst__hs_listing_backend) is the active table until
+ * they are listed, when the thread makes asgst__hotspot_backend active. Returns once they
+ * are listed or after wait_ms (negative: no limit, the binding at VMInit). */
+void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend *listing,
+                             long wait_ms);
+/* How long a live-phase binding waits for that listing before it answers anyway: 50,000
+ * classes are listed in about 4-5 ms on a quiet machine (docs/budgets.md). */
+#define ASGST__LISTING_WAIT_MS 6
+/* N. Waits until the classes loaded before the binding are listed (pinned). */
+void asgst__hs_backlog_wait_listed(void);
 /* N. Waits until the classes loaded before the binding are registered. */
 void asgst__hs_backlog_wait(void);
 /* N. Stops and joins the background registration (unbinding). */

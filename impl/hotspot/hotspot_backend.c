@@ -82,3 +82,43 @@ const asgst__backend asgst__hotspot_backend = {
     .to_jclass = asgst__hs_to_jclass,
     .from_jclass = asgst__hs_from_jclass,
 };
+
+/* ---- The backend while the classes loaded before the binding are listed ----
+ * A binding in the live phase answers before the asgst-classes thread has listed (and so
+ * pinned) the classes loaded before it (class_backlog.c). Until then this table is the
+ * active one: it is the table above except that no walk starts (ASGST_INIT_PENDING) and
+ * the conversions that hand out a class or method first wait for the listing. So no handle
+ * of an unlisted class reaches the profiler, and a class that unloads before it is listed
+ * is one the profiler cannot have seen: its missing unload handler call is unobservable.
+ * The thread makes the table above active once the listing is done. */
+
+/* SS. backend.h begin(): no walk while the listing runs. */
+static int begin_pending(ASGST_Iterator *it, const asgst__regs *top) {
+  (void)it, (void)top;
+  return ASGST_INIT_PENDING;
+}
+
+/* N. Conversions that wait for the listing first (a few ms at most, once). */
+static ASGST_Method from_jmethodid_listed(jmethodID id) {
+  asgst__hs_backlog_wait_listed();
+  return asgst__hs_from_jmethodid(id);
+}
+
+static ASGST_Class from_jclass_listed(jclass c) {
+  asgst__hs_backlog_wait_listed();
+  return asgst__hs_from_jclass(c);
+}
+
+static asgst__backend listing_backend;
+
+/* N. Called by the binding under its lock. Filled once: a later binding may publish it
+ * again while a signal handler of an earlier one still reads it. */
+const asgst__backend *asgst__hs_listing_backend(void) {
+  if (listing_backend.begin == begin_pending) return &listing_backend;
+  listing_backend = asgst__hotspot_backend;
+  listing_backend.name = "hotspot (listing classes)";
+  listing_backend.begin = begin_pending;
+  listing_backend.from_jmethodid = from_jmethodid_listed;
+  listing_backend.from_jclass = from_jclass_listed;
+  return &listing_backend;
+}

@@ -278,7 +278,7 @@ static void start_cfi_build(void) {
 }
 
 /* N. The part that needs a live VM and a JNIEnv. Called with init_lock held. */
-static int finish(JNIEnv *env) {
+static int finish(JNIEnv *env, bool at_vm_init) {
   jvmtiEnv *jvmti = asgst__hs_jvmti;
 #if ASGST__TEST_BUILD
   /* tests/jvm/test_init.sh: a refusal that only the live part finds (as the self-check's). */
@@ -304,10 +304,10 @@ static int finish(JNIEnv *env) {
   for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);
   asgst__init_timing_mark("events on");
-  /* Classes loaded before the events were on are registered here; one prepared in between
-   * is caught by either path (registration is idempotent through the class tag). */
-  if (asgst__hs_classes_init(jvmti, env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
-  asgst__init_timing_mark("release class refs");
+  /* The classes loaded before the events were on are listed and registered by the backlog
+   * thread started last; one prepared in between is caught by either path (registration
+   * is idempotent through the class tag). */
+  if (asgst__hs_classes_init(env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
   /* Precise inlined frames need debug info at every pc, not only at safepoints. The flag
    * only affects methods compiled after it is set (earlier code keeps safepoint-only
    * PcDescs). async-profiler sets the same flag the same way when it starts. Without the
@@ -339,10 +339,18 @@ static int finish(JNIEnv *env) {
     return ASGST_UNSUPPORTED_VM;
   }
   asgst__init_timing_mark("guard");
-  asgst__set_backend(&asgst__hotspot_backend);
+  /* Nothing can refuse from here on. The classes loaded so far are listed by a thread of
+   * the library (class_backlog.c: listing them grows with their number); until they are,
+   * the active table starts no walk, so no class the listing could miss reaches the
+   * profiler. The binding waits for the listing, in the live phase for at most
+   * ASGST__LISTING_WAIT_MS; at VMInit (only the JDK's startup classes) without a limit, so
+   * that walks work from the caller's outcome callback on. */
+  const asgst__backend *listing = asgst__hs_listing_backend();
+  asgst__set_backend(listing);
   error[0] = '\0';
   refused = 0;
   set_state(READY);
+  asgst__hs_backlog_start(jvmti, env, listing, at_vm_init ? -1 : ASGST__LISTING_WAIT_MS);
   return 0;
 }
 
@@ -356,10 +364,10 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread t) {
   if (state == PENDING && jvmti == asgst__hs_jvmti) {
     asgst__init_timing_start("VMInit");
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_VM_INIT, NULL);
-    int rc = finish(env);
+    int rc = finish(env, true);
     asgst__init_timing_report();
     if (rc != 0) {
-      asgst__hs_backlog_stop(); /* a refused VM needs no class registry */
+      asgst__hs_backlog_stop(); /* a guard: finish() starts it only once nothing refuses */
       refused = rc;
       set_state(UNBOUND);
     }
@@ -387,7 +395,7 @@ int asgst__bind_jvm(JavaVM *vm, int32_t flags) {
   JNIEnv *env = NULL;
   if (phase == JVMTI_PHASE_LIVE &&
       (*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env != NULL) {
-    rc = finish(env);
+    rc = finish(env, false);
   } else if (phase == JVMTI_PHASE_ONLOAD || phase == JVMTI_PHASE_PRIMORDIAL ||
              phase == JVMTI_PHASE_START) {
     set_state(PENDING);
@@ -399,9 +407,9 @@ int asgst__bind_jvm(JavaVM *vm, int32_t flags) {
     rc = ASGST_UNSUPPORTED_VM;
   }
   if (rc != 0) {
-    /* finish() may have failed after it started the class backlog worker (a refused VM:
-     * the self-check runs last); the worker uses the environment, so it stops first.
-     * Found by the fuzzer: on a refused JDK 25 the worker crashed on the NULL env. */
+    /* finish() starts the class backlog worker only once nothing can refuse; stopping it
+     * first stays as a guard (the worker uses the environment: found by the fuzzer when
+     * it started earlier, a refused JDK 25 crashed it on the NULL env). */
     asgst__hs_backlog_stop();
     (*asgst__hs_jvmti)->DisposeEnvironment(asgst__hs_jvmti);
     asgst__hs_jvmti = NULL;

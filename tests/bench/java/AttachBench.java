@@ -20,7 +20,8 @@ public class AttachBench {
   static native long initializeNanos();
   static native long initializeCpuNanos();
   static native long backlogNanos();
-  
+  static native long pendingNanos();
+
 
   public static void main(String[] args) throws Exception {
     int n = Integer.parseInt(args[0]);
@@ -42,8 +43,9 @@ public class AttachBench {
     long init = initializeNanos();
     long cpu = initializeCpuNanos();
     long settled = backlogNanos();
-    System.out.printf("ATTACH classes=%d kind=%s loaded_in_ms=%d initialize_ms=%.1f initialize_cpu_ms=%.1f background_ms=%.0f%n",
-        n, kind, loaded, init / 1e6, cpu / 1e6, settled / 1e6);
+    long pending = pendingNanos();
+    System.out.printf("ATTACH classes=%d kind=%s loaded_in_ms=%d initialize_ms=%.1f initialize_cpu_ms=%.1f walks_pending_ms=%.1f background_ms=%.0f%n",
+        n, kind, loaded, init / 1e6, cpu / 1e6, pending / 1e6, settled / 1e6);
     System.out.println("ATTACH kept " + keep.size());
   }
 

@@ -24,6 +24,24 @@ static jlong now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
  * time also holds the waits for the scheduler, this one only the binding's own work (the
  * library's background threads are not in it, as they are not before the answer). */
 static jlong init_cpu_ns = -1;
+/* How long after ASGST_Initialize's answer a walk of this thread still said
+ * ASGST_INIT_PENDING (the classes loaded before the binding being listed:
+ * impl/hotspot/class_backlog.c), -1 if a walk failed otherwise. */
+static jlong pending_ns = -1;
+
+/* SS. */
+static void nothing(ASGST_Iterator *it, void *arg) { (void)it, (void)arg; }
+
+/* N. Walks this thread until the walk works (0.05 ms apart); the time it took. */
+static jlong time_to_first_walk(void) {
+  jlong t0 = now_ns();
+  int kind;
+  struct timespec nap = {0, 50000};
+  while ((kind = ASGST_RunWithIterator(NULL, 0, nothing, NULL)) == ASGST_INIT_PENDING &&
+         now_ns() - t0 < 10000000000LL)
+    nanosleep(&nap, NULL);
+  return kind > 0 ? now_ns() - t0 : -1;
+}
 
 /* N. The time ASGST_Initialize took, -1 if it failed (the reason on stderr). */
 JNIEXPORT jlong JNICALL Java_AttachBench_initializeNanos(JNIEnv *env, jclass c) {
@@ -36,6 +54,7 @@ JNIEXPORT jlong JNICALL Java_AttachBench_initializeNanos(JNIEnv *env, jclass c) 
   jlong t = now_ns() - t0;
   init_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
   if (rc != 0) fprintf(stderr, "ASGST_Initialize: %d %s\n", rc, ASGST_InitializeError());
+  else pending_ns = time_to_first_walk();
   return rc == 0 ? t : -1;
 }
 
@@ -54,4 +73,10 @@ JNIEXPORT jlong JNICALL Java_AttachBench_backlogNanos(JNIEnv *env, jclass c) {
   jlong t0 = now_ns();
   jclass none = ASGST_ClassToJClass((ASGST_Class)&unknown);
   return none == NULL ? now_ns() - t0 : -1;
+}
+
+/* N. How long walks still said ASGST_INIT_PENDING after the answer, -1 if unknown. */
+JNIEXPORT jlong JNICALL Java_AttachBench_pendingNanos(JNIEnv *env, jclass c) {
+  (void)env, (void)c;
+  return pending_ns;
 }

@@ -13,7 +13,9 @@
  *   redefine,FILE   redefine info.Redefinee with the class file FILE while it runs
  *   unsupported     expect ASGST_Initialize to fail (ASGST_TEST_HIDE_FIELD is set)
  *   bench           median ASGST_GetMethodInfo time
- * Loaded with System.load, JNI_OnLoad binds and compares.
+ * Loaded with System.load, JNI_OnLoad binds and compares; with INFO_GAP=1 in the
+ * environment it does nothing and info.GapWorkload's natives bind and check the window
+ * before the classes loaded before the binding are listed (see "gap" below).
  * Output lines: "RESULT pass|fail name", "FIGURE text", "# comment"; the test scripts
  * turn them into TAP.
  */
@@ -492,8 +494,87 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
   return 0;
 }
 
+/* ---- gap ----
+ * A live-phase binding answers before the classes loaded before it are listed (pinned):
+ * until then walks say ASGST_INIT_PENDING and conversions wait (class_backlog.c). In that
+ * window (widened by ASGST_TEST_LISTING_DELAY_MS) info.GapWorkload drops one copy of
+ * info.Unloadee (it unloads unlisted, never handed out) and converts a method of another
+ * copy, which it drops afterwards: that copy's unload must reach the handler. */
+static int gap_first_walk = 1, gap_after_walk, gap_calls_a, gap_calls_other;
+static ASGST_Class gap_class;
+static double gap_waited_ms;
+
+/* SS. */
+static void gap_nothing(ASGST_Iterator *it, void *a) { (void)it, (void)a; }
+
+/* N. A walk of the calling thread: its kind or error. */
+static int gap_walk(void) { return ASGST_RunWithIterator(NULL, 0, gap_nothing, NULL); }
+
+/* N. */
+static double gap_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void gap_handler(ASGST_Class k, ASGST_Method *methods, int count, bool redefined, void *a) {
+  (void)methods, (void)count, (void)a;
+  if (redefined) return;
+  pthread_mutex_lock(&lock);
+  if (k == gap_class) gap_calls_a++;
+  else gap_calls_other++;
+  pthread_mutex_unlock(&lock);
+}
+
+JNIEXPORT jint JNICALL Java_info_GapWorkload_bind(JNIEnv *env, jclass c) {
+  (void)c;
+  JavaVM *vm = NULL;
+  if ((*env)->GetJavaVM(env, &vm) != JNI_OK) return -1;
+  ASGST_RegisterClassUnloadHandler(gap_handler, NULL);
+  int rc = ASGST_Initialize(vm, agent_init_flags());
+  gap_first_walk = gap_walk();
+  result(rc == 0, "gap: ASGST_Initialize in the live phase");
+  return rc;
+}
+
+JNIEXPORT jint JNICALL Java_info_GapWorkload_walk(JNIEnv *env, jclass c) {
+  (void)env, (void)c;
+  return gap_walk();
+}
+
+JNIEXPORT jlong JNICALL Java_info_GapWorkload_convert(JNIEnv *env, jclass c, jobject m) {
+  (void)c;
+  jmethodID id = (*env)->FromReflectedMethod(env, m);
+  double t0 = gap_now_ms();
+  ASGST_Method am = id ? ASGST_JMethodIDToMethod(id) : NULL;
+  gap_waited_ms = gap_now_ms() - t0;
+  gap_after_walk = gap_walk();
+  pthread_mutex_lock(&lock);
+  gap_class = am ? ASGST_GetClass(am) : NULL;
+  pthread_mutex_unlock(&lock);
+  return (jlong)(uintptr_t)gap_class;
+}
+
+JNIEXPORT void JNICALL Java_info_GapWorkload_report(JNIEnv *env, jclass c, jboolean b_gone) {
+  (void)env, (void)c;
+  printf("FIGURE gap: first walk %s, conversion waited %.0f ms, walk after it %s, unload handler "
+         "calls: %d for the converted copy, %d for other classes\n",
+         ASGST_ErrorName(gap_first_walk), gap_waited_ms,
+         gap_after_walk > 0 ? "works" : ASGST_ErrorName(gap_after_walk), gap_calls_a, gap_calls_other);
+  result(gap_first_walk == ASGST_INIT_PENDING,
+         "gap: a walk right after the answer says ASGST_INIT_PENDING while the classes are listed");
+  result(b_gone, "gap: a class loaded before the binding unloads inside the window (walks still pending)");
+  result(gap_class != NULL && gap_after_walk > 0,
+         "gap: ASGST_JMethodIDToMethod in the window waits for the listing (walks work right after)");
+  pthread_mutex_lock(&lock);
+  result(gap_calls_a == 1, "gap: the class converted in the window and unloaded after gets its unload handler call");
+  pthread_mutex_unlock(&lock);
+}
+
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
   (void)reserved;
+  const char *gap = getenv("INFO_GAP");
+  if (gap && strcmp(gap, "1") == 0) return JNI_VERSION_1_8; /* GapWorkload's natives bind */
   snprintf(mode, sizeof mode, "jni");
   int rc = ASGST_Initialize(vm, agent_init_flags());
   printf("# JNI_OnLoad: %s %s\n", ASGST_ErrorName(rc), ASGST_InitializeError());
