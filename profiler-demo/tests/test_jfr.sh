@@ -92,8 +92,10 @@ awk '/^jdk.ExecutionSample/ {n++; want = 1; next}
        want = 0 }
      END {for (k in c) printf "%s %.2f\n", k, 100 * c[k] / n}' "$WORK/print" \
   | sort -k2,2nr >"$WORK/jfr_shares"
-sed -n '/^hottest frames/,$p' "$T" | sed -n '2,4p' | awk '{sub(/%/, "", $2); print $3, $2}' \
-  >"$WORK/txt_shares"
+# Java methods only: a kernel frame (`_[k]`, context switches on a loaded machine) can be
+# among the hottest, and `jfr print` names it without the suffix.
+sed -n '/^hottest frames/,$p' "$T" | sed 1d \
+  | awk '$3 !~ /_\[k\]$/ {sub(/%/, "", $2); print $3, $2}' | head -3 >"$WORK/txt_shares"
 far=0
 while read -r name share; do
   other=$(awk -v m="$name" '$1 == m {print $2}' "$WORK/jfr_shares")
