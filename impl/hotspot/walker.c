@@ -143,9 +143,7 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   if ((it->options & ASGST__OPT_RECORDED_TOP) || !anchor_frame(jt + model->jt_anchor, &a)) {
     s->top = 1;
     /* A thread in Java code without an anchor that is interrupted in C code or a stub is
-     * in a leaf call from Java (no anchor is set for those): a walk that ends before any
-     * Java frame lost its way (a frame pointer that was the Java caller's), not the
-     * thread's Java frames: see leaf_end. */
+     * mostly in a leaf call from Java (no anchor is set for those): see leaf_end. */
     uint32_t st;
     if (!(it->options & ASGST__OPT_RECORDED_TOP) && asgst__load_u32(jt + model->jt_state, &st) &&
         (int32_t)st == model->st_in_java)
@@ -581,9 +579,11 @@ ASGST__HOT static bool fp_sender(const asgst__regs *c, uintptr_t limit, asgst__r
   return true;
 }
 
-/* SS. The end of a walk that found no Java frame: an error where the thread is in a leaf
- * call from Java (its Java frames were skipped: AsyncGetCallTrace answers
- * not_walkable_Java there), else the end. */
+/* SS. The end of a walk that found no Java frame, its chain lost (not the thread's first
+ * frame by the tables: a thread in Java also runs C code between the JavaCallWrapper's
+ * switch to _thread_in_Java and the call stub, down to the thread's start): an error
+ * where the thread is in Java (likely a leaf call whose Java frames were skipped;
+ * AsyncGetCallTrace answers not_walkable_Java there), else the end. */
 static inline int leaf_end(const hs_state *s) {
   return LD(s->leaf_call) && !LD(s->java_seen) ? ASGST_UNSAFE_STATE : 0;
 }
@@ -597,10 +597,8 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   bool tables = !(it->options & ASGST__OPT_REPLAYABLE);
   int cfi = tables ? cfi_sender(c, s, limit, &n) : -1;
   /* The tables' outermost frame (the thread's start), or without a rule an fp of 0. */
-  if ((cfi == 0 || (cfi < 0 && c->fp == 0)) && !s->has_target) return leaf_end(s);
-  /* In a leaf call from Java, C code without a table row proves nothing about its frame
-   * pointer: it may still be the Java caller's (whose frame the step would skip). */
-  if (cfi < 0 && tables && !s->has_target && leaf_end(s) != 0) return ASGST_UNSAFE_STATE;
+  if (cfi == 0 && !s->has_target) return 0;
+  if (cfi < 0 && c->fp == 0 && !s->has_target) return leaf_end(s);
   if (cfi > 0 || (cfi < 0 && fp_sender(c, limit, &n))) {
     uintptr_t blob;
     /* Through a signal frame: the sender was interrupted anywhere (Java code too), a top
