@@ -150,4 +150,88 @@ bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t
   return false;
 }
 
+/* SS. True if the instruction at b, of length len, may move rsp or touch the stack
+ * through it: push, pop, call, enter, leave, a register operand rsp, a memory operand
+ * based on rsp, any VEX/EVEX instruction (their saves go through rsp). Conservative:
+ * reads count too. */
+static bool touches_sp(const uint8_t *b, int len) {
+  int i = 0;
+  if (b[0] == 0xc4 || b[0] == 0xc5 || b[0] == 0x62) return true;
+  while (i < len && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 || b[i] == 0xf2 || b[i] == 0xf3 ||
+                     b[i] == 0x2e || b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x36 || b[i] == 0x64 ||
+                     b[i] == 0x65))
+    i++;
+  uint8_t rex = (b[i] & 0xf0) == 0x40 ? b[i++] : 0;
+  bool rex_r = rex & 4, rex_b = rex & 1;
+  uint8_t op = b[i++];
+  bool modrm;
+  if (op == 0x0f) {
+    uint8_t op2 = b[i++];
+    if (op2 == 0x38 || op2 == 0x3a) { i++; modrm = true; }
+    else modrm = !((op2 >= 0x80 && op2 <= 0x8f) || op2 == 0x31 || op2 == 0x77 || op2 == 0xa2 ||
+                   (op2 >= 0xc8 && op2 <= 0xcf) || op2 == 0xa0 || op2 == 0xa1 || op2 == 0xa8 || op2 == 0xa9);
+    if (op2 == 0xa0 || op2 == 0xa1 || op2 == 0xa8 || op2 == 0xa9) return true; /* push/pop fs, gs */
+  } else {
+    if ((op >= 0x50 && op <= 0x5f) || op == 0x68 || op == 0x6a || op == 0x8f || op == 0x9c ||
+        op == 0x9d || op == 0xc8 || op == 0xc9 || op == 0xe8 || op == 0xc2 || op == 0xc3)
+      return true;
+    if ((op == 0x94 || op == 0xbc) && !rex_b) return true; /* xchg rax,rsp; mov rsp,imm */
+    modrm = (op < 0x40 && (op & 7) < 4) || op == 0x63 || op == 0x69 || op == 0x6b ||
+            (op >= 0x80 && op <= 0x8f) || op == 0xc0 || op == 0xc1 || op == 0xc6 || op == 0xc7 ||
+            (op >= 0xd0 && op <= 0xd3) || op == 0xf6 || op == 0xf7 || op == 0xfe || op == 0xff;
+    if (op == 0xff && (((b[i] >> 3) & 7) == 2 || ((b[i] >> 3) & 7) == 3 || ((b[i] >> 3) & 7) == 6))
+      return true; /* call, push r/m */
+  }
+  if (!modrm || i >= len) return false;
+  uint8_t m = b[i];
+  int mod = m >> 6, reg = (m >> 3) & 7, rm = m & 7;
+  if (reg == 4 && !rex_r) return true;
+  if (mod == 3) return rm == 4 && !rex_b;
+  if (rm == 4 && i + 1 < len) return (b[i + 1] & 7) == 4 && !rex_b; /* SIB base rsp */
+  return false;
+}
+
+/* SS. The first jump of a conditional branch at b (jcc rel8, 0f 8x rel32 without
+ * prefixes), its target; 0 if b is none. */
+static uintptr_t jcc_target(const uint8_t *b, uintptr_t at) {
+  if (b[0] >= 0x70 && b[0] <= 0x7f) return at + 2 + (uintptr_t)(intptr_t)(int8_t)b[1];
+  if (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f)
+    return at + 6 + (uintptr_t)(intptr_t)(int32_t)(b[2] | b[3] << 8 | b[4] << 16 | (uint32_t)b[5] << 24);
+  return 0;
+}
+
+/* SS. One path of asgst__hs_c2i_ret_at_sp: taken says whether forward conditional
+ * branches are taken (else they fall through). */
+static int c2i_path(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool taken, uintptr_t *out) {
+  uintptr_t at = pc;
+  uint8_t b[16];
+  for (int n = 0; n < ASGST__STUB_EXIT_MAX_INSNS; n++) {
+    if (at < pc || at >= hi || !asgst__load_bytes(at, b, sizeof b)) return 0;
+    /* pop rax; mov r13,rsp: the c2i takes its return address off the stack. */
+    if (b[0] == 0x58 && ((b[1] == 0x49 && b[2] == 0x89 && b[3] == 0xe5) ||
+                         (b[1] == 0x4c && b[2] == 0x8b && b[3] == 0xec)))
+      return 1;
+    int kind;
+    uintptr_t target = 0;
+    int len = insn_len(b, at, &kind, &target);
+    if (len == 0 || kind == INSN_STOP || touches_sp(b, len)) return 0;
+    if (kind == INSN_JUMP) {
+      if (target < lo || target >= hi) { *out = target; return 2; }
+      if (target <= at) return 0;
+      at = target;
+      continue;
+    }
+    uintptr_t j = taken ? jcc_target(b, at) : 0;
+    if (j > at && j < hi) { at = j; continue; }
+    at += (uintptr_t)len;
+  }
+  return 0;
+}
+
+/* SS. See stub_exit.h. */
+int asgst__hs_c2i_ret_at_sp(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *out) {
+  int r = c2i_path(pc, lo, hi, false, out);
+  return r ? r : c2i_path(pc, lo, hi, true, out);
+}
+
 #endif

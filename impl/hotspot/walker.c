@@ -45,6 +45,7 @@ typedef struct {
   uint8_t top;        /* cur was interrupted anywhere, not stopped at a call */
   uint8_t has_target; /* C frames are being walked toward `target` */
   uint8_t java_seen;  /* a Java physical frame has been decoded */
+  uint8_t leaf_call;  /* in Java with no anchor: Java frames lie below any C or stub top */
   uint32_t fsize;     /* frame size in words of a compiled cur (0: read it from the blob) */
   uintptr_t blob;     /* code blob of cur (0 for C and interpreter) */
   asgst__regs target; /* the anchor frame the current C frames lead to */
@@ -141,6 +142,12 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   }
   if ((it->options & ASGST__OPT_RECORDED_TOP) || !anchor_frame(jt + model->jt_anchor, &a)) {
     s->top = 1;
+    /* A thread in Java code without an anchor that is interrupted in C code or a stub is
+     * mostly in a leaf call from Java (no anchor is set for those): see leaf_end. */
+    uint32_t st;
+    if (!(it->options & ASGST__OPT_RECORDED_TOP) && asgst__load_u32(jt + model->jt_state, &st) &&
+        (int32_t)st == model->st_in_java)
+      s->leaf_call = 1;
     s->pcmode = ASGST__PC_NEAR;
     return ASGST_JAVA_TRACE;
   }
@@ -684,6 +691,15 @@ ASGST__HOT static bool fp_sender(const asgst__regs *c, uintptr_t limit, asgst__r
   return true;
 }
 
+/* SS. The end of a walk that found no Java frame, its chain lost (not the thread's first
+ * frame by the tables: a thread in Java also runs C code between the JavaCallWrapper's
+ * switch to _thread_in_Java and the call stub, down to the thread's start): an error
+ * where the thread is in Java (likely a leaf call whose Java frames were skipped;
+ * AsyncGetCallTrace answers not_walkable_Java there), else the end. */
+static inline int leaf_end(const hs_state *s) {
+  return LD(s->leaf_call) && !LD(s->java_seen) ? ASGST_UNSAFE_STATE : 0;
+}
+
 /* SS. Sender of a C frame, by the call frame tables or else by frame pointer, heading for
  * s->target if set. */
 ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
@@ -693,7 +709,8 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   bool tables = !(it->options & ASGST__OPT_REPLAYABLE);
   int cfi = tables ? cfi_sender(c, s, limit, &n) : -1;
   /* The tables' outermost frame (the thread's start), or without a rule an fp of 0. */
-  if ((cfi == 0 || (cfi < 0 && c->fp == 0)) && !s->has_target) return 0;
+  if (cfi == 0 && !s->has_target) return 0;
+  if (cfi < 0 && c->fp == 0 && !s->has_target) return leaf_end(s);
   if (cfi > 0 || (cfi < 0 && fp_sender(c, limit, &n))) {
     uintptr_t blob;
     /* Through a signal frame: the sender was interrupted anywhere (Java code too), a top
@@ -726,7 +743,7 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
     /* No Java segment is left below: the chain ran into C code with neither a table row
      * nor frame pointers. Nothing below can be Java, so the trace is complete; ending it
      * with an error would flag every full trace. */
-    return 0;
+    return leaf_end(s);
   }
   /* The C frames reached (or lost their chain before) the anchor of the next Java
    * segment: it is known exactly, continue there. */
@@ -748,7 +765,9 @@ ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
   asgst__regs a;
   bool more = anchor_frame(jcw + model->jcw_anchor, &a);
   if (!(it->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) {
-    if (!more) return 0; /* the first Java call of the thread: no Java frames below */
+    /* The first Java call of the thread: no Java frames below (interrupted in the call
+     * stub itself, none yet either). */
+    if (!more) return LD(s->top) ? 0 : leaf_end(s);
     set_regs(&it->cur, &a);
     s->pcmode = ASGST__PC_EXACT;
     s->top = 0;

@@ -16,6 +16,7 @@
 #pragma GCC optimize("no-tree-slp-vectorize")
 #include "../safe_read.h"
 #include "codecache.h"
+#include "stub_exit.h"
 #include "walker_code.h"
 #include "vm_model.h"
 
@@ -121,6 +122,28 @@ static bool called_from_c(const asgst__regs *r, asgst__regs *s) {
   return true;
 }
 
+/* SS. A top frame in the adapters' blob at code. Where the code from the pc provably
+ * reaches the c2i's pop of its return address, or a jump to a runtime stub entered as if
+ * called, with nothing moving rsp on the way (stub_exit.h), the return address is at sp:
+ * the c2i between its entry and that pop (inline cache check, class initialization
+ * barrier, the test before the fix of the caller's call site; javac on 25: most of the
+ * walk errors were there). The sender must be Java code (compiled, or interpreted where
+ * an i2c lost a race and went on into the c2i). Elsewhere: an error. */
+static int adapter_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, asgst__regs *s) {
+  uint32_t size;
+  uintptr_t out = 0, b;
+  if (!asgst__vm_blob_size(blob, &size) || size > (1u << 20)) return ASGST_BAD_FRAME;
+  int how = asgst__hs_c2i_ret_at_sp(r->pc, code, blob + size, &out);
+  if (how == 0 || (how == 2 && asgst__hs_classify(out, &b) != ASGST__HK_STUB) || (how == 2 && b == blob))
+    return ASGST_UNSAFE_STATE;
+  asgst__hs_stack_effect e;
+  asgst__hs_entry_effect(&e);
+  int rc = sender_from_effect(r, &e, s);
+  if (rc != 1) return rc;
+  int k = asgst__hs_classify(s->pc, &b);
+  return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP ? 1 : ASGST_UNSAFE_STATE;
+}
+
 /* SS. A stub without a frame size (frame_size 0: StubRoutines and friends). It is either
  * at its first instruction or at a return (nothing saved), or (arm64) a leaf called from C
  * (called_from_c), or has built a frame record with enter() (push rbp; mov rbp,rsp on
@@ -148,6 +171,11 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
   if (top && r->pc - code <= 4 && asgst__hs_decode_prologue(code, r->pc, 0, &e) && e.fp_slot >= 0)
     return sender_from_effect(r, &e, s);
   if (top && called_from_c(r, s)) return 1;
+  /* The adapters (I2C/C2I) build no frame record of their own except around the c2i's
+   * call to fix the caller's call site: a top pc elsewhere in them has the caller's fp
+   * (the i2c: an interpreted caller's, whose sender the step below would land on, one
+   * frame short). Not proven to be a frame record here: an error, not a guess. */
+  if (top && asgst__hs_blob_named(blob, "I2C/C2I adapters")) return adapter_sender(blob, code, r, s);
   /* fp == sp is the moment just after enter()'s mov fp,sp, before anything else is
    * pushed: the frame is complete (javac: a tenth of the walk errors were stubs there). */
   if (r->fp < r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base))
