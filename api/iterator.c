@@ -24,36 +24,10 @@
 #define FULL_BATCH (ASGST__PENDING_CAP - 8)
 #define FIRST_BATCH FULL_BATCH
 
-/* batch()'s kind while the thread lookup has not returned: a fault there. */
-#define LOOKUP_FAULTED (-1000)
-
-/* SS. Empties the buffer and decodes the next batch under the crash guard, after the
- * backend's begin() when from_top (one guard for both: sigsetjmp is a good part of a short
- * walk), and before that the backend's thread lookup into it->thread when lookup (the same
- * guard again). Sets it->state (1 while buffered frames remain) and it->end (what comes
- * after them). Returns the trace kind from begin() (1 when not from_top), begin()'s error,
- * the lookup's error, or LOOKUP_FAULTED. */
-ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top, bool lookup) {
-  it->npending = 0;
-  it->next_off = 0;
-  it->committed = 0;
-  asgst__guard g;
-  volatile int kind = lookup ? LOOKUP_FAULTED : from_top ? ASGST_WALK_FAULTED : 1;
-  volatile int r = ASGST_WALK_FAULTED;
-  ASGST__GUARD_BEGIN(g)
-    if (lookup) {
-      int k = it->be->current_thread_unguarded(&it->thread);
-      /* A fault in begin() is then reported as begin()'s own would be. */
-      kind = k > 0 ? ASGST_WALK_FAULTED : k;
-      if (k > 0) kind = it->be->begin(it, &it->top);
-    } else if (from_top) {
-      kind = it->be->begin(it, &it->top);
-    }
-    r = kind > 0 ? it->be->fill(it, limit) : kind;
-  ASGST__GUARD_FAULTED(g)
-    r = ASGST_WALK_FAULTED;
-    it->npending = it->committed; /* a partly decoded frame is not handed out */
-  ASGST__GUARD_END(g);
+/* SS. What batch() and batch_here() do after their guard: sets it->state (1 while
+ * buffered frames remain) and it->end (what comes after them) from the trace kind and
+ * fill()'s result r. */
+static inline int batch_done(ASGST_Iterator *it, int kind, int r) {
   if (kind <= 0) {
     it->fast_end_off = 0;
     return it->state = kind;
@@ -66,6 +40,56 @@ ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top, bool l
                          ? (uint32_t)(it->npending - 1) * sizeof(ASGST_Frame)
                          : 0;
   return kind;
+}
+
+/* SS. Empties the buffer and decodes the next batch under the crash guard, after the
+ * backend's begin() when from_top (one guard for both: sigsetjmp is a good part of a short
+ * walk). Sets it->state and it->end (batch_done). Returns the trace kind from begin() (1
+ * when not from_top) or begin()'s error. */
+ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
+  it->npending = 0;
+  it->next_off = 0;
+  it->committed = 0;
+  asgst__guard g;
+  volatile int kind = from_top ? ASGST_WALK_FAULTED : 1;
+  volatile int r = ASGST_WALK_FAULTED;
+  ASGST__GUARD_BEGIN(g)
+    if (from_top) kind = it->be->begin(it, &it->top);
+    r = kind > 0 ? it->be->fill(it, limit) : kind;
+  ASGST__GUARD_FAULTED(g)
+    r = ASGST_WALK_FAULTED;
+    it->npending = it->committed; /* a partly decoded frame is not handed out */
+  ASGST__GUARD_END(g);
+  return batch_done(it, kind, r);
+}
+
+/* batch_here()'s kind while the thread lookup has not returned: a fault there. */
+#define LOOKUP_FAULTED (-1000)
+
+/* SS. batch(it, limit, true) after the backend's lookup of the calling thread into
+ * it->thread, all under one guard (a guard setup, sigsetjmp and its TLS stores, is about
+ * 46 instructions). A function of its own, not a flag of batch(): batch() cannot be
+ * inlined (sigsetjmp), and the flag's tests would be paid at every later batch. Returns
+ * as batch() does, the lookup's error, or LOOKUP_FAULTED. */
+ASGST__HOT static int batch_here(ASGST_Iterator *it, int limit) {
+  it->npending = 0;
+  it->next_off = 0;
+  it->committed = 0;
+  asgst__guard g;
+  volatile int kind = LOOKUP_FAULTED;
+  volatile int r = ASGST_WALK_FAULTED;
+  ASGST__GUARD_BEGIN(g)
+    int k = it->be->current_thread_unguarded(&it->thread);
+    /* A fault in begin() is then reported as begin()'s own would be. */
+    kind = k > 0 ? ASGST_WALK_FAULTED : k;
+    if (k > 0) kind = it->be->begin(it, &it->top);
+    r = kind > 0 ? it->be->fill(it, limit) : kind;
+  ASGST__GUARD_FAULTED(g)
+    r = ASGST_WALK_FAULTED;
+    it->npending = it->committed; /* a partly decoded frame is not handed out */
+  ASGST__GUARD_END(g);
+  if (kind == LOOKUP_FAULTED) return kind;
+  return batch_done(it, kind, r);
 }
 
 /* SS. Copies registers field by field (see copy_frame for why not a struct copy). */
@@ -87,7 +111,7 @@ ASGST__HOT static int start(ASGST_Iterator *it) {
   it->depth = 0;
   it->cur_decoded = 0;
   it->end = 1;
-  return batch(it, FIRST_BATCH, true, false);
+  return batch(it, FIRST_BATCH, true);
 }
 
 /* SS. */
@@ -167,7 +191,7 @@ ASGST__HOT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
   else if (it->end <= 0)
     it->state = it->end;
   else
-    batch(it, FULL_BATCH, false, false);
+    batch(it, FULL_BATCH, false);
   return 1;
 }
 
@@ -229,7 +253,7 @@ ASGST__HOT static int run_here(const asgst__regs *top, int32_t options, ASGST_It
     it.cur_decoded = 0;
     it.end = 1;
     copy_regs(&it.top, top);
-    int kind = batch(&it, FIRST_BATCH, true, true);
+    int kind = batch_here(&it, FIRST_BATCH);
     if (kind == LOOKUP_FAULTED) {
       asgst__thread none = {0};
       kind = asgst__iterator_begin(&it, be, &none, top, options);
