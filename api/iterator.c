@@ -24,10 +24,28 @@
 #define FULL_BATCH (ASGST__PENDING_CAP - 8)
 #define FIRST_BATCH FULL_BATCH
 
+/* SS. What batch() and batch_here() do after their guard: sets it->state (1 while
+ * buffered frames remain) and it->end (what comes after them) from the trace kind and
+ * fill()'s result r. */
+static inline int batch_done(ASGST_Iterator *it, int kind, int r) {
+  if (kind <= 0) {
+    it->fast_end_off = 0;
+    return it->state = kind;
+  }
+  it->end = r;
+  it->state = it->npending > 0 ? 1 : r;
+  /* All but the batch's last frame go out by NextFrame's fast path, unless only the first
+   * Java frame is wanted (then each frame's type matters). */
+  it->fast_end_off = it->state > 0 && !(it->options & ASGST_END_ON_FIRST_JAVA_FRAME)
+                         ? (uint32_t)(it->npending - 1) * sizeof(ASGST_Frame)
+                         : 0;
+  return kind;
+}
+
 /* SS. Empties the buffer and decodes the next batch under the crash guard, after the
  * backend's begin() when from_top (one guard for both: sigsetjmp is a good part of a short
- * walk). Sets it->state (1 while buffered frames remain) and it->end (what comes after
- * them). Returns the trace kind from begin() (1 when not from_top) or begin()'s error. */
+ * walk). Sets it->state and it->end (batch_done). Returns the trace kind from begin() (1
+ * when not from_top) or begin()'s error. */
 ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
   it->npending = 0;
   it->next_off = 0;
@@ -42,18 +60,36 @@ ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
     r = ASGST_WALK_FAULTED;
     it->npending = it->committed; /* a partly decoded frame is not handed out */
   ASGST__GUARD_END(g);
-  if (kind <= 0) {
-    it->fast_end_off = 0;
-    return it->state = kind;
-  }
-  it->end = r;
-  it->state = it->npending > 0 ? 1 : r;
-  /* All but the batch's last frame go out by NextFrame's fast path, unless only the first
-   * Java frame is wanted (then each frame's type matters). */
-  it->fast_end_off = it->state > 0 && !(it->options & ASGST_END_ON_FIRST_JAVA_FRAME)
-                         ? (uint32_t)(it->npending - 1) * sizeof(ASGST_Frame)
-                         : 0;
-  return kind;
+  return batch_done(it, kind, r);
+}
+
+/* batch_here()'s kind while the thread lookup has not returned: a fault there. */
+#define LOOKUP_FAULTED (-1000)
+
+/* SS. batch(it, limit, true) after the backend's lookup of the calling thread into
+ * it->thread, all under one guard (a guard setup, sigsetjmp and its TLS stores, is about
+ * 46 instructions). A function of its own, not a flag of batch(): batch() cannot be
+ * inlined (sigsetjmp), and the flag's tests would be paid at every later batch. Returns
+ * as batch() does, the lookup's error, or LOOKUP_FAULTED. */
+ASGST__HOT static int batch_here(ASGST_Iterator *it, int limit) {
+  it->npending = 0;
+  it->next_off = 0;
+  it->committed = 0;
+  asgst__guard g;
+  volatile int kind = LOOKUP_FAULTED;
+  volatile int r = ASGST_WALK_FAULTED;
+  ASGST__GUARD_BEGIN(g)
+    int k = it->be->current_thread_unguarded(&it->thread);
+    /* A fault in begin() is then reported as begin()'s own would be. */
+    kind = k > 0 ? ASGST_WALK_FAULTED : k;
+    if (k > 0) kind = it->be->begin(it, &it->top);
+    r = kind > 0 ? it->be->fill(it, limit) : kind;
+  ASGST__GUARD_FAULTED(g)
+    r = ASGST_WALK_FAULTED;
+    it->npending = it->committed; /* a partly decoded frame is not handed out */
+  ASGST__GUARD_END(g);
+  if (kind == LOOKUP_FAULTED) return kind;
+  return batch_done(it, kind, r);
 }
 
 /* SS. Copies registers field by field (see copy_frame for why not a struct copy). */
@@ -82,6 +118,7 @@ ASGST__HOT static int start(ASGST_Iterator *it) {
 ASGST__HOT int asgst__iterator_begin(ASGST_Iterator *it, const asgst__backend *be, const asgst__thread *t,
                           const asgst__regs *top, int32_t options) {
   it->has_top_position = 0;
+  it->thread_checked = 0;
   return asgst__iterator_begin_at(it, be, t, top, options);
 }
 
@@ -195,12 +232,38 @@ ASGST__HOT int asgst__run_with_iterator(const asgst__backend *be, const asgst__t
   return kind;
 }
 
-/* SS. Walk the current thread from registers; shared by the two public entry points. */
+/* SS. Walk the current thread from registers; shared by the two public entry points.
+ * The thread lookup runs under the first batch's crash guard when the backend offers
+ * that (one guard setup per walk, not two); a fault in the lookup is taken as the guarded
+ * lookup takes it: a thread the VM does not know, walked again from the top. */
 ASGST__HOT static int run_here(const asgst__regs *top, int32_t options, ASGST_IteratorHandler fun,
                     void *arg) {
   const asgst__backend *be = asgst__active_backend();
-  asgst__thread t = {0};
   if (be && be->prefetch) be->prefetch(top);
+  if (be && be->current_thread_unguarded) {
+    ASGST_Iterator it;
+    it.be = be;
+    it.options = options;
+    it.kind = 0;
+    it.walked_state = 0;
+    it.seen_java = 0;
+    it.has_top_position = 0;
+    it.thread_checked = 1;
+    it.depth = 0;
+    it.cur_decoded = 0;
+    it.end = 1;
+    copy_regs(&it.top, top);
+    int kind = batch_here(&it, FIRST_BATCH);
+    if (kind == LOOKUP_FAULTED) {
+      asgst__thread none = {0};
+      kind = asgst__iterator_begin(&it, be, &none, top, options);
+    } else if (kind > 0) {
+      it.kind = kind;
+    } /* else the lookup's or begin()'s error: batch() set it as the state */
+    if (fun) fun(&it, arg);
+    return kind;
+  }
+  asgst__thread t = {0};
   int kind = be ? be->current_thread(&t) : asgst__unbound_error();
   if (kind <= 0) {
     ASGST_Iterator it;

@@ -86,6 +86,8 @@ struct _ASGST_Iterator {
   uintptr_t top_position; /* frame_position() of the top frame when its queue element was
                              recorded, if has_top_position (else read the frame as it is) */
   int32_t has_top_position;
+  int32_t thread_checked; /* current_thread() ran in this walk's guard, just before begin():
+                             the thread was found alive, begin() need not read that again */
   int32_t walked_state;  /* out-of-thread walks: the target's thread state, read in its
                             handler (ASGST_IteratorThreadState); 0: the walker is the walked */
   uint8_t scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
@@ -100,6 +102,11 @@ typedef struct asgst__backend {
   /* SS. Fill *t for the calling thread (may be a thread the VM does not know). Returns
    * ASGST_JAVA_TRACE, ASGST_NON_JAVA_TRACE or an error (ASGST_THREAD_EXIT, ...). */
   int (*current_thread)(asgst__thread *t);
+
+  /* SS, optional. current_thread() without a crash guard of its own, for a walk of the
+   * calling thread that runs it under the guard of its first batch (api/iterator.c): one
+   * sigsetjmp per walk instead of two. A fault inside goes to the caller's guard. */
+  int (*current_thread_unguarded)(asgst__thread *t);
 
   /* SS, optional. Starts loading what the walk from *top will read first, before the
    * thread lookup: its misses then overlap the lookup's instead of following them. */

@@ -35,6 +35,8 @@ int asgst__hs_threads_init(JNIEnv *env, char *err, size_t errlen);
 void asgst__hs_thread_started(void);
 /* SS. backend.h current_thread(). */
 int asgst__hs_current_thread(asgst__thread *t);
+/* SS (under the caller's crash guard). backend.h current_thread_unguarded(). */
+int asgst__hs_current_thread_unguarded(asgst__thread *t);
 /* SS. backend.h thread_state(). */
 int asgst__hs_thread_state(void);
 /* N. Learns where java.lang.Thread keeps its status (thread_status.c); at bind time. */

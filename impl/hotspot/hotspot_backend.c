@@ -55,6 +55,7 @@ static int capabilities(void) { return asgst__hs_can_suspend ? ASGST_REGISTER_QU
 const asgst__backend asgst__hotspot_backend = {
     .name = "hotspot",
     .current_thread = asgst__hs_current_thread,
+    .current_thread_unguarded = asgst__hs_current_thread_unguarded,
     .prefetch = prefetch,
     .begin = asgst__hs_begin,
     .decode = asgst__hs_decode,

@@ -182,24 +182,28 @@ static bool terminated(uintptr_t jt) {
   return (int32_t)asgst__hs_field(jt, asgst__vm.jt_terminated, 4) != asgst__vm.not_terminated;
 }
 
+/* SS (under the caller's guard). */
+ASGST__HOT int asgst__hs_current_thread_unguarded(asgst__thread *t) {
+  t->vm_thread = NULL;
+  t->stack_base = t->stack_limit = 0;
+  uintptr_t jt = 0;
+  if (atomic_load_explicit(&key_found, memory_order_acquire) && !asgst__read_hooks) {
+    jt = (uintptr_t)pthread_getspecific(thread_key);
+    if (jt == 0 || jt != __atomic_load_n(&proven.jt, __ATOMIC_RELAXED)) jt = 0;
+    else t->stack_base = proven.base, t->stack_limit = proven.limit;
+  }
+  if (jt == 0) jt = prove_thread(t);
+  if (jt == 0) return ASGST_NON_JAVA_TRACE;
+  t->vm_thread = (void *)jt;
+  return terminated(jt) ? ASGST_THREAD_EXIT : ASGST_JAVA_TRACE;
+}
+
 /* SS. */
 ASGST__HOT int asgst__hs_current_thread(asgst__thread *t) {
   volatile int kind = ASGST_NON_JAVA_TRACE;
-  t->vm_thread = NULL;
-  t->stack_base = t->stack_limit = 0;
   asgst__guard g;
   ASGST__GUARD_BEGIN(g)
-    uintptr_t jt = 0;
-    if (atomic_load_explicit(&key_found, memory_order_acquire) && !asgst__read_hooks) {
-      jt = (uintptr_t)pthread_getspecific(thread_key);
-      if (jt == 0 || jt != __atomic_load_n(&proven.jt, __ATOMIC_RELAXED)) jt = 0;
-      else t->stack_base = proven.base, t->stack_limit = proven.limit;
-    }
-    if (jt == 0) jt = prove_thread(t);
-    if (jt != 0) {
-      t->vm_thread = (void *)jt;
-      kind = terminated(jt) ? ASGST_THREAD_EXIT : ASGST_JAVA_TRACE;
-    }
+    kind = asgst__hs_current_thread_unguarded(t);
   ASGST__GUARD_FAULTED(g)
     t->vm_thread = NULL;
     t->stack_base = t->stack_limit = 0;

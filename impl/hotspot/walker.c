@@ -129,8 +129,9 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   /* JDK 8 exports neither JavaThread::_terminated nor its values (jt_terminated < 0):
    * an exiting thread is then walked like any other. Once java.lang.Thread.exit has
    * returned it has no Java frame left (an empty anchor), and the guard catches a fault
-   * on memory it frees. */
-  if (model->jt_terminated >= 0) {
+   * on memory it frees. Not read twice: a walk of the calling thread read it in the
+   * thread lookup just before (it->thread_checked). */
+  if (model->jt_terminated >= 0 && !it->thread_checked) {
     uint32_t term;
     if (!asgst__load_u32(jt + model->jt_terminated, &term)) return ASGST_NO_THREAD;
     if ((int32_t)term >= model->term_exiting) return ASGST_THREAD_EXIT;
