@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "../impl/guard.h"
+#include "../impl/native/cfi_epoch.h"
 
 /* Frames a batch stops at: when a physical frame of inlined methods might no longer fit
  * (it would be decoded twice). The first batch is as long as the others. Profilers walk
@@ -35,6 +36,10 @@ ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
   asgst__guard g;
   volatile int kind = from_top ? ASGST_WALK_FAULTED : 1;
   volatile int r = ASGST_WALK_FAULTED;
+  /* The batch is a reader section of the C frame tables (impl/native/cfi_epoch.h): opened
+   * outside the guard, so that a fault, which comes back here, closes it too. Nothing
+   * found in the tables outlives the batch (the backend's fill drops it). */
+  unsigned cfi = asgst__cfi_enter();
   ASGST__GUARD_BEGIN(g)
     if (from_top) kind = it->be->begin(it, &it->top);
     r = kind > 0 ? it->be->fill(it, limit) : kind;
@@ -42,6 +47,7 @@ ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
     r = ASGST_WALK_FAULTED;
     it->npending = it->committed; /* a partly decoded frame is not handed out */
   ASGST__GUARD_END(g);
+  asgst__cfi_exit(cfi);
   if (kind <= 0) {
     it->fast_end = 0;
     return it->state = kind;

@@ -724,6 +724,11 @@ int asgst__hs_step(ASGST_Iterator *it) { return step_frame(it); }
 
 /* SS. */
 ASGST__HOT int asgst__hs_fill(ASGST_Iterator *it, int limit) {
+  /* A batch is a reader section of the C frame tables (api/iterator.c): the object and
+   * rule an earlier batch found may have been freed since. After begin both are NULL. */
+  hs_state *s = state_of(it);
+  s->c_obj = NULL;
+  if (s->c_rule) s->c_rule = NULL, s->c_pc = 0;
   return asgst__fill_loop(it, limit, decode_frame, step_frame);
 }
 
