@@ -36,10 +36,11 @@ ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
   asgst__guard g;
   volatile int kind = from_top ? ASGST_WALK_FAULTED : 1;
   volatile int r = ASGST_WALK_FAULTED;
-  /* The batch is a reader section of the C frame tables (impl/native/cfi_epoch.h): opened
-   * outside the guard, so that a fault, which comes back here, closes it too. Nothing
-   * found in the tables outlives the batch (the backend's fill drops it). */
-  unsigned cfi = asgst__cfi_enter();
+  /* The batch is a reader section of the C frame tables (impl/native/cfi_epoch.h), which
+   * the backend opens at its first use of them (a Java-only walk never does) and which is
+   * closed here, after the guard, so that a fault, which comes back here, closes it too.
+   * Nothing found in the tables outlives the batch (the backend's fill drops it). */
+  it->cfi_section = 0;
   ASGST__GUARD_BEGIN(g)
     if (from_top) kind = it->be->begin(it, &it->top);
     r = kind > 0 ? it->be->fill(it, limit) : kind;
@@ -47,7 +48,7 @@ ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
     r = ASGST_WALK_FAULTED;
     it->npending = it->committed; /* a partly decoded frame is not handed out */
   ASGST__GUARD_END(g);
-  asgst__cfi_exit(cfi);
+  asgst__cfi_section_close(&it->cfi_section);
   if (kind <= 0) {
     it->fast_end = 0;
     return it->state = kind;

@@ -21,8 +21,9 @@ static int top_from_backend(const asgst__backend *be, const asgst__thread *t, co
   volatile int r = ASGST_WALK_FAULTED;
   out->sp = 0;
   for (int k = 0; k < n; k++) callers[k].pc = callers[k].sp = 0;
-  /* A walk of its own: a reader section of the C frame tables around the guard, as in
-   * iterator.c's batch. */
+  /* A walk of its own: a reader section of the C frame tables around the guard (the
+   * backend's walk knows it is covered, ASGST_CFI_COVERED), as iterator.c's batch closes
+   * its own after its guard. */
   unsigned cfi = asgst__cfi_enter();
   ASGST__GUARD_BEGIN(g)
     r = be->top_java_frame(t, top, out, callers, n, direct);

@@ -86,6 +86,8 @@ struct _ASGST_Iterator {
   int32_t has_top_position;
   int32_t walked_state;  /* out-of-thread walks: the target's thread state, read in its
                             handler (ASGST_IteratorThreadState); 0: the walker is the walked */
+  uint32_t cfi_section;  /* the batch's reader section of the C frame tables, opened by the
+                            first use of the tables (impl/native/cfi_epoch.h) */
   uint8_t scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
 };
 

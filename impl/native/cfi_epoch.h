@@ -77,6 +77,23 @@ static inline void asgst__cfi_exit(unsigned token) {
   __atomic_fetch_sub(&asgst__cfi_slots[token / 2].n[token & 1], 1, __ATOMIC_RELEASE);
 }
 
+/* A walk opens its section lazily, at its first use of the tables, so that walks that
+ * never use them (Java frames only) pay nothing: *section holds the token + 1, 0 while
+ * none is open, or ASGST_CFI_COVERED where the caller holds a section around the walk. */
+enum { ASGST_CFI_COVERED = 0xffffffffu };
+
+/* SS. Opens a section in *section unless one is open. */
+static inline void asgst__cfi_section_open(uint32_t *section) {
+  if (__builtin_expect(*section == 0, 0)) *section = asgst__cfi_enter() + 1;
+}
+
+/* SS. Closes the section *section opened, if any. */
+static inline void asgst__cfi_section_close(uint32_t *section) {
+  uint32_t s = *section;
+  if (s != 0 && s != ASGST_CFI_COVERED) asgst__cfi_exit(s - 1);
+  *section = 0;
+}
+
 /* N. Advances the epoch once if no section of the older parity is open: true if it did.
  * Serialized by the caller (cfi_snapshot.c's retired lock). */
 bool asgst__cfi_try_advance(void);
