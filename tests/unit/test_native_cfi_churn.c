@@ -7,9 +7,9 @@
  * in sections and a third signals them so that their handlers walk too, nested in the
  * interrupted walk's section. Every walk must give the stack a walk gave before the
  * churn (a handler's walk: nearly every one); the loaded library must be found while
- * loaded and not after; everything retired
- * must be freed in the end and little may wait meanwhile. Under ASan a table freed under
- * a walk is a reported use after free. Skipped without a C compiler.
+ * loaded and not after; everything retired must be freed in the end, and what waits
+ * meanwhile stays small. Under ASan a table freed under a walk is a reported use after
+ * free. Skipped without a C compiler.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -206,6 +206,8 @@ static void walks_stay_right_while_libraries_come_and_go(void **state) {
   double seconds = env ? atof(env) : 20;
   asgst__cfi_shutdown();
   assert_int_equal(asgst__cfi_refresh(), 1);
+  struct asgst_cfi_report live;
+  asgst__cfi_report(&live);
   pthread_t t;
   assert_int_equal(pthread_create(&t, NULL, walker, (void *)(intptr_t)-1), 0);
   pthread_join(t, NULL);
@@ -272,8 +274,9 @@ static void walks_stay_right_while_libraries_come_and_go(void **state) {
   assert_int_equal(r.snapshots_freed, r.snapshots_retired);
   assert_int_equal(r.tables_freed, r.tables_retired);
   assert_int_equal(r.retired_bytes, 0);
-  /* Walks never hold freeing back long: what waits is a few publications' worth. */
-  assert_true(most_waiting <= 16);
+  /* Walks hold freeing back only while a section is open (a walker preempted inside one
+   * holds it for its time off the CPU): what waits stays a small part of the live tables. */
+  assert_true(most_bytes <= live.bytes / 8);
   asgst__cfi_shutdown();
 }
 
