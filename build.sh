@@ -93,7 +93,7 @@ usage: ./build.sh COMMAND [ARGS]
   fuzz [SECONDS]         build, then fuzz the walker on live JVMs (default 60 s)
   soak [MINUTES]         build, then profile a churning workload at 100 us in every mode on
                          every JDK (default 60 min)
-  memsoak [MIN] [cpu|jfr|fds]  build, then the profiler left on for a long time, resident
+  memsoak [MIN] [cpu|jfr|fds|dlopen]  build, then the profiler left on for a long time, resident
                          memory read every 30 s (default 60 min each run)
   install [PREFIX]       build, then install library, header, pkg-config and CMake files
                          (default /usr/local; seconds)

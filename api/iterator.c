@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "../impl/guard.h"
+#include "../impl/native/cfi_epoch.h"
 
 /* Frames a batch stops at: when a physical frame of inlined methods might no longer fit
  * (it would be decoded twice). The first batch is as long as the others. Profilers walk
@@ -28,6 +29,8 @@
  * buffered frames remain) and it->end (what comes after them) from the trace kind and
  * fill()'s result r. */
 static inline int batch_done(ASGST_Iterator *it, int kind, int r) {
+  /* After the guard, so that a fault, which comes back to the guard, closes it too. */
+  asgst__cfi_section_close(&it->cfi_section);
   if (kind <= 0) {
     it->fast_end_off = 0;
     return it->state = kind;
@@ -53,6 +56,11 @@ ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
   asgst__guard g;
   volatile int kind = from_top ? ASGST_WALK_FAULTED : 1;
   volatile int r = ASGST_WALK_FAULTED;
+  /* The batch is a reader section of the C frame tables (impl/native/cfi_epoch.h), which
+   * the backend opens at its first use of them (a Java-only walk never does) and which is
+   * closed here, after the guard, so that a fault, which comes back here, closes it too.
+   * Nothing found in the tables outlives the batch (the backend's fill drops it). */
+  it->cfi_section = 0;
   ASGST__GUARD_BEGIN(g)
     if (from_top) kind = it->be->begin(it, &it->top);
     r = kind > 0 ? it->be->fill(it, limit) : kind;
@@ -75,6 +83,7 @@ ASGST__HOT static int batch_here(ASGST_Iterator *it, int limit) {
   it->npending = 0;
   it->next_off = 0;
   it->committed = 0;
+  it->cfi_section = 0; /* as in batch() */
   asgst__guard g;
   volatile int kind = LOOKUP_FAULTED;
   volatile int r = ASGST_WALK_FAULTED;
@@ -88,7 +97,10 @@ ASGST__HOT static int batch_here(ASGST_Iterator *it, int limit) {
     r = ASGST_WALK_FAULTED;
     it->npending = it->committed; /* a partly decoded frame is not handed out */
   ASGST__GUARD_END(g);
-  if (kind == LOOKUP_FAULTED) return kind;
+  if (kind == LOOKUP_FAULTED) {
+    asgst__cfi_section_close(&it->cfi_section);
+    return kind;
+  }
   return batch_done(it, kind, r);
 }
 

@@ -10,6 +10,7 @@
 
 #include "queue.h"
 #include "../impl/guard.h"
+#include "../impl/native/cfi_epoch.h"
 
 /* SS. The backend's own top-Java-frame finder, under the crash guard, with n callers. A
  * fault while the callers are sought keeps the top frame (the backend wrote it first) and
@@ -20,12 +21,17 @@ static int top_from_backend(const asgst__backend *be, const asgst__thread *t, co
   volatile int r = ASGST_WALK_FAULTED;
   out->sp = 0;
   for (int k = 0; k < n; k++) callers[k].pc = callers[k].sp = 0;
+  /* A walk of its own: a reader section of the C frame tables around the guard (the
+   * backend's walk knows it is covered, ASGST_CFI_COVERED), as iterator.c's batch closes
+   * its own after its guard. */
+  unsigned cfi = asgst__cfi_enter();
   ASGST__GUARD_BEGIN(g)
     r = be->top_java_frame(t, top, out, callers, n, direct);
   ASGST__GUARD_FAULTED(g)
     r = ASGST_WALK_FAULTED;
     if (n > 0 && *(volatile uintptr_t *)&out->sp != 0) r = ASGST_JAVA_TRACE;
   ASGST__GUARD_END(g);
+  asgst__cfi_exit(cfi);
   return r;
 }
 

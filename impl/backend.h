@@ -90,6 +90,8 @@ struct _ASGST_Iterator {
                              the thread was found alive, begin() need not read that again */
   int32_t walked_state;  /* out-of-thread walks: the target's thread state, read in its
                             handler (ASGST_IteratorThreadState); 0: the walker is the walked */
+  uint32_t cfi_section;  /* the batch's reader section of the C frame tables, opened by the
+                            first use of the tables (impl/native/cfi_epoch.h) */
   uint8_t scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
 };
 

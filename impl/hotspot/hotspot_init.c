@@ -250,12 +250,25 @@ static void first_cfi_build(void) {
   asgst__cfi_refresh();
 }
 
-/* N. first_cfi_build on a thread of its own. */
+/* How often the asgst-cfi thread looks for loads and unloads and frees what walks can no
+ * longer read: a look is one dl_iterate_phdr entry when nothing changed. */
+#define CFI_POLL_NS 100000000L
+
+/* N. first_cfi_build on a thread of its own, which then stays: every CFI_POLL_NS it
+ * rebuilds the tables if objects were loaded or unloaded (a library loaded and used by a
+ * thread that neither starts nor loads classes would otherwise stay unknown), and frees
+ * the retired snapshots and tables that no walk can still read (asgst__cfi_reclaim, which
+ * never waits for a walk: what one still holds goes at a later round). */
 static void *build_cfi(void *arg) {
   (void)arg;
   /* Named like every thread of the library (asgst-...), so profilers can leave it out. */
   pthread_setname_np(pthread_self(), "asgst-cfi");
   first_cfi_build();
+  for (;;) {
+    struct timespec ts = {0, CFI_POLL_NS};
+    nanosleep(&ts, NULL);
+    asgst__cfi_poll();
+  }
   return NULL;
 }
 
@@ -266,9 +279,13 @@ static void *build_cfi(void *arg) {
  * tables are published (or if memory runs out), C frames are stepped by frame pointer
  * alone. A rebuild after a library load keeps the tables of the objects still loaded and
  * parses only the new one; replaced snapshots (a small array each) and the tables of
- * unloaded libraries are never freed: a walk in another thread's signal handler may
- * still read them, even after ASGST_Shutdown; asgst__cfi_report counts their bytes. */
+ * unloaded libraries are freed by the same thread once no walk can read them (epochs,
+ * impl/native/cfi_epoch.h); asgst__cfi_report counts what waits. */
 static void start_cfi_build(void) {
+  /* Once a process: a binding after ASGST_Shutdown finds the thread still polling. */
+  static bool started;
+  if (started) return;
+  started = true;
   pthread_attr_t attr;
   pthread_t t;
   pthread_attr_init(&attr);

@@ -574,10 +574,12 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
  * loaded since the tables' last build. Recordable walks are not checked: a replay has
  * no tables, and recordings of earlier versions lack code-cache pages that classify
  * reads now (their walks relied on C frames ending quietly). */
-static bool lost_sender(const ASGST_Iterator *it, int callee) {
+static bool lost_sender(ASGST_Iterator *it, int callee) {
   if (it->options & ASGST__OPT_REPLAYABLE) return false;
-  return is_java_kind(callee) ||
-         (callee == ASGST__HK_ENTRY && asgst__cfi_outside_code(it->cur.pc));
+  if (is_java_kind(callee)) return true;
+  if (callee != ASGST__HK_ENTRY) return false;
+  asgst__cfi_section_open(&it->cfi_section); /* the tables are read: see cfi_epoch.h */
+  return asgst__cfi_outside_code(it->cur.pc);
 }
 
 /* SS. backend.h decode(), inlined into the batch loop. */
@@ -708,6 +710,8 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   uintptr_t limit = s->has_target ? s->target.sp : it->thread.stack_base;
   asgst__regs n = {0};
   bool tables = !(it->options & ASGST__OPT_REPLAYABLE);
+  /* The tables are read from here to the batch's end: a reader section (cfi_epoch.h). */
+  if (tables) asgst__cfi_section_open(&it->cfi_section);
   int cfi = tables ? cfi_sender(c, s, limit, &n) : -1;
   /* The tables' outermost frame (the thread's start), or without a rule an fp of 0. */
   if (cfi == 0 && !s->has_target) return 0;
@@ -860,6 +864,11 @@ int asgst__hs_step(ASGST_Iterator *it) { return step_frame(it); }
 
 /* SS. */
 ASGST__HOT int asgst__hs_fill(ASGST_Iterator *it, int limit) {
+  /* A batch is a reader section of the C frame tables (api/iterator.c): the object and
+   * rule an earlier batch found may have been freed since. After begin both are NULL. */
+  hs_state *s = state_of(it);
+  s->c_obj = NULL;
+  if (s->c_rule) s->c_rule = NULL, s->c_pc = 0;
   return asgst__fill_loop(it, limit, decode_frame, step_frame);
 }
 
@@ -922,6 +931,7 @@ int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asg
   memset(&it, 0, offsetof(ASGST_Iterator, pending));
   it.batch_limit = 1;
   it.thread = *t;
+  it.cfi_section = ASGST_CFI_COVERED; /* the caller's section (api/queue_ring.c) */
   int kind = asgst__hs_begin(&it, top);
   if (kind <= 0) return kind;
   int r = next_java_frame(&it, 0, 0);

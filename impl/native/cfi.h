@@ -14,11 +14,13 @@
  * its file's .debug_frame (not from separate debug files).
  *
  * Lifetime: a rebuild publishes a new snapshot and retires the old one, and the tables of
- * objects no longer loaded, to lists; retired snapshots and tables are freed only by
- * asgst__cfi_release_retired(), which the caller runs at a quiescent point (no thread
- * inside lookup or step: signals stopped, walkers joined). A rule pointer stays valid
- * as long as the snapshot it came from.
- *
+ * objects no longer loaded, to lists. Readers bracket their use of the tables with a
+ * reader section (asgst__cfi_enter / asgst__cfi_exit, cfi_epoch.h: two atomic adds, signal
+ * safe, nestable); asgst__cfi_reclaim frees what was retired once every section that could
+ * still hold it has ended, never waiting for one. asgst__cfi_release_retired frees it all
+ * at a quiescent point (no thread inside lookup or step). A rule or object pointer is
+ * valid within the section it was looked up in.
+
  * SS = async-signal-safe, N = ordinary (may allocate, lock, call dl_iterate_phdr).
  */
 #ifndef ASGST_NATIVE_CFI_H
@@ -27,6 +29,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "impl/native/cfi_epoch.h" /* asgst__cfi_enter, asgst__cfi_exit: reader sections */
 
 /* What the CFA is computed from. EXPR, GAP: no rule (a gap between functions, a CFA given
  * by an expression as in PLT entries, or based on another register): step with frame
@@ -85,8 +89,8 @@ struct asgst_cfi_object;
 
 /* SS. asgst__cfi_lookup trying *near first (an object an earlier lookup of the same walk
  * left there, or NULL): consecutive C frames mostly lie in one object. Leaves in *near
- * the object pc was found in. *near stays readable as long as the snapshot it came from
- * (see Lifetime). */
+ * the object pc was found in. *near stays readable until the reader section it was found
+ * in ends (see Lifetime). */
 const struct asgst_cfi_rule *asgst__cfi_lookup_near(uintptr_t pc, bool pc_is_return_address,
                                                     const struct asgst_cfi_object **near);
 
@@ -112,14 +116,25 @@ int asgst__cfi_step_with(const struct asgst_cfi_rule *rule, struct asgst_cfi_fra
 struct asgst_cfi_report {
   size_t bytes;         /* the published snapshot and its tables */
   size_t objects, rows, rules; /* in the published snapshot (rules: of every table) */
-  size_t retired_bytes; /* retired snapshots and tables not yet released */
+  size_t retired_bytes; /* retired snapshots and tables not yet freed */
+  /* Since the process started: snapshots and tables retired, and freed. */
+  size_t snapshots_retired, snapshots_freed, tables_retired, tables_freed;
 };
 
-/* SS. Fills *out (zeros before the first build). Not concurrently with
- * asgst__cfi_release_retired, whose list it reads. */
+/* SS. Fills *out (zeros before the first build). */
 void asgst__cfi_report(struct asgst_cfi_report *out);
 
-/* N. Frees retired snapshots. Only when no thread can be inside lookup or step. */
+/* N. Frees the retired snapshots and tables that no reader section can still hold
+ * (cfi_epoch.h); what an open section may hold stays for a later call. Never waits.
+ * Returns how many it freed. */
+size_t asgst__cfi_reclaim(void);
+
+/* N. asgst__cfi_refresh, then asgst__cfi_reclaim: the background thread's periodic work.
+ * Returns asgst__cfi_refresh's answer. */
+int asgst__cfi_poll(void);
+
+/* N. Frees every retired snapshot and table. Only when no thread can be inside lookup or
+ * step (a test between phases, or shutdown). */
 void asgst__cfi_release_retired(void);
 
 /* N. Unpublishes and frees everything. Same precondition as asgst__cfi_release_retired. */

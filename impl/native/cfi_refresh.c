@@ -57,3 +57,10 @@ int asgst__cfi_refresh(void) {
   pthread_mutex_unlock(&refresh_lock);
   return rc;
 }
+
+/* N. */
+int asgst__cfi_poll(void) {
+  int rc = asgst__cfi_refresh();
+  asgst__cfi_reclaim();
+  return rc;
+}

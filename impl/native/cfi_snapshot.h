@@ -6,10 +6,12 @@
  *
  * Lifetime. A snapshot is immutable; a rebuild publishes a new one and retires the old
  * one. Tables are shared: a rebuild takes over the tables of the objects still loaded
- * and retires only those of objects that went away. A handler may be inside a retired
- * snapshot, or a table it held, until the next quiescent point, so retired snapshots and
- * tables are freed only by asgst__cfi_release_retired (see cfi.h); a table still
- * published is never freed (only asgst__cfi_shutdown retires all of them).
+ * and retires only those of objects that went away. A walk may still be inside a retired
+ * snapshot, or a table it held, so retired snapshots and tables are tagged with the epoch
+ * of their retirement and freed by asgst__cfi_reclaim once no reader section can still
+ * hold them (cfi_epoch.h), or by asgst__cfi_release_retired at a quiescent point (see
+ * cfi.h); a table still published is never freed (only asgst__cfi_shutdown retires all
+ * of them).
  */
 #ifndef ASGST_NATIVE_CFI_SNAPSHOT_H
 #define ASGST_NATIVE_CFI_SNAPSHOT_H
@@ -39,6 +41,7 @@ struct asgst_cfi_code {
 struct asgst_cfi_snapshot {
   size_t bytes, nobjects, ntables, ncode; /* bytes: this allocation, not its tables */
   struct asgst_cfi_snapshot *next_retired;
+  unsigned long retired_at; /* the epoch (cfi_epoch.h) when it was retired */
   struct asgst_cfi_object *objects;
   struct asgst_cfi_table **tables;
   /* Every loaded object's executable segments, sorted: whether a pc is in code at all

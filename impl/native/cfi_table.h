@@ -43,9 +43,10 @@ struct asgst_cfi_table {
   uint64_t *hits;               /* the cache: 1 << (32 - hit_shift) words */
   uint32_t hit_shift;
   /* Written by the builder only (build lock): the publication it was last part of, 0
-   * before its first; and its place on the retired list. */
+   * before its first; and its place on the retired list, with when it got there. */
   unsigned long generation;
   struct asgst_cfi_table *next_retired;
+  unsigned long retired_at; /* the epoch (cfi_epoch.h) when it was retired */
 };
 
 /* N. A table of rv's rows (finished: sorted and compacted) for the object id; NULL if out

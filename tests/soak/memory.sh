@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# memory.sh BUILD_DIR [MINUTES] [cpu|jfr|fds|all] - the demo profiler left on for a long time
+# memory.sh BUILD_DIR [MINUTES] [cpu|jfr|fds|dlopen|all] - the demo profiler left on for a long time
 # (default 60 minutes each run, every run):
 #   cpu: eight busy threads with varied but finite stacks (BusyThreads), cpu at 1 ms, the
 #     .collapsed, .txt and .pb.gz outputs. Its resident memory, read every 30 s, must stay
@@ -13,7 +13,12 @@
 #     (FdChurn, a fixed pre-touched heap), the report rewritten every 10 s. Its resident
 #     memory must grow at most 8 MB from the first minute to the end, no fd call may be
 #     lost, and the report's histories must count every file FdChurn opened.
-# Not part of `./build.sh test`; run as `./build.sh memsoak [MINUTES] [cpu|jfr|fds]`. TAP
+#   dlopen: DlChurn loads a small library (one of four copies), runs its C code 300 ms and
+#     unloads it, once a second, beside a Java thread, under cpu at 1 ms with cstack (C
+#     frames walked with the tables that every load and unload rebuilds). Its resident
+#     memory must grow at most 8 MB from the first minute to the end (retired tables and
+#     snapshots are freed), and every load and unload must succeed.
+# Not part of `./build.sh test`; run as `./build.sh memsoak [MINUTES] [cpu|jfr|fds|dlopen]`. TAP
 # lines; logs stay in BUILD_DIR/memsoak/.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
@@ -24,7 +29,7 @@ source "$ROOT/profiler-demo/tests/lib.sh" "$BUILD"
 source "$TESTS/pprof_lib.sh"
 LOGS=$BUILD/memsoak
 rm -rf "$LOGS" && mkdir -p "$LOGS"
-case $RUNS in cpu|fds) echo "1..4" ;; jfr) echo "1..3" ;; *) echo "1..11" ;; esac
+case $RUNS in cpu|fds) echo "1..4" ;; jfr|dlopen) echo "1..3" ;; *) echo "1..14" ;; esac
 compile || { echo "Bail out! javac failed"; exit 1; }
 SECS=$((MINUTES * 60))
 # rss_track PID LOG: VmRSS (kB) every 30 s (every 5 s in the first minute) while PID runs.
@@ -129,9 +134,42 @@ fds_run() {
   check "event=fds: no fd call lost (${lost:-none})" [ "$lost" = 0 ]
 }
 
+# dlopen_run: DlChurn (a load and an unload a second) under cpu 1 ms with cstack.
+dlopen_run() {
+  local D=$LOGS/dlopen
+  mkdir -p "$D"
+  local cc=${CC:-cc}
+  "$cc" -O2 -fPIC -shared -fno-omit-frame-pointer -o "$D/spin0.so" "$ROOT/tests/soak/dlchurn/spin.c" &&
+    "$cc" -O2 -fPIC -shared -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" \
+      -o "$D/libdlchurn.so" "$ROOT/tests/soak/dlchurn/dlchurn_jni.c" -ldl ||
+    { echo "Bail out! cannot build the dlopen run's libraries"; exit 1; }
+  for i in 1 2 3; do cp "$D/spin0.so" "$D/spin$i.so"; done
+  "$JAVA" -agentpath:"$AGENT=event=cpu,interval=1ms,cstack,verbose,file=$D/p.collapsed" \
+    -cp "$CLASSES" DlChurn "$D" "$SECS" 1000 300 >"$D/out" 2>"$LOGS/dlopen-stderr" &
+  local jvm=$!
+  rss_track $jvm "$LOGS/rss-dlopen.log"
+  wait $jvm
+  check "DlChurn under cpu 1 ms with cstack, $MINUTES min, exits 0" [ $? = 0 ]
+  local at1 last top cycles failed spun whole
+  at1=$(awk '$1 >= 60 {print $2; exit}' "$LOGS/rss-dlopen.log")
+  last=$(tail -1 "$LOGS/rss-dlopen.log" | awk '{print $2}')
+  top=$(awk '$1 >= 60 && $2 > m {m = $2} END {print m + 0}' "$LOGS/rss-dlopen.log")
+  read -r cycles failed < <(sed -n 's/^cycles=\([0-9]*\) failed=\([0-9]*\)$/\1 \2/p' "$D/out")
+  # Samples in the loaded library's code (named by address: it is gone when the profile is
+  # written), and how many of them the walk took down to the thread's start.
+  spun=$(awk '/Java_DlChurn_cycle;\[0x/ {s += $NF} END {print s + 0}' "$D/p.collapsed" 2>/dev/null)
+  whole=$(awk '/^(clone3|clone|start_thread);.*Java_DlChurn_cycle;\[0x/ {s += $NF} END {print s + 0}' "$D/p.collapsed" 2>/dev/null)
+  figure "dlopen: VmRSS ${at1:-?} kB at 1 min, ${last:-?} kB at the end, at most $top kB after 1 min; ${cycles:-?} loads and unloads; $spun samples in the loaded library's code, $whole of them walked to the thread's start"
+  check "dlopen: every load and unload succeeded (${cycles:-?}, ${failed:-?} failed)" \
+    [ -n "$cycles" -a "${failed:-1}" = 0 -a "${cycles:-0}" -gt 0 ]
+  check "dlopen: resident memory grows at most 8 MB from 1 min to the end ($(( ${top:-0} - ${at1:-0} )) kB)" \
+    [ -n "$at1" -a $(( ${top:-0} - ${at1:-0} )) -le $((8 * 1024)) ]
+}
+
 case $RUNS in
   cpu) cpu_run ;;
   jfr) jfr_run ;;
   fds) fds_run ;;
-  *) cpu_run; jfr_run; fds_run ;;
+  dlopen) dlopen_run ;;
+  *) cpu_run; jfr_run; fds_run; dlopen_run ;;
 esac

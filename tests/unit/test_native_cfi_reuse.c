@@ -1,8 +1,10 @@
 /*
  * test_native_cfi_reuse.c - the tables across library loads and unloads: a rebuild keeps
  * the tables of the objects still loaded (the same rule pointers before and after) and
- * parses only the new ones; an unloaded library's table is retired, not freed, and its
- * pcs have no rule any more; the cache of last lookups answers as the search does. A
+ * parses only the new ones, so a refresh after one load stays within its budget (5 ms);
+ * an unloaded library's table is retired, then freed by asgst__cfi_reclaim (no walk
+ * runs here), and its pcs have no rule any more; the cache of last lookups answers as
+ * the search does. A
  * small library is compiled here and copied 20 times, each copy a distinct object.
  * Skipped without a C compiler.
  */
@@ -107,9 +109,14 @@ static void loads_parse_only_the_new_library(void **state) {
   /* Against the first build of the same run: parsing one small library is far cheaper
    * than parsing libc, the sanitizer runtime and the rest again. */
   assert_true(ms[COPIES / 2] < full_ms / 4);
+  /* The budget of a load (issue 43): a refresh costs the new object's rows, not the
+   * others'. The median: a loaded machine may stall any one of them. */
+  assert_true(ms[COPIES / 2] <= 5.0);
   print_message("# figure: first build %.1f ms, %zu bytes; a refresh after loading a small "
-                "library: median %.2f ms, +%zu bytes live; after %d loads %zu bytes retired\n",
-                full_ms, before.bytes, ms[COPIES / 2], per_load, COPIES, after.retired_bytes);
+                "library: median %.2f ms, max %.2f ms (budget 5 ms), +%zu bytes live; after %d "
+                "loads %zu bytes retired\n",
+                full_ms, before.bytes, ms[COPIES / 2], ms[COPIES - 1], per_load, COPIES,
+                after.retired_bytes);
 }
 
 static void unloaded_tables_are_retired(void **state) {
@@ -129,13 +136,17 @@ static void unloaded_tables_are_retired(void **state) {
   assert_int_equal(after.objects, before.objects - COPIES / 2);
   for (int i = 0; i < COPIES / 2; i++) assert_null(asgst__cfi_lookup(pcs[i], false));
   for (int i = COPIES / 2; i < COPIES; i++) assert_non_null(asgst__cfi_lookup(twice_of(i), false));
-  /* What left the live tables went to the retired ones, to be freed at a quiescent point. */
+  /* What left the live tables went to the retired ones; no reader section is open, so
+   * asgst__cfi_reclaim frees them all. */
   size_t gone = before.bytes - after.bytes;
   assert_true(gone > 0);
   assert_true(after.retired_bytes >= before.retired_bytes + gone);
-  asgst__cfi_release_retired();
+  assert_int_equal(after.tables_retired - before.tables_retired, COPIES / 2);
+  assert_true(asgst__cfi_reclaim() > 0);
   asgst__cfi_report(&after);
   assert_int_equal(after.retired_bytes, 0);
+  assert_int_equal(after.tables_freed, after.tables_retired);
+  assert_int_equal(after.snapshots_freed, after.snapshots_retired);
   asgst__cfi_shutdown();
 }
 

@@ -343,7 +343,9 @@ static void report(void) {
          "Java-only %ld ns: %.2fx; 10th percentiles %ld vs %ld ns: %.2fx\n", wc, wj,
          wj ? (double)wc / wj : 0.0, wc10, wj10, warm_ratio);
   printf("NATIVE # figure: C frame tables %zu bytes, %zu objects, %zu rows, %zu rules; retired "
-         "tables %zu bytes\n", r.bytes, r.objects, r.rows, r.rules, r.retired_bytes);
+         "and not yet freed %zu bytes; snapshots retired %zu, freed %zu; tables retired %zu, "
+         "freed %zu\n", r.bytes, r.objects, r.rows, r.rules, r.retired_bytes, r.snapshots_retired,
+         r.snapshots_freed, r.tables_retired, r.tables_freed);
   printf("NATIVE %s - at least 100 samples of the spinner in C (%ld)\n", samples >= 100 ? "ok" : "not ok",
          samples);
   printf("NATIVE %s - >= 99%% of walks with C frames complete: nofp_chain x%d, level3, level2, "
