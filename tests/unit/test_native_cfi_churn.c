@@ -1,7 +1,7 @@
 /*
  * test_native_cfi_churn.c - freeing retired tables while walks run (impl/native/
  * cfi_epoch.h). An open reader section, nested or not, holds back the freeing of what was
- * retired during it, and only that; then, for ASGST_CHURN_SECONDS (default 20), a thread
+ * retired during it, and only that; then, for ASGST_CHURN_SECONDS (default 10), a thread
  * loads and unloads small libraries (four copies of one, built here) 20 times a second,
  * polling as the library's asgst-cfi thread does, while two threads walk their own stacks
  * in sections and a third signals them so that their handlers walk too, nested in the
@@ -204,7 +204,7 @@ static void walks_stay_right_while_libraries_come_and_go(void **state) {
   (void)state;
   if (!have_cc) skip();
   const char *env = getenv("ASGST_CHURN_SECONDS");
-  double seconds = env ? atof(env) : 20;
+  double seconds = env ? atof(env) : 10;
   asgst__cfi_shutdown();
   assert_int_equal(asgst__cfi_refresh(), 1);
   struct asgst_cfi_report live;
