@@ -28,6 +28,7 @@
 
 #include "impl/native/cfi.h"
 #include "tests/unit/native/unwind_context.h"
+#include "tests/unit/test_scratch_libs.h"
 
 enum { COPIES = 4, MAX = 64, WALKERS = 2 };
 
@@ -39,28 +40,14 @@ static bool have_cc;
 
 static int setup(void **state) {
   (void)state;
-  char cmd[512], path[128];
-  snprintf(dir, sizeof dir, "/tmp/asgst_churn_XXXXXX");
-  if (!mkdtemp(dir)) return -1;
-  snprintf(path, sizeof path, "%s/lib.c", dir);
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
-  fputs(library_source, f);
-  fclose(f);
-  snprintf(cmd, sizeof cmd, ASGST_TEST_CC " -O2 -fPIC -shared -o %s/lib0.so %s 2>/dev/null", dir, path);
-  have_cc = system(cmd) == 0;
-  for (int i = 1; have_cc && i < COPIES; i++) {
-    snprintf(cmd, sizeof cmd, "cp %s/lib0.so %s/lib%d.so", dir, dir, i);
-    if (system(cmd) != 0) return -1;
-  }
-  return 0;
+  int r = scratch_libs_make(dir, sizeof dir, "/tmp/asgst_churn_XXXXXX", library_source, COPIES);
+  have_cc = r == 0;
+  return r < 0 ? -1 : 0;
 }
 
 static int teardown(void **state) {
   (void)state;
-  char cmd[256];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return scratch_libs_remove(dir);
 }
 
 static void lib_path(char *buf, size_t n, int i) { snprintf(buf, n, "%s/lib%d.so", dir, i); }

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "impl/native/cfi.h"
+#include "tests/unit/test_scratch_libs.h"
 
 enum { COPIES = 20 };
 
@@ -33,30 +34,14 @@ static void *libs[COPIES];
 
 static int setup(void **state) {
   (void)state;
-  char cmd[512], path[128];
-  snprintf(dir, sizeof dir, "/tmp/asgst_reuse_XXXXXX");
-  if (!mkdtemp(dir)) return -1;
-  snprintf(path, sizeof path, "%s/lib.c", dir);
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
-  fputs(library_source, f);
-  fclose(f);
-  snprintf(cmd, sizeof cmd, ASGST_TEST_CC " -O2 -fPIC -shared -o %s/lib0.so %s 2>/dev/null", dir, path);
-  if (system(cmd) != 0) return -1;
-  for (int i = 1; i < COPIES; i++) {
-    snprintf(cmd, sizeof cmd, "cp %s/lib0.so %s/lib%d.so", dir, dir, i);
-    if (system(cmd) != 0) return -1;
-  }
-  return 0;
+  return scratch_libs_make(dir, sizeof dir, "/tmp/asgst_reuse_XXXXXX", library_source, COPIES) == 0 ? 0 : -1;
 }
 
 static int teardown(void **state) {
   (void)state;
-  char cmd[256];
   for (int i = 0; i < COPIES; i++)
     if (libs[i]) dlclose(libs[i]);
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return scratch_libs_remove(dir);
 }
 
 static double now_ns(void) {

@@ -155,18 +155,10 @@ static void drain(void) {
 /* N. The sampler thread: signals the registered threads round robin and compares. */
 static void *sampler_main(void *arg) {
   (void)arg;
-  pid_t pid = getpid();
   struct timespec iv = {0, interval_us * 1000};
   int next = 0;
   for (unsigned long tick = 0; atomic_load(&running); tick++) {
-    for (int k = 0; k < MAX_THREADS; k++) {
-      int i = (next + k) % MAX_THREADS;
-      int tid = atomic_load(&tids[i]);
-      if (tid == 0) continue;
-      next = i + 1;
-      if (syscall(SYS_tgkill, pid, tid, SIGPROF) == 0) atomic_fetch_add(&signals_sent, 1);
-      break;
-    }
+    if (agent_tids_signal_next(tids, MAX_THREADS, &next, SIGPROF)) atomic_fetch_add(&signals_sent, 1);
     nanosleep(&iv, NULL);
     if (tick % 16 == 0) drain();
   }

@@ -538,18 +538,10 @@ static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
 /* N. The sampler thread: signals the registered threads round robin and compares. */
 static void *sampler_main(void *arg) {
   (void)arg;
-  pid_t pid = getpid();
   struct timespec iv = {0, (long)walk_opts.interval_us * 1000};
   int next = 0;
   for (unsigned long ticks = 0; atomic_load(&running); ticks++) {
-    for (int k = 0; k < MAX_THREADS; k++) {
-      int i = (next + k) % MAX_THREADS;
-      int tid = atomic_load(&threads_tid[i]);
-      if (tid == 0) continue;
-      next = i + 1;
-      if (syscall(SYS_tgkill, pid, tid, SIGPROF) == 0) atomic_fetch_add(&signals_sent, 1);
-      break;
-    }
+    if (agent_tids_signal_next(threads_tid, MAX_THREADS, &next, SIGPROF)) atomic_fetch_add(&signals_sent, 1);
     nanosleep(&iv, NULL);
     walk_drain(slots);
     if (ticks % 1000 == 0) walk_check_self();

@@ -97,3 +97,15 @@ long agent_option(const char *options, const char *name, long fallback) {
     if (strncmp(p, name, len) == 0 && p[len] == '=') return atol(p + len + 1);
   return fallback;
 }
+
+/* N. */
+bool agent_tids_signal_next(atomic_int *tids, int n, int *next, int sig) {
+  for (int k = 0; k < n; k++) {
+    int i = (*next + k) % n;
+    int tid = atomic_load(&tids[i]);
+    if (tid == 0) continue;
+    *next = i + 1;
+    return syscall(SYS_tgkill, getpid(), tid, sig) == 0;
+  }
+  return false;
+}

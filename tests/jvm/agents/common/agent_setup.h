@@ -34,5 +34,9 @@ void agent_handle_signal(int sig, void (*fn)(int, siginfo_t *, void *));
 bool agent_tids_add(atomic_int *tids, int n);
 /* N. Removes the calling thread's id from the set. */
 void agent_tids_remove(atomic_int *tids, int n);
+/* N. Sends sig to the next thread of the set after slot *next (round robin, so that every
+ * registered thread is sampled in turn) and moves *next past it. Returns whether a signal
+ * was sent (false: the set is empty, or the thread has just gone). */
+bool agent_tids_signal_next(atomic_int *tids, int n, int *next, int sig);
 
 #endif
