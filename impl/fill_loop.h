@@ -47,8 +47,7 @@ static inline __attribute__((always_inline)) int asgst__step_checked(
  * ASGST_END_ON_FIRST_JAVA_FRAME, or the walk ends. Returns 1 if frames may follow, else
  * the end (0) or an error. A decode appends a C frame only with
  * ASGST_INCLUDE_NON_JAVA_FRAMES: it knows when it makes one, where a test here would
- * reload the buffer's newest frame on every physical frame (a tenth of an interpreted
- * frame's instructions). */
+ * reload the buffer's newest frame on every physical frame. */
 static inline __attribute__((always_inline)) int asgst__fill_loop(
     ASGST_Iterator *it, int limit, int (*decode)(ASGST_Iterator *), int (*step)(ASGST_Iterator *)) {
   if (it->options & ASGST_END_ON_FIRST_JAVA_FRAME) limit = 1;

@@ -350,7 +350,7 @@ ASGST_EXPORT void ASGST_SetOnQueueProcessingEnd(ASGST_Queue *q, int options,
  * ASGST_InitializeStatus().
  * Called in the live phase (Agent_OnAttach, JNI_OnLoad), 0 means bound. The classes
  * already loaded are listed by a library thread, and the answer waits for that listing for
- * at most 6 ms (about 50,000 classes on a quiet machine), so that it does not grow with
+ * at most 6 ms, so that it does not grow with
  * their number beyond that: should the listing take longer, walks return
  * ASGST_INIT_PENDING until it is done and ASGST_JClassToClass / ASGST_JMethodIDToMethod
  * wait for it. That keeps the unload handler promise for those classes: none of them

@@ -3,10 +3,9 @@
  * off the ASGST_Initialize path.
  *
  * Registering a class costs microseconds (JVMTI tag and status, the Method* copy, a shadow
- * of an unloadable class's metadata: class_register.c); done inline, a profiler attached to a
- * JVM with 50,000 classes spent 0.2-0.4 s in ASGST_Initialize. Listing them (JVMTI
- * GetLoadedClasses, about 80 ns a class) and pinning them (one JNI store a class) before
- * the answer still grew with the class count: 7 ms of CPU at 50,000 classes. Now a daemon
+ * of an unloadable class's metadata: class_register.c); done inline, ASGST_Initialize would
+ * grow with the class count, and so would listing them (JVMTI GetLoadedClasses) and
+ * pinning them (one JNI store a class) before the answer. Instead a daemon
  * thread, "asgst-classes", attached to the VM, does all of it (the binding waits only for
  * step 2, and in the live phase for a bounded time: see below):
  *  1. it lists the loaded classes. GetLoadedClasses hands back a local reference per
@@ -31,8 +30,7 @@
  *
  * Why not pin one reference per class loader before the answer instead: which loaders
  * exist is known only from the class list (JVMTI has no list of loaders), so the listing
- * would stay before the answer, and it is most of the cost (GetLoadedClasses alone: 4 ms
- * of CPU at 50,000 classes on JDK 17); and a loader does not keep the hidden classes that
+ * would stay before the answer, and it is most of the cost; and a loader does not keep the hidden classes that
  * have a ClassLoaderData of their own (nor JDK 8's VM-anonymous ones), which would still
  * need a reference each. docs/budgets.md has the figures.
  *

@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) int asgst__hs_fc_frames(
     __builtin_prefetch((const void *)asgst__hs_fc_row(asgst__hs_fc_key(ra, false)));
   /* Is the nmethod still the one decoded? Checked once per walk and nmethod (*checked is
    * the last one proven): a walk is microseconds long, and the load is a cache miss per
-   * frame otherwise (most of a cached frame's cost in the javac benchmark's profile). */
+   * frame otherwise. */
   if ((uintptr_t)w[1] != *checked) {
     uint32_t id;
     if (!asgst__vm_nm_compile_id((uintptr_t)w[1], &id) || id != (uint32_t)w[2]) return 0;

@@ -115,8 +115,9 @@ ASGST_Method *asgst__hs_copy_methods(uintptr_t k, int *n);
  * are listed or after wait_ms (negative: no limit, the binding at VMInit). */
 void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend *listing,
                              long wait_ms);
-/* How long a live-phase binding waits for that listing before it answers anyway: 50,000
- * classes are listed in about 4-5 ms on a quiet machine (docs/budgets.md). */
+/* How long a live-phase binding waits for that listing before it answers anyway: long
+ * enough for the class counts of large applications on a quiet machine (docs/budgets.md),
+ * short enough to stay within ASGST_Initialize's budget. */
 #define ASGST__LISTING_WAIT_MS 6
 /* N. Waits until the classes loaded before the binding are listed (pinned). */
 void asgst__hs_backlog_wait_listed(void);

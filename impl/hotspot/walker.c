@@ -183,8 +183,7 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
 static inline ASGST_Frame *out_of(ASGST_Iterator *it) { return &it->pending[it->npending]; }
 
 /* SS. One frame that is not Java code (the caller checked the room), if the walk reports
- * C frames (fill_loop.h). Inline: a call of its own was a tenth of a proven C frame's
- * decoding. */
+ * C frames (fill_loop.h). Inline: a call per C frame costs more than the frame's write. */
 static inline __attribute__((always_inline)) void non_java(ASGST_Iterator *it) {
   if (!(it->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) return;
   ASGST_Frame *f = out_of(it);
@@ -286,7 +285,7 @@ ASGST__HOT static int decode_interpreted(ASGST_Iterator *it, bool top) {
 
 /* SS. After an interpreted frame was decoded at it->cur: its senders while they are
  * interpreted frames too, taken here without a trip through the batch loop's step and
- * decode dispatch per frame (a quarter of an interpreted frame's instructions). Each is
+ * decode dispatch per frame, which costs more than the step itself. Each is
  * the step step_frame makes from an interpreted frame, with the checks of
  * asgst__step_checked (sp grows strictly, so only the depth and the stack base are left),
  * and decode_frame's decoding of a frame in the interpreter (not C proven by a step, nor

@@ -126,8 +126,8 @@ static bool called_from_c(const asgst__regs *r, asgst__regs *s) {
  * reaches the c2i's pop of its return address, or a jump to a runtime stub entered as if
  * called, with nothing moving rsp on the way (stub_exit.h), the return address is at sp:
  * the c2i between its entry and that pop (inline cache check, class initialization
- * barrier, the test before the fix of the caller's call site; javac on 25: most of the
- * walk errors were there). The sender must be Java code (compiled, or interpreted where
+ * barrier, the test before the fix of the caller's call site: where most walk errors of
+ * cold code were). The sender must be Java code (compiled, or interpreted where
  * an i2c lost a race and went on into the c2i). Elsewhere: an error. */
 static int adapter_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, asgst__regs *s) {
   uint32_t size;
@@ -166,7 +166,7 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
   }
   /* Just past the push of the frame pointer that begins a stub's frame (x86_64 push rbp,
    * arm64 stp x29,x30): the frame pointer still is the caller's, the return address one
-   * word above sp (javac on 17: a sixth of the walk errors, in C1's g1_post_barrier_slow).
+   * word above sp (C1's g1_post_barrier_slow, for one).
    * Only that first instruction: further in, a stub may have branched. */
   if (top && r->pc - code <= 4 && asgst__hs_decode_prologue(code, r->pc, 0, &e) && e.fp_slot >= 0)
     return sender_from_effect(r, &e, s);
@@ -177,7 +177,7 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
    * frame short). Not proven to be a frame record here: an error, not a guess. */
   if (top && asgst__hs_blob_named(blob, "I2C/C2I adapters")) return adapter_sender(blob, code, r, s);
   /* fp == sp is the moment just after enter()'s mov fp,sp, before anything else is
-   * pushed: the frame is complete (javac: a tenth of the walk errors were stubs there). */
+   * pushed: the frame is complete. */
   if (r->fp < r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base))
     return ASGST_UNSAFE_STATE;
   if (!asgst__load_ptr(r->fp + 8, &s->pc) || !asgst__load_ptr(r->fp, &s->fp))

@@ -116,8 +116,8 @@ bool asgst__hs_decode_epilogue(uintptr_t pc, asgst__hs_stack_effect *e) {
   } else if (!add && !pop) {
     /* A native method's wrapper, its frame already left: cmp qword [r15+d32],0 (a pending
      * exception?) and jne to the code that forwards it. Neither moves rsp, and the
-     * fall-through is the ret, so the return address is at sp (javac: a twentieth of the
-     * walk errors; a JNI call in a tight loop: most of them). */
+     * fall-through is the ret, so the return address is at sp (a JNI call in a tight loop
+     * is often stopped here). */
     if (b[i] == 0x49 && b[i + 1] == 0x83 && b[i + 2] == 0xbf && b[i + 7] == 0) i += 8;
     if (b[i] == 0x0f && b[i + 1] == 0x85) i += 6;                               /* jne rel32 */
   }
