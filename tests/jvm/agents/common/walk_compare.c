@@ -393,7 +393,12 @@ static void count_kind(const sample *s, bool a_ok, bool g_ok, long agree, long e
   k->both += a_ok && g_ok;
   k->agree += agree;
   k->explained += explained;
-  k->shorter += a_ok && g_ok && s->a_n < (s->gct_n < MAXF ? s->gct_n : MAXF);
+  /* A sample set apart as a proven ASGCT error is not ASGST's shortfall: ASGCT's misread
+   * PcDesc at a stub call can name more inlined scopes than the pc has (Thread.sleep
+   * inlined at the top against an older call's three scopes, in the VM's sleep). */
+  bool shorter = a_ok && g_ok && !explained && s->a_n < (s->gct_n < MAXF ? s->gct_n : MAXF);
+  k->shorter += shorter;
+  if (shorter && k == &ws.kinds[TK_MOUNTED] && ws.vt_shorter.count++ == 0) ws.vt_shorter.example = *s;
   int e = a_ok && k == &ws.kinds[TK_MOUNTED] ? find_frame(s->a, s->a_n, "Continuation.enterSpecial") : -1;
   k->into_carrier += e >= 0 && e + 1 < s->a_n;
 }

@@ -164,6 +164,12 @@ static void report_vthreads(const walk_stats *st) {
   }
   fprintf(stderr, "WALK # figure: vthreads=%s boundary: %ld of %ld mounted ASGST walks go on past "
           "Continuation.enterSpecial into the carrier's frames\n", walk_opts.label, m->into_carrier, m->asgst_ok);
+  if (st->vt_shorter.count) {
+    const sample *s = &st->vt_shorter.example;
+    fprintf(stderr, "WALK # example mounted_shorter (thread state %d):\n", s->vmstate);
+    print_trace("asgst", s->a, s->a_n);
+    print_trace("asgct", s->g, s->gct_n < MAXF ? s->gct_n : MAXF);
+  }
   char msg[200];
   snprintf(msg, sizeof msg, "a mounted virtual thread walks at least as far as AsyncGetCallTrace "
            "(ok %ld vs %ld, %ld shorter)", m->asgst_ok, m->asgct_ok, m->shorter);

@@ -13,7 +13,7 @@
 enum { TK_MOUNTED, TK_CARRIER, TK_OTHER, TK_N };
 typedef struct {
   long samples, asgst_ok, asgct_ok, both, agree, explained;
-  long shorter;      /* both walked, ASGST gave fewer frames than ASGCT */
+  long shorter;      /* both walked, ASGST gave fewer frames than ASGCT (not set apart) */
   long into_carrier; /* mounted: the ASGST walk went on past enterSpecial */
 } kind_stats;
 typedef struct {
@@ -39,6 +39,7 @@ typedef struct {
   long nj_checked, nj_consistent, jni_pairs, jni_c_found;
   long jni_linking; /* nativeCall frames under Java the VM called while linking it */
   dclass nj_bad;
+  dclass vt_shorter; /* the first mounted sample where ASGST gave fewer frames than ASGCT */
   uint32_t *t_a, *t_g, *t_i, *t_f;
   uint32_t *i_a, *i_g, *c_a, *c_g; /* instructions and cycles per walk */
   uint16_t *t_depth;
