@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-demo.sh BUILD_DIR - runs the bundled sample under the profiler: CPU samples plus the
-# socket, socketpair and bind tracepoints; writes a flame graph, folded stacks, a summary
-# and the file-descriptor report under out/ and prints the report.
+# socket, socketpair and bind tracepoints; writes a flame graph, folded stacks, a summary,
+# a JFR recording, a pprof profile and the file-descriptor report under out/ and prints
+# the report.
 set -uo pipefail
 BUILD=$(cd "${1:?usage: run-demo.sh BUILD_DIR}" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -18,6 +19,7 @@ run() { # run OPTIONS: the sample under the agent, its stderr kept in out/demo-s
 }
 
 FILES="file=$OUT/profile.html,file=$OUT/profile.collapsed,file=$OUT/summary.txt"
+FILES="$FILES,file=$OUT/profile.jfr,file=$OUT/profile.pb.gz"
 TRACE="event=fds"
 echo "== running the sample under the agent: cpu + the fd tracepoints (event=fds)"
 if run "event=cpu,interval=1ms,$TRACE,$FILES,fds=$OUT/fds.txt"; then
@@ -36,5 +38,7 @@ echo
 echo "flame graph:   $OUT/profile.html"
 echo "folded stacks: $OUT/profile.collapsed"
 echo "summary:       $OUT/summary.txt"
+echo "JFR:           $OUT/profile.jfr (jfr print, JDK Mission Control)"
+echo "pprof:         $OUT/profile.pb.gz (go tool pprof)"
 [ -f "$OUT/fds.txt" ] && echo "fd report:     $OUT/fds.txt"
 exit 0
