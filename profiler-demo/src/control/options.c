@@ -14,7 +14,7 @@
  *   file=<path>.html|.collapsed|.txt|.jfr   (repeatable)   fds=<path>
  *   overhead=<percent>  the most of a sampled thread's time samples may take (1-50, 10)
  *   record=<path>  record_n=<n>  record_walks=errors|all   walks recorded for a replay
- *   walk=signal|thread|queue  where stacks are walked (README, "Walk modes")
+ *   walk=signal|thread|queue  where stacks are walked (profiler-demo/README.md, "Walk modes")
  *   compare  with walk=thread|queue, also walk each sample in the handler and count how
  *            often both walks agree (method+bci frame by frame)
  *   cstack  threads  start  stop  dump  reply=<path> (used by asgst-attach)

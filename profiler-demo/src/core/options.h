@@ -62,7 +62,7 @@ static inline bool prof_kchain_wanted(const prof_event *ev) {
 
 enum prof_action { ACT_NONE = 0, ACT_START, ACT_STOP, ACT_DUMP, ACT_FDS };
 
-/* walk=: where a sample's stack is walked (README, "Walk modes"). */
+/* walk=: where a sample's stack is walked (profiler-demo/README.md, "Walk modes"). */
 enum prof_walk_mode {
   WALK_SIGNAL = 0, /* in the signal handler (ASGST_RunWithIterator) */
   WALK_THREAD,     /* by a sampler thread, out of thread (ASGST_RunWithIteratorOnThread) */

@@ -1,5 +1,5 @@
 /*
- * walk.h - the walk modes (README, "Walk modes"): where a sample's stack is walked and
+ * walk.h - the walk modes (profiler-demo/README.md, "Walk modes"): where a sample's stack is walked and
  * how its record reaches the sample buffer. sample_store.c holds what every mode shares;
  * walk_thread.c walks out of thread, walk_queue.c at the thread's next safe point,
  * walk_recorder.c records walks for a replay (record=). The signal handler
