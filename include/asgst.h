@@ -348,26 +348,31 @@ ASGST_EXPORT void ASGST_SetOnQueueProcessingEnd(ASGST_Queue *q, int options,
  * environments, so in the caller's own VMInit callback the binding may not be complete
  * yet: start sampling from ASGST_SetInitializeCallback's callback, or check
  * ASGST_InitializeStatus().
- * Called in the live phase (Agent_OnAttach, JNI_OnLoad), 0 means bound. The classes
- * already loaded are listed by a library thread, and the answer waits for that listing for
- * at most 6 ms, so that it does not grow with
- * their number beyond that: should the listing take longer, walks return
- * ASGST_INIT_PENDING until it is done and ASGST_JClassToClass / ASGST_JMethodIDToMethod
- * wait for it. That keeps the unload handler promise for those classes: none of them
- * reaches the caller before it is listed, and from then on it cannot unload unreported. */
+ * Called in the live phase (Agent_OnAttach, JNI_OnLoad, a VMInit callback), 0 means
+ * bound. The classes already loaded are listed by a library thread, and the answer waits
+ * for that listing for at most 6 ms, so that it does not grow with their number beyond
+ * that: should the listing take longer (many classes, or a busy machine), walks and
+ * ASGST_InitializeStatus() return ASGST_INIT_PENDING until it is done, the
+ * ASGST_SetInitializeCallback callback runs when it is done, and ASGST_JClassToClass /
+ * ASGST_JMethodIDToMethod wait for it. That keeps the unload handler promise for those
+ * classes: none of them reaches the caller before it is listed, and from then on it
+ * cannot unload unreported. */
 ASGST_EXPORT int ASGST_Initialize(JavaVM *vm, int32_t flags);
-/* N. Extension: where the binding stands: 0 bound; ASGST_INIT_PENDING (completes at
- * VMInit); ASGST_NOT_INITIALIZED (never initialized, or shut down); or the error with which
+/* N. Extension: where the binding stands: 0 bound (walks work); ASGST_INIT_PENDING
+ * (completes at VMInit, or the classes loaded before a live-phase binding are still being
+ * listed); ASGST_NOT_INITIALIZED (never initialized, or shut down); or the error with which
  * the last binding was refused, with its reason in ASGST_InitializeError() (a refusal at
  * VMInit included). */
 ASGST_EXPORT int ASGST_InitializeStatus(void);
 /* Called once with ASGST_InitializeStatus()'s final answer (0 or an error). */
 typedef void (*ASGST_InitializeCallback)(int status, void *arg);
-/* N. Extension: asks for cb(status, arg) once the binding's outcome is known. While a
- * binding is pending, cb runs at VMInit on the VMInit thread (in the live phase, with the
- * library bound on success: walks work from there on); otherwise it runs before this call
- * returns, with the current status. One callback at a time: a second call replaces a
- * pending one; cb NULL cancels it. */
+/* N. Extension: asks for cb(status, arg) once the binding's outcome is known, i.e. once
+ * ASGST_InitializeStatus() no longer says ASGST_INIT_PENDING. A binding pending until
+ * VMInit runs cb there, on the VMInit thread; a live-phase binding whose class listing
+ * outlasted the answer runs it on the library's listing thread ("asgst-classes") when
+ * the listing is done. Either way, on success walks work from cb on. Otherwise cb runs
+ * before this call returns, with the current status. One callback at a time: a second
+ * call replaces a pending one; cb NULL cancels it. */
 ASGST_EXPORT void ASGST_SetInitializeCallback(ASGST_InitializeCallback cb, void *arg);
 /* N. Why the last ASGST_Initialize failed ("" if it did not). */
 ASGST_EXPORT const char *ASGST_InitializeError(void);

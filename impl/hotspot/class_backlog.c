@@ -36,9 +36,10 @@
  *
  * The binding waits for step 2 before it answers, for at most ASGST__LISTING_WAIT_MS in the
  * live phase: up to some tens of thousands of classes (quiet machine) the listing is done
- * by then and walks work as soon as ASGST_Initialize has answered, as profilers and this
- * project's test agents expect; beyond, or when the thread waits for a CPU, the answer
- * comes anyway and walks say ASGST_INIT_PENDING for the rest of the listing. A binding at
+ * by then and walks work as soon as ASGST_Initialize has answered; beyond, or when the
+ * thread waits for a CPU, the answer comes anyway, walks say ASGST_INIT_PENDING for the
+ * rest of the listing, so does ASGST_InitializeStatus, and the caller's outcome callback
+ * runs on this thread once the classes are listed (asgst__bind_listed). A binding at
  * VMInit waits without a limit (a few hundred classes at that point: well under a
  * millisecond), so that walks work from the binding's callback on, as
  * ASGST_SetInitializeCallback promises. What needs the whole registry waits for step 3
@@ -139,6 +140,7 @@ static void *work(void *arg) {
   if ((*vm)->AttachCurrentThreadAsDaemon(vm, (void **)&env, &args) == JNI_OK) {
     jint count = 0;
     jclass *classes = list_classes(jvmti, env, &count);
+    asgst__bind_listed();
     register_listed(jvmti, env, classes, count);
     (*vm)->DetachCurrentThread(vm);
   } else {
@@ -146,6 +148,8 @@ static void *work(void *arg) {
      * loaded before the binding then have no unload handlers (the VM is out of memory or
      * shutting down). */
     asgst__replace_backend(listing_be, &asgst__hotspot_backend);
+    announce(&listed);
+    asgst__bind_listed();
   }
   pthread_mutex_lock(&lock);
   listed = done = true;
@@ -204,6 +208,14 @@ void asgst__hs_backlog_wait_listed(void) {
   pthread_mutex_lock(&lock);
   while (running && !listed) pthread_cond_wait(&changed, &lock);
   pthread_mutex_unlock(&lock);
+}
+
+/* N. */
+bool asgst__hs_backlog_listed(void) {
+  pthread_mutex_lock(&lock);
+  bool r = !running || listed;
+  pthread_mutex_unlock(&lock);
+  return r;
 }
 
 /* N. Blocks until every class loaded before the binding is registered. Must not be called

@@ -25,6 +25,9 @@ extern JavaVM *asgst__hs_vm;
 extern jvmtiEnv *asgst__hs_jvmti;
 
 /* ---- Binding (hotspot_init.c): asgst__bind_jvm and friends of backend.h ---- */
+/* N. Called by the class listing's thread once walks work (the classes are listed): runs
+ * the caller's pending ASGST_SetInitializeCallback callback of a live-phase binding. */
+void asgst__bind_listed(void);
 
 /* ---- Threads (hotspot_thread.c) ---- */
 /* N. Finds the pthread key under which the VM keeps the current Thread*, by scanning the
@@ -121,6 +124,8 @@ void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend 
 #define ASGST__LISTING_WAIT_MS 6
 /* N. Waits until the classes loaded before the binding are listed (pinned). */
 void asgst__hs_backlog_wait_listed(void);
+/* N. True once they are listed (walks work), or when no listing runs. */
+bool asgst__hs_backlog_listed(void);
 /* N. Waits until the classes loaded before the binding are registered. */
 void asgst__hs_backlog_wait(void);
 /* N. Stops and joins the background registration (unbinding). */

@@ -51,7 +51,8 @@ const char *asgst__bind_error(void) { return error; }
 
 /* N. Called with init_lock held. */
 static int status_locked(void) {
-  if (state == READY) return 0;
+  /* Bound, but walks wait for the class listing of a live-phase binding (class_backlog.c). */
+  if (state == READY) return asgst__hs_backlog_listed() ? 0 : ASGST_INIT_PENDING;
   if (state == PENDING) return ASGST_INIT_PENDING;
   return refused ? refused : ASGST_NOT_INITIALIZED;
 }
@@ -67,13 +68,27 @@ int asgst__bind_status(void) {
 /* N. */
 void asgst__bind_on_outcome(ASGST_InitializeCallback cb, void *arg) {
   pthread_mutex_lock(&init_lock);
-  bool now = cb != NULL && state != PENDING;
+  int s = status_locked();
+  bool now = cb != NULL && s != ASGST_INIT_PENDING;
   outcome_cb = now ? NULL : cb;
   outcome_arg = now ? NULL : arg;
-  int s = status_locked();
   pthread_mutex_unlock(&init_lock);
   /* Outside the lock: the callback may call the API (ASGST_Initialize included). */
   if (now) cb(s, arg);
+}
+
+/* N. The listing thread announced `listed` before this call, so a binding waiting for it
+ * under init_lock has gone on and let go of the lock. */
+void asgst__bind_listed(void) {
+  ASGST_InitializeCallback cb = NULL;
+  void *arg = NULL;
+  pthread_mutex_lock(&init_lock);
+  if (outcome_cb != NULL && status_locked() == 0) {
+    cb = outcome_cb, arg = outcome_arg;
+    outcome_cb = NULL;
+  }
+  pthread_mutex_unlock(&init_lock);
+  if (cb) cb(0, arg);
 }
 
 /* N. Sets the state and what walks answer meanwhile. Called with init_lock held. */

@@ -134,7 +134,7 @@ static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
 
 /* N. */
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
-  int rc = ASGST_Initialize(jvm, agent_init_flags());
+  int rc = agent_initialize_live(jvm, agent_init_flags());
   if (rc != 0) {
     printf("FUZZ not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
     fflush(stdout);

@@ -501,6 +501,11 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
  * info.Unloadee (it unloads unlisted, never handed out) and converts a method of another
  * copy, which it drops afterwards: that copy's unload must reach the handler. */
 static int gap_first_walk = 1, gap_after_walk, gap_calls_a, gap_calls_other;
+/* ASGST_InitializeStatus right after the answer; the outcome callback's runs, its status,
+ * whether it ran on the binding thread, and a walk's result inside it. */
+static int gap_first_status = 1, gap_cb_runs, gap_cb_status = 1, gap_cb_walk = 1;
+static bool gap_cb_on_caller;
+static pthread_t gap_caller;
 static ASGST_Class gap_class;
 static double gap_waited_ms;
 
@@ -526,13 +531,28 @@ static void gap_handler(ASGST_Class k, ASGST_Method *methods, int count, bool re
   pthread_mutex_unlock(&lock);
 }
 
+/* N. ASGST_SetInitializeCallback's callback, set right after the answer. */
+static void gap_outcome(int status, void *a) {
+  (void)a;
+  pthread_mutex_lock(&lock);
+  gap_cb_runs++;
+  gap_cb_status = status;
+  gap_cb_on_caller = pthread_equal(pthread_self(), gap_caller);
+  pthread_mutex_unlock(&lock);
+  /* The listing thread is a Java thread of the VM: a walk of it works from here on. */
+  gap_cb_walk = gap_walk();
+}
+
 JNIEXPORT jint JNICALL Java_info_GapWorkload_bind(JNIEnv *env, jclass c) {
   (void)c;
   JavaVM *vm = NULL;
   if ((*env)->GetJavaVM(env, &vm) != JNI_OK) return -1;
   ASGST_RegisterClassUnloadHandler(gap_handler, NULL);
+  gap_caller = pthread_self();
   int rc = ASGST_Initialize(vm, agent_init_flags());
   gap_first_walk = gap_walk();
+  gap_first_status = ASGST_InitializeStatus();
+  ASGST_SetInitializeCallback(gap_outcome, NULL);
   result(rc == 0, "gap: ASGST_Initialize in the live phase");
   return rc;
 }
@@ -563,6 +583,14 @@ JNIEXPORT void JNICALL Java_info_GapWorkload_report(JNIEnv *env, jclass c, jbool
          gap_after_walk > 0 ? "works" : ASGST_ErrorName(gap_after_walk), gap_calls_a, gap_calls_other);
   result(gap_first_walk == ASGST_INIT_PENDING,
          "gap: a walk right after the answer says ASGST_INIT_PENDING while the classes are listed");
+  result(gap_first_status == ASGST_INIT_PENDING,
+         "gap: ASGST_InitializeStatus says ASGST_INIT_PENDING while the classes are listed");
+  pthread_mutex_lock(&lock);
+  printf("FIGURE gap: outcome callback ran %d time(s), status %d, on the binding thread %s, walk in it %d\n",
+         gap_cb_runs, gap_cb_status, gap_cb_on_caller ? "yes" : "no", gap_cb_walk);
+  result(gap_cb_runs == 1 && gap_cb_status == 0 && !gap_cb_on_caller && gap_cb_walk > 0,
+         "gap: the outcome callback set in the window runs once, after the listing, with status 0, and walks work in it");
+  pthread_mutex_unlock(&lock);
   result(b_gone, "gap: a class loaded before the binding unloads inside the window (walks still pending)");
   result(gap_class != NULL && gap_after_walk > 0,
          "gap: ASGST_JMethodIDToMethod in the window waits for the listing (walks work right after)");

@@ -168,7 +168,7 @@ static void *sampler_main(void *arg) {
 /* N. */
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)env, (void)t;
-  int rc = ASGST_Initialize(jvm, agent_init_flags());
+  int rc = agent_initialize_live(jvm, agent_init_flags());
   if (rc != 0) {
     fprintf(sh_out, "SHADOW not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
     return;

@@ -233,7 +233,7 @@ static void JNICALL on_thread_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
 /* N. */
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)t;
-  int rc = ASGST_Initialize(jvm, 0);
+  int rc = agent_initialize_live(jvm, 0);
   if (rc != 0) {
     printf("STOPPED not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
     return;

@@ -552,7 +552,7 @@ static void *sampler_main(void *arg) {
 /* N. */
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)t;
-  int rc = ASGST_Initialize(jvm, agent_init_flags());
+  int rc = agent_initialize_live(jvm, agent_init_flags());
   if (rc != 0) {
     fprintf(stderr, "WALK not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
     return;

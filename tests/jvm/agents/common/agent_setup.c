@@ -72,9 +72,17 @@ bool agent_start_thread(jvmtiEnv *jvmti, JNIEnv *env, jvmtiStartFunction fn) {
 }
 
 /* N. */
+int agent_initialize_live(JavaVM *vm, int32_t flags) {
+  int rc = ASGST_Initialize(vm, flags);
+  if (rc != 0) return rc;
+  for (int i = 0; i < 30000 && (rc = ASGST_InitializeStatus()) == ASGST_INIT_PENDING; i++) usleep(1000);
+  return rc;
+}
+
+/* N. */
 bool agent_initialize_and_start(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *env, jvmtiStartFunction fn,
                                 const char *prefix) {
-  int rc = ASGST_Initialize(vm, agent_init_flags());
+  int rc = agent_initialize_live(vm, agent_init_flags());
   if (rc != 0) {
     printf("%s not ok - ASGST_Initialize: %s (%s)\n", prefix, ASGST_ErrorName(rc), ASGST_InitializeError());
     return false;

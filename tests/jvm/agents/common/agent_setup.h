@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* N. Gets a JVMTI environment, installs cb and enables the n events. 0, or -1. */
 int agent_setup(JavaVM *vm, jvmtiEnv **jvmti, const jvmtiEventCallbacks *cb, const jvmtiEvent *events,
@@ -19,6 +20,11 @@ int agent_init_flags(void);
 /* N. Starts fn on a new Java thread of the agent (JVMTI RunAgentThread); false if the
  * thread could not be made or started. */
 bool agent_start_thread(jvmtiEnv *jvmti, JNIEnv *env, jvmtiStartFunction fn);
+/* N. ASGST_Initialize in the live phase (a VMInit callback), then waits until walks work
+ * (ASGST_InitializeStatus() no longer ASGST_INIT_PENDING: the library lists the loaded
+ * classes on its own thread, which a busy machine may keep waiting past the answer), at
+ * most 30 s. Returns ASGST_Initialize's result, or the status the wait ended with. */
+int agent_initialize_live(JavaVM *vm, int32_t flags);
 /* N. ASGST_Initialize, then fn on a new agent thread; on failure prints
  * "<prefix> not ok - ..." and returns false. */
 bool agent_initialize_and_start(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *env, jvmtiStartFunction fn,
