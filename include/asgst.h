@@ -4,6 +4,9 @@
  * The one public header of libasgst. It implements the ASGST API contract (the iterator,
  * method and class information, class unload handlers and per-thread safepoint queues of
  * the AsyncGetStackTrace proposal for OpenJDK) plus a few library extensions, marked below.
+ * The contract is every function declared above the "Library extensions" line and not
+ * marked "Extension": any implementation exports each of them, with the name and the
+ * signature given here.
  *
  * Signal-safety classes, stated on every function:
  *   SS  async-signal-safe: callable from a signal handler. Never allocates, locks, prints,
@@ -49,7 +52,8 @@ enum ASGST_Capabilities {
 };
 
 /* SS. The capability bits of this implementation. Functions whose bit is absent return
- * ASGST_UNSUPPORTED (or NULL/false where they return a pointer/bool). */
+ * ASGST_UNSUPPORTED (or NULL/false where they return a pointer/bool). No bit outside
+ * enum ASGST_Capabilities is ever set. */
 ASGST_EXPORT int ASGST_Capabilities(void);
 
 /* ---- Frames -------------------------------------------------------------------------- */
@@ -60,6 +64,8 @@ enum ASGST_FrameTypeId {
   ASGST_FRAME_NON_JAVA = 4      /* C/C++/stub frame */
 };
 
+/* comp_level uses HotSpot's tier numbers: 1 to 3 are C1 code (1 when C1 compiles without
+ * profiling, the only C1 level under -XX:TieredStopAtLevel=1) and 4 is C2 code. */
 typedef struct {
   uint8_t type;        /* enum ASGST_FrameTypeId */
   int comp_level;      /* 0 interpreted, 1-4 compilation tier, -1 unknown */
@@ -71,6 +77,8 @@ typedef struct {
 } ASGST_Frame;
 
 /* ---- Options, trace kinds, errors ---------------------------------------------------- */
+/* Without ASGST_INCLUDE_NON_JAVA_FRAMES a walk reports the Java frames (types 1-3) only;
+ * with it, those same Java frames come in the same order, with C/stub frames among them. */
 enum ASGST_Options {
   ASGST_INCLUDE_NON_JAVA_FRAMES = 1, /* report C/stub frames too */
   ASGST_END_ON_FIRST_JAVA_FRAME = 2  /* stop after the first bytecode-backed frame */
@@ -83,6 +91,7 @@ enum ASGST_TraceKind {
 
 /*
  * Error codes. 0 and -1..-7 are the contract's; codes below -16 are this library's own.
+ * Codes -8..-16 are never returned: an implementation's own codes all lie below -16.
  * One list generates the enum and ASGST_ErrorName.
  *   ASGST_NO_FRAME            end of the trace / nothing to report
  *   ASGST_NO_THREAD           no thread to walk (no current thread known to the backend)
@@ -150,13 +159,17 @@ typedef void (*ASGST_IteratorHandler)(ASGST_Iterator *it, void *arg);
 ASGST_EXPORT int ASGST_RunWithIterator(void *ucontext, int32_t options,
                                        ASGST_IteratorHandler fun, void *arg);
 
-/* SS. Same, starting at the given frame of the current thread. */
+/* SS. Same, starting at the given frame of the current thread. The frame is given by the
+ * pc, sp and fp a thread stopped in it would have: a physical Java frame's as
+ * ASGST_NextFrame reported them, say, or a C caller's as they will be once its callee
+ * returns (pc the return address). */
 ASGST_EXPORT int ASGST_RunWithIteratorFromFrame(void *sp, void *fp, void *pc, int32_t options,
                                                 ASGST_IteratorHandler fun, void *arg);
 
 /* SS. Fills *frame with the next frame and returns 1; 0 at the end; < 0 on error (then every
  * field of *frame is zeroed). Frames come callee first; inlined frames come before their
- * physical frame, innermost first. Never loops forever; every read is guarded. */
+ * physical frame, innermost first, with its comp_level, sp and fp. After the end, further
+ * calls return 0 again. Never loops forever; every read is guarded. */
 ASGST_EXPORT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame);
 
 /* SS. Resets the iterator to the frame it started at. */
@@ -220,7 +233,13 @@ typedef struct {
  * can tell truncation (length >= capacity). A NULL buffer skips that field (its length
  * is still reported). A field that is not available is set to NULL / length 0. Class names
  * use the JVM's internal form ("java/lang/String"). An invalid or unloaded handle gives
- * NULL/0 fields, never a crash. */
+ * NULL/0 fields, never a crash. A NULL handle is such a handle: ASGST_GetClass returns
+ * NULL, the line number table has no entry and every line is -1. Names, signatures,
+ * generic signatures, Java modifier flags and line number entries are those JVMTI reports
+ * for the same method or class (a class name is its JVMTI signature without the leading
+ * 'L' and the trailing ';'). ASGST_GetMethodIdNum, ASGST_GetClassIdNum and ASGST_GetClass
+ * return what the info structures hold (idnum, class_idnum, klass); two methods of one
+ * class never share an idnum. */
 ASGST_EXPORT void ASGST_GetMethodInfo(ASGST_Method m, ASGST_MethodInfo *info); /* SS */
 ASGST_EXPORT void ASGST_GetClassInfo(ASGST_Class k, ASGST_ClassInfo *info);    /* SS */
 ASGST_EXPORT jint ASGST_GetMethodIdNum(ASGST_Method m);                         /* SS */
@@ -233,7 +252,8 @@ ASGST_EXPORT int ASGST_GetMethodLineNumberTable(ASGST_Method m,
 /* SS. The source line of `bci`, -1 if unknown. */
 ASGST_EXPORT jint ASGST_GetMethodLineNumber(ASGST_Method m, jint bci);
 
-/* Conversions (N, not signal safe). NULL when there is no counterpart. */
+/* Conversions (N, not signal safe). NULL when there is no counterpart. Converting one way
+ * and back gives the same method or class (for a jclass, a reference to the same object). */
 ASGST_EXPORT jmethodID ASGST_MethodToJMethodID(ASGST_Method m);
 ASGST_EXPORT ASGST_Method ASGST_JMethodIDToMethod(jmethodID id);
 ASGST_EXPORT jclass ASGST_ClassToJClass(ASGST_Class k);
@@ -268,8 +288,10 @@ typedef void (*ASGST_OnQueueSafepointHandler)(ASGST_Queue *q, ASGST_Iterator *it
 
 /* N. Registers a queue of `size` elements owned by env's thread (the current thread when
  * env is NULL; env must be the calling thread's JNIEnv, another thread's is refused).
- * `fun` is called (SP) once per element at the thread's next safe point. `options` are the
- * iterator options used for the element iterators. NULL on failure.
+ * `fun` is called (SP) once per element at the thread's next safe point. Processing runs
+ * the start hook, then fun for each element from the oldest to the youngest (with the
+ * element's arg as it is by then), then the end hook, and leaves the queue empty.
+ * `options` are the iterator options used for the element iterators. NULL on failure.
  * On HotSpot the library's thread "asgst-queues" processes the queue soon after an
  * enqueue: it suspends the owner (JVMTI SuspendThread; the owner stops at its next
  * safepoint poll, at once if it is in native code or blocked), runs the hooks and

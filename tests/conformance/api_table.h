@@ -10,7 +10,8 @@
 
 #include "asgst.h"
 
-/* The contract's functions (ASGST-API.md), which every implementation must export. */
+/* The contract's functions, which every implementation must export: those include/asgst.h
+ * declares above its "Library extensions" line, less the ones marked "Extension". */
 #define CONF_CONTRACT_FNS(X)                                                              \
   X(Capabilities) X(RunWithIterator) X(RunWithIteratorFromFrame) X(NextFrame)             \
   X(RewindIterator) X(State) X(ThreadState) X(GetMethodInfo) X(GetClassInfo)              \

@@ -1,8 +1,8 @@
 /*
  * points.h - the contract points of the conformance suite, one X-macro row each:
  * X(id, text). The runner prints them in this order, one TAP line each; the test agent
- * reports a result per id from inside the JVM. README.md quotes the contract clause each
- * point comes from.
+ * reports a result per id from inside the JVM. README.md names, for each point, where
+ * include/asgst.h states the rule it checks.
  */
 #ifndef ASGST_CONF_POINTS_H
 #define ASGST_CONF_POINTS_H

@@ -1,6 +1,6 @@
 /*
  * main.c - asgst-conformance: checks an ASGST implementation against the contract
- * (ASGST-API.md in the shared documents beside the checkout; points in ../points.h, explained in ../README.md).
+ * (the API as include/asgst.h states it; points in ../points.h, explained in ../README.md).
  *
  *   asgst-conformance [--impl LIB] [--java-home DIR] [--agent SO] [--work DIR]
  *                     [--java-src DIR] [--runs int,c1,c2] [--timeout SECONDS]
