@@ -145,8 +145,8 @@ fi
 
 echo "# figure: walk_samples_total=$total"
 # Enough samples for the agreement figures to mean something (0.5% of 50,000 is 250). On a
-# loaded 2-core machine the default 5 s runs give some 210,000, the 3 s runs of the other
-# JDKs (tests/run_all.sh) 80,000-120,000. The agent samples Java threads only;
+# loaded 2-core machine the default 5 s runs give some 210,000, the 2 s runs of the other
+# JDKs (tests/run_all.sh, floor 30,000) about 100,000. The agent samples Java threads only;
 # WALK_MIN_SAMPLES lowers the bar for WALK_ONLY's fewer runs.
 min=${WALK_MIN_SAMPLES:-50000}
 if [ "$total" -ge "$min" ]; then tap "ok" "at least $min samples compared ($total)"
