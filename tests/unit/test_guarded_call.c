@@ -12,23 +12,14 @@
 #include <cmocka.h>
 
 #include "impl/guard.h"
+#include "test_guard_handlers.h"
 
 static volatile int *no_access; /* one PROT_NONE page: every load of it faults */
-
-/* cmocka puts its own SIGSEGV/SIGBUS handlers in around every test: the guard's, captured
- * at install, go back in at the start of each (as test_synthetic_util.h's use_guard). */
-static struct sigaction guard_segv, guard_bus;
-
-static void use_guard(void) {
-  sigaction(SIGSEGV, &guard_segv, NULL);
-  sigaction(SIGBUS, &guard_bus, NULL);
-}
 
 static int setup(void **state) {
   (void)state;
   if (asgst__guard_install() != 0) return -1;
-  sigaction(SIGSEGV, NULL, &guard_segv);
-  sigaction(SIGBUS, NULL, &guard_bus);
+  capture_guard();
   void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return -1;
   no_access = p;
@@ -47,8 +38,7 @@ static __attribute__((noinline)) int load_no_access(void) {
 }
 
 static void a_call_that_does_not_fault_runs_to_its_end(void **state) {
-  (void)state;
-  use_guard();
+  use_guard(state);
   volatile int steps = 0, fell = 0;
   uint64_t faults = asgst__guard_faults();
   ASGST__GUARDED({ steps++; steps++; }, fell = 1);
@@ -59,8 +49,7 @@ static void a_call_that_does_not_fault_runs_to_its_end(void **state) {
 }
 
 static void a_fault_runs_the_fallback_instead_of_the_rest(void **state) {
-  (void)state;
-  use_guard();
+  use_guard(state);
   volatile int before = 0, after = 0, fell = 0;
   uint64_t faults = asgst__guard_faults();
   ASGST__GUARDED({ before = 1; (void)load_no_access(); after = 1; }, fell = 1);
@@ -72,8 +61,7 @@ static void a_fault_runs_the_fallback_instead_of_the_rest(void **state) {
 }
 
 static void an_empty_fallback_just_ends_the_call(void **state) {
-  (void)state;
-  use_guard();
+  use_guard(state);
   volatile int after = 0;
   ASGST__GUARDED({ (void)load_no_access(); after = 1; }, );
   assert_int_equal(after, 0);
@@ -84,8 +72,7 @@ static void an_empty_fallback_just_ends_the_call(void **state) {
  * the enclosing one is again after it, fault or not: a later fault of the enclosing
  * region comes back to that region's start. */
 static void the_enclosing_guard_is_innermost_again(void **state) {
-  (void)state;
-  use_guard();
+  use_guard(state);
   volatile int inner_fell = 0, outer_fell = 0, reached = 0;
   /* The innermost guard inside the call, after a call, after a faulted call. No assert
    * inside the region: a failed one jumps out of it (cmocka) and leaves its guard set. */
