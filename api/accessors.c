@@ -15,18 +15,13 @@ static void clear_class_info(ASGST_ClassInfo *info) {
   info->idnum = 0;
 }
 
-/* Runs `call` under the guard with `be` set to the active backend; `fallback` when no
- * backend is active or the call faulted. */
-#define GUARDED_CALL(call, fallback)                      \
+/* Runs `call` under the guard (ASGST__GUARDED) with `be` set to the active backend;
+ * `fallback` when no backend is active or the call faulted. */
+#define BACKEND_CALL(call, fallback)                      \
   do {                                                    \
     const asgst__backend *be = asgst__active_backend();   \
-    if (be == NULL) { fallback; break; }                  \
-    asgst__guard g;                                       \
-    ASGST__GUARD_BEGIN(g)                                 \
-      call;                                               \
-    ASGST__GUARD_FAULTED(g)                               \
-      fallback;                                           \
-    ASGST__GUARD_END(g);                                  \
+    if (be == NULL) { fallback; }                         \
+    else ASGST__GUARDED(call, fallback);                  \
   } while (0)
 
 /* SS. */
@@ -35,7 +30,7 @@ void ASGST_GetMethodInfo(ASGST_Method m, ASGST_MethodInfo *info) {
   if (m == NULL) { asgst__clear_method_info(info); return; }
   /* Keep the capacities: a fault halfway must not leave lengths that are not capacities. */
   ASGST_MethodInfo in = *info;
-  GUARDED_CALL(be->method_info(m, info), (*info = in, asgst__clear_method_info(info)));
+  BACKEND_CALL(be->method_info(m, info), (*info = in, asgst__clear_method_info(info)));
 }
 
 /* SS. */
@@ -43,27 +38,27 @@ void ASGST_GetClassInfo(ASGST_Class k, ASGST_ClassInfo *info) {
   if (info == NULL) return;
   if (k == NULL) { clear_class_info(info); return; }
   ASGST_ClassInfo in = *info;
-  GUARDED_CALL(be->class_info(k, info), (*info = in, clear_class_info(info)));
+  BACKEND_CALL(be->class_info(k, info), (*info = in, clear_class_info(info)));
 }
 
 /* SS. */
 jint ASGST_GetMethodIdNum(ASGST_Method m) {
   volatile jint r = 0;
-  if (m) GUARDED_CALL(r = be->method_idnum(m), r = 0);
+  if (m) BACKEND_CALL(r = be->method_idnum(m), r = 0);
   return r;
 }
 
 /* SS. */
 jlong ASGST_GetClassIdNum(ASGST_Class k) {
   volatile jlong r = 0;
-  if (k) GUARDED_CALL(r = be->class_idnum(k), r = 0);
+  if (k) BACKEND_CALL(r = be->class_idnum(k), r = 0);
   return r;
 }
 
 /* SS. */
 ASGST_Class ASGST_GetClass(ASGST_Method m) {
   ASGST_Class volatile r = NULL;
-  if (m) GUARDED_CALL(r = be->method_class(m), r = NULL);
+  if (m) BACKEND_CALL(r = be->method_class(m), r = NULL);
   return r;
 }
 
@@ -72,7 +67,7 @@ static int line_table_at(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry
                          int length) {
   volatile int r = 0;
   if (m && length >= 0 && offset >= 0)
-    GUARDED_CALL(r = be->line_table(m, offset, entries, length), r = 0);
+    BACKEND_CALL(r = be->line_table(m, offset, entries, length), r = 0);
   return r;
 }
 
@@ -116,13 +111,9 @@ int ASGST_GetCodeBlobName(const void *pc, char *buf, int32_t len, const void **b
   }
   volatile int r = ASGST_WALK_FAULTED;
   uintptr_t b = 0;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    r = be->code_blob_name((uintptr_t)pc, buf, len, &b);
-  ASGST__GUARD_FAULTED(g)
-    /* A fault halfway leaves a partial name: hand back an empty one. */
-    if (len > 0) buf[0] = '\0';
-  ASGST__GUARD_END(g);
+  /* A fault halfway leaves a partial name: hand back an empty one. */
+  ASGST__GUARDED(r = be->code_blob_name((uintptr_t)pc, buf, len, &b),
+                 if (len > 0) buf[0] = '\0');
   if (blob && r > 0) *blob = (const void *)b;
   return r;
 }

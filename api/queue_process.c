@@ -59,12 +59,9 @@ void asgst__queue_scan(asgst__queue_point *p) {
   p->nstable = -1;
   if (p->be == NULL || p->be->frame_identity == NULL || p->thread_kind <= 0) return;
   scan_ctx c = {p};
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    asgst__run_with_iterator(p->be, &p->thread, &p->here, 0, scan_frames, &c);
-  ASGST__GUARD_FAULTED(g)
-    p->nstable = -1; /* no proof either way: fall back to the position check */
-  ASGST__GUARD_END(g);
+  /* A fault: no proof either way, fall back to the position check. */
+  ASGST__GUARDED(asgst__run_with_iterator(p->be, &p->thread, &p->here, 0, scan_frames, &c),
+                 p->nstable = -1);
 }
 
 /* SP. True if the stack scanned at the safe point has the frame with that sp and identity. */

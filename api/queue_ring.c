@@ -17,7 +17,6 @@
  * the callers found before it (the rest stay 0/0: the stale check compares those found). */
 static int top_from_backend(const asgst__backend *be, const asgst__thread *t, const asgst__regs *top,
                             asgst__regs *out, asgst__regs *callers, int n, bool *direct) {
-  asgst__guard g;
   volatile int r = ASGST_WALK_FAULTED;
   out->sp = 0;
   for (int k = 0; k < n; k++) callers[k].pc = callers[k].sp = 0;
@@ -25,12 +24,9 @@ static int top_from_backend(const asgst__backend *be, const asgst__thread *t, co
    * backend's walk knows it is covered, ASGST_CFI_COVERED), as iterator.c's batch closes
    * its own after its guard. */
   unsigned cfi = asgst__cfi_enter();
-  ASGST__GUARD_BEGIN(g)
-    r = be->top_java_frame(t, top, out, callers, n, direct);
-  ASGST__GUARD_FAULTED(g)
-    r = ASGST_WALK_FAULTED;
-    if (n > 0 && *(volatile uintptr_t *)&out->sp != 0) r = ASGST_JAVA_TRACE;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(r = be->top_java_frame(t, top, out, callers, n, direct),
+                 r = n > 0 && *(volatile uintptr_t *)&out->sp != 0 ? ASGST_JAVA_TRACE
+                                                                   : ASGST_WALK_FAULTED);
   asgst__cfi_exit(cfi);
   return r;
 }
@@ -52,27 +48,56 @@ static int top_from_walk(const asgst__backend *be, const asgst__thread *t,
   return kind;
 }
 
+/* SS (under the guard). note_frames() without its guard. */
+static void note_frames_unguarded(const asgst__backend *be, const asgst__regs *r,
+                                  const asgst__regs *callers, asgst__elem_ident *id) {
+  if (be->frame_identity) id->ident = be->frame_identity(r);
+  if (be->frame_position) {
+    id->has_position = be->frame_position(r, &id->position);
+    for (int k = 0; k < ASGST__CALLERS && callers[k].sp; k++)
+      if (be->frame_identity && be->frame_position(&callers[k], &id->caller_position[k])) {
+        id->caller_ident[k] = be->frame_identity(&callers[k]);
+        id->caller_kept |= 1u << k;
+      }
+  }
+}
+
 /* SS. The backend's identity and position of the frame at r, and of each caller whose
  * position lies in its memory (callers[k].sp 0: none from k on), into *id, under one crash
  * guard (a signal handler pays for each guard it sets up); 0 and none if it faults. */
 static void note_frames(const asgst__backend *be, const asgst__regs *r, const asgst__regs *callers,
                         asgst__elem_ident *id) {
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    if (be->frame_identity) id->ident = be->frame_identity(r);
-    if (be->frame_position) {
-      id->has_position = be->frame_position(r, &id->position);
-      for (int k = 0; k < ASGST__CALLERS && callers[k].sp; k++)
-        if (be->frame_identity && be->frame_position(&callers[k], &id->caller_position[k])) {
-          id->caller_ident[k] = be->frame_identity(&callers[k]);
-          id->caller_kept |= 1u << k;
-        }
-    }
-  ASGST__GUARD_FAULTED(g)
-    id->ident = 0;
-    id->has_position = false;
-    id->caller_kept = 0;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(note_frames_unguarded(be, r, callers, id),
+                 { id->ident = 0; id->has_position = false; id->caller_kept = 0; });
+}
+
+/* SS (under the guard). callers_of() without its guard. */
+static void callers_of_unguarded(const asgst__backend *be, const asgst__thread *t,
+                                 const asgst__regs *f, bool at_call, asgst__elem_ident *id,
+                                 asgst__regs *callers) {
+  ASGST_Iterator it;
+  int32_t how = ASGST__OPT_RECORDED_TOP | ASGST_INCLUDE_NON_JAVA_FRAMES |
+                (at_call ? ASGST__OPT_RECORDED_AT_CALL : 0);
+  ASGST_Frame fr;
+  uintptr_t last = f->sp;
+  int k = 0, physical = 0; /* physical frames below the element's */
+  if (asgst__iterator_begin(&it, be, t, f, how) <= 0) return;
+  while (k < ASGST__CALLERS && ASGST_NextFrame(&it, &fr) == 1) {
+    if (fr.type == ASGST_FRAME_JAVA_INLINED || (uintptr_t)fr.sp == last) continue;
+    physical++;
+    if (fr.type == ASGST_FRAME_NON_JAVA) continue;
+    if (k == 0) id->sender_direct = physical == 1;
+    callers[k] = (asgst__regs){(uintptr_t)fr.pc, (uintptr_t)fr.sp, (uintptr_t)fr.fp, 0};
+    last = id->caller_sp[k] = (uintptr_t)fr.sp;
+    id->caller_pc[k++] = (uintptr_t)fr.pc;
+  }
+}
+
+/* SS. No callers: what callers_of() leaves when its walk faults. */
+static void forget_callers(asgst__elem_ident *id, asgst__regs *callers) {
+  for (int k = 0; k < ASGST__CALLERS; k++) id->caller_sp[k] = id->caller_pc[k] = 0;
+  id->sender_direct = false;
+  for (int k = 0; k < ASGST__CALLERS; k++) callers[k].sp = 0;
 }
 
 /* SS. The callers of the frame at *f (sp and return pc of the next physical Java frames
@@ -81,30 +106,8 @@ static void note_frames(const asgst__backend *be, const asgst__regs *r, const as
  * without its own top-frame finder (which finds them on its way). */
 static void callers_of(const asgst__backend *be, const asgst__thread *t, const asgst__regs *f,
                        bool at_call, asgst__elem_ident *id, asgst__regs *callers) {
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    ASGST_Iterator it;
-    int32_t how = ASGST__OPT_RECORDED_TOP | ASGST_INCLUDE_NON_JAVA_FRAMES |
-                  (at_call ? ASGST__OPT_RECORDED_AT_CALL : 0);
-    ASGST_Frame fr;
-    uintptr_t last = f->sp;
-    int k = 0, physical = 0; /* physical frames below the element's */
-    if (asgst__iterator_begin(&it, be, t, f, how) > 0) {
-      while (k < ASGST__CALLERS && ASGST_NextFrame(&it, &fr) == 1) {
-        if (fr.type == ASGST_FRAME_JAVA_INLINED || (uintptr_t)fr.sp == last) continue;
-        physical++;
-        if (fr.type == ASGST_FRAME_NON_JAVA) continue;
-        if (k == 0) id->sender_direct = physical == 1;
-        callers[k] = (asgst__regs){(uintptr_t)fr.pc, (uintptr_t)fr.sp, (uintptr_t)fr.fp, 0};
-        last = id->caller_sp[k] = (uintptr_t)fr.sp;
-        id->caller_pc[k++] = (uintptr_t)fr.pc;
-      }
-    }
-  ASGST__GUARD_FAULTED(g)
-    for (int k = 0; k < ASGST__CALLERS; k++) id->caller_sp[k] = id->caller_pc[k] = 0;
-    id->sender_direct = false;
-    for (int k = 0; k < ASGST__CALLERS; k++) callers[k].sp = 0;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(callers_of_unguarded(be, t, f, at_call, id, callers),
+                 forget_callers(id, callers));
 }
 
 /* N. */

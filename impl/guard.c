@@ -148,12 +148,9 @@ uint64_t asgst__guard_faults(void) {
 uintptr_t asgst__guarded_ptr(uintptr_t a) {
   volatile uintptr_t v = 0;
   volatile uintptr_t at = a; /* not a register a fault's longjmp could leave stale */
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
+  ASGST__GUARDED({
     uintptr_t x = 0;
     if (asgst__load_ptr(at, &x)) v = x;
-  ASGST__GUARD_FAULTED(g)
-    v = 0;
-  ASGST__GUARD_END(g);
+  }, v = 0);
   return v;
 }

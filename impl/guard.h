@@ -4,6 +4,13 @@
  *
  * Usage (the macros must be in the function whose frame stays live during the region):
  *
+ *     ASGST__GUARDED(call, fallback);
+ *
+ * runs the statement `call` (reads through safe_read.h, or a function making them) and, if
+ * it faulted, the statement `fallback` instead of the rest of it. It is made of three
+ * macros, for a region that needs its guard by name (a test comparing asgst__guard_top
+ * with it) and for the walk's batch in api/iterator.c, which still writes them out:
+ *
  *     ASGST__GUARD_BEGIN(g) { ...reads through safe_read.h... }
  *     ASGST__GUARD_FAULTED(g) { ...recover: the reads faulted... }
  *     ASGST__GUARD_END(g);
@@ -75,6 +82,24 @@ typedef struct {
   } else {                                     \
     asgst__guard_top = (g).prev;
 #define ASGST__GUARD_END(g) }
+
+/* Runs the statement `call` under a guard of its own; on a fault, the statement `fallback`
+ * (which may be empty). Costs what the three macros written out cost: a macro, not a
+ * function, because sigsetjmp must be in the frame that stays live while `call` runs.
+ * sigsetjmp's rule holds: a local that `call` writes and `fallback` or later code reads
+ * must be volatile (the jump back may leave a register copy stale). Neither statement may
+ * leave the region by break, continue, goto or return: the region's guard would stay
+ * installed after its frame is gone (and a break only leaves this macro's own loop). A
+ * comma outside parentheses splits a macro argument: put such code in a function. */
+#define ASGST__GUARDED(call, fallback)         \
+  do {                                         \
+    asgst__guard asgst__g;                     \
+    ASGST__GUARD_BEGIN(asgst__g)               \
+      call;                                    \
+    ASGST__GUARD_FAULTED(asgst__g)             \
+      fallback;                                \
+    ASGST__GUARD_END(asgst__g);                \
+  } while (0)
 
 /* The range [lo, hi) the calling thread copies with libc inside a guarded region, empty
  * (hi 0) otherwise. initial-exec TLS, volatile: read by the fault handler. */

@@ -6,7 +6,7 @@
  * memory (NULL page, non-canonical, misaligned where alignment is required) and return
  * false; a load of a plausible address that still faults (unmapped page, PROT_NONE) is
  * caught by the crash guard (impl/guard.h) around the walk, which ends it with
- * ASGST_WALK_FAULTED. So these helpers must only be used inside ASGST__GUARD_BEGIN/END.
+ * ASGST_WALK_FAULTED. So these helpers must only be used inside a guarded region (guard.h).
  * The loads are SS and inline: no call on the hot path. Their slow path and the read
  * hooks are in safe_read.c.
  */

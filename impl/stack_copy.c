@@ -27,8 +27,8 @@ int asgst__stack_copy_init(asgst__stack_copy *c, size_t cap) {
  * range being copied, so that its fault is the guard's (guard.h). */
 static uintptr_t copy_pages(uint8_t *dst, uintptr_t lo, uintptr_t hi) {
   volatile uintptr_t done = lo;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g) {
+  /* A fault ends the copy at `done`; the handler ended the announcement. */
+  ASGST__GUARDED({
     while (done < hi) {
       uintptr_t end = (done + PAGE) & ~(uintptr_t)(PAGE - 1);
       if (end > hi) end = hi;
@@ -37,9 +37,7 @@ static uintptr_t copy_pages(uint8_t *dst, uintptr_t lo, uintptr_t hi) {
       done = end;
     }
     asgst__guard_copying(0, 0);
-  }
-  ASGST__GUARD_FAULTED(g) {} /* the handler ended the announcement */
-  ASGST__GUARD_END(g);
+  }, );
   return done;
 }
 

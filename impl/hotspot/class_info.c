@@ -40,6 +40,13 @@ static jint class_modifiers(uintptr_t k) {
   return (jint)(acc & RECOGNIZED_CLASS_MODIFIERS);
 }
 
+/* SS (under the guard). Reads the first n bytes of class k's mirror into dst; false if
+ * there is no mirror or they cannot be read. */
+static bool read_mirror(uintptr_t k, void *dst, size_t n) {
+  uintptr_t mirror = mirror_of(k);
+  return mirror && asgst__load_bytes(mirror, dst, n);
+}
+
 /* N. Finds the offset of java.lang.Class's `modifiers` field (JDK 24+, not exported): the
  * one 2-byte slot of the mirrors of a few classes with different modifiers that holds
  * what JVMTI reports for each of them (less ACC_SUPER, which JVMTI adds to every class
@@ -60,13 +67,7 @@ void asgst__hs_learn_mirror_modifiers(jvmtiEnv *jvmti, JNIEnv *env) {
     volatile uintptr_t k = c ? asgst__hs_klass_of(env, c) : 0;
     static uint16_t bytes[SPAN / 2];
     volatile bool ok = k && (*jvmti)->GetClassModifiers(jvmti, c, &mods) == JVMTI_ERROR_NONE;
-    asgst__guard g;
-    ASGST__GUARD_BEGIN(g)
-      uintptr_t mirror = ok ? mirror_of(k) : 0;
-      ok = mirror && asgst__load_bytes(mirror, bytes, sizeof bytes);
-    ASGST__GUARD_FAULTED(g)
-      ok = false;
-    ASGST__GUARD_END(g);
+    if (ok) ASGST__GUARDED(ok = read_mirror(k, bytes, sizeof bytes), ok = false);
     if (c) (*env)->DeleteLocalRef(env, c);
     (*env)->ExceptionClear(env);
     if (!ok) return;

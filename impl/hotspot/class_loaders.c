@@ -57,12 +57,7 @@ static bool has_mirror_holder(uintptr_t k) {
   if (asgst__vm.k_cld < 0 || asgst__vm.cld_mirror_holder < 0) return false;
   uintptr_t cld = asgst__guarded_ptr(k + (uintptr_t)asgst__vm.k_cld);
   volatile uint64_t holder = 0;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    holder = cld ? asgst__hs_field(cld, asgst__vm.cld_mirror_holder, 1) : 0;
-  ASGST__GUARD_FAULTED(g)
-    holder = 0;
-  ASGST__GUARD_END(g);
+  if (cld) ASGST__GUARDED(holder = asgst__hs_field(cld, asgst__vm.cld_mirror_holder, 1), holder = 0);
   return holder != 0;
 }
 

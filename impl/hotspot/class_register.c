@@ -22,12 +22,7 @@ ASGST_Method *asgst__hs_copy_methods(uintptr_t k, int *n) {
   *n = 0;
   int count = 0;
   volatile uintptr_t at = 0;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    at = asgst__hs_class_methods(k, &count);
-  ASGST__GUARD_FAULTED(g)
-    at = 0;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(at = asgst__hs_class_methods(k, &count), at = 0);
   if (at == 0 || count <= 0) return NULL;
   ASGST_Method *m = malloc((size_t)count * sizeof *m);
   if (m == NULL) return NULL;

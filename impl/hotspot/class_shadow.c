@@ -115,34 +115,19 @@ static bool room(void **p, size_t *cap, size_t used, size_t more, size_t size) {
 /* N. Guarded calls of the VM readers; false (or -1) when the read faulted. */
 static bool read_method(ASGST_Method m, ASGST_MethodInfo *mi) {
   volatile bool ok = true;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    asgst__hs_method_info(m, mi);
-  ASGST__GUARD_FAULTED(g)
-    ok = false;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(asgst__hs_method_info(m, mi), ok = false);
   return ok;
 }
 
 static bool read_class(ASGST_Class k, ASGST_ClassInfo *ci) {
   volatile bool ok = true;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    asgst__hs_class_info(k, ci);
-  ASGST__GUARD_FAULTED(g)
-    ok = false;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(asgst__hs_class_info(k, ci), ok = false);
   return ok;
 }
 
 static int read_lines(ASGST_Method m, ASGST_MethodLineNumberEntry *e, int length) {
   volatile int n = -1;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    n = asgst__hs_line_table(m, 0, e, length);
-  ASGST__GUARD_FAULTED(g)
-    n = -1;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(n = asgst__hs_line_table(m, 0, e, length), n = -1);
   return n;
 }
 
@@ -355,6 +340,20 @@ static const shadow_method *find_method(const asgst__hs_shadow *s, uintptr_t m) 
 
 typedef void answer_fn(const asgst__hs_shadow *s, const shadow_method *sm, void *ctx);
 
+/* SS (under the guard, counted in `readers`). Calls answer with the first published shadow
+ * of `key` (lookup() says which); false if none. */
+static bool answer_from_slots(uintptr_t key, bool is_method, answer_fn *answer, void *ctx) {
+  for (int i = 0; i < SLOTS; i++) {
+    const asgst__hs_shadow *s = atomic_load(&slots[i]);
+    if (s == NULL) continue;
+    const shadow_method *sm = is_method ? find_method(s, key) : NULL;
+    if (is_method ? sm == NULL : s->klass != key) continue;
+    answer(s, sm, ctx);
+    return true;
+  }
+  return false;
+}
+
 /* SS. Finds the published shadow of a method (is_method) or class `key` and calls
  * answer with it while counted in `readers`. The answer writes into the caller's
  * buffers, so it runs under a guard of its own: a fault there must not leave `readers`
@@ -362,19 +361,7 @@ typedef void answer_fn(const asgst__hs_shadow *s, const shadow_method *sm, void 
 static bool lookup(uintptr_t key, bool is_method, answer_fn *answer, void *ctx) {
   volatile bool found = false, faulted = false;
   atomic_fetch_add(&readers, 1);
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    for (int i = 0; i < SLOTS && !found; i++) {
-      const asgst__hs_shadow *s = atomic_load(&slots[i]);
-      if (s == NULL) continue;
-      const shadow_method *sm = is_method ? find_method(s, key) : NULL;
-      if (is_method ? sm == NULL : s->klass != key) continue;
-      answer(s, sm, ctx);
-      found = true;
-    }
-  ASGST__GUARD_FAULTED(g)
-    faulted = true;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(found = answer_from_slots(key, is_method, answer, ctx), faulted = true);
   atomic_fetch_sub(&readers, 1);
   if (faulted && asgst__guard_top != NULL) siglongjmp(*asgst__guard_top, 1);
   if (found) COUNT(n_answered, 1);

@@ -81,12 +81,9 @@ static void collect_from_chain(void) {
 /* N. The vtables of every JavaThread in the VM's current thread list (read under the
  * guard: the list may be replaced, or a thread freed, while we read it). */
 static void collect_vtables(void) {
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    if (asgst__vm.java_thread_list) collect_from_list();
-    else if (asgst__vm.thread_list_head) collect_from_chain();
-  ASGST__GUARD_FAULTED(g)
-  ASGST__GUARD_END(g);
+  /* A fault keeps the vtables collected before it. */
+  if (asgst__vm.java_thread_list) ASGST__GUARDED(collect_from_list(), );
+  else if (asgst__vm.thread_list_head) ASGST__GUARDED(collect_from_chain(), );
 }
 
 /* N. The JavaThread* of the calling thread: java.lang.Thread.eetop. */
@@ -201,14 +198,11 @@ ASGST__HOT int asgst__hs_current_thread_unguarded(asgst__thread *t) {
 /* SS. */
 ASGST__HOT int asgst__hs_current_thread(asgst__thread *t) {
   volatile int kind = ASGST_NON_JAVA_TRACE;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    kind = asgst__hs_current_thread_unguarded(t);
-  ASGST__GUARD_FAULTED(g)
+  ASGST__GUARDED(kind = asgst__hs_current_thread_unguarded(t), {
     t->vm_thread = NULL;
     t->stack_base = t->stack_limit = 0;
     kind = ASGST_NON_JAVA_TRACE;
-  ASGST__GUARD_END(g);
+  });
   return kind;
 }
 
@@ -225,6 +219,20 @@ static int state_without_status(uintptr_t jt, int32_t st) {
   if (waiting_at >= 0 && asgst__hs_field(jt, waiting_at, 8))
     return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT;
   return JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING;
+}
+
+/* SS (under the guard). asgst__hs_thread_state() without its guard. */
+static int thread_state_unguarded(void) {
+  uintptr_t jt = current_java_thread_ss();
+  if (jt == 0) return 0;
+  int32_t st = (int32_t)asgst__hs_field(jt, asgst__vm.jt_state, 4);
+  int status = -1;
+  if (terminated(jt)) return JVMTI_THREAD_STATE_TERMINATED;
+  if (st == asgst__vm.st_new) return 0;
+  if ((status = asgst__hs_thread_status(jt)) < 0) return state_without_status(jt, st);
+  if (st == asgst__vm.st_in_native || st == asgst__vm.st_in_native_trans)
+    return status | JVMTI_THREAD_STATE_IN_NATIVE;
+  return status;
 }
 
 /* SS. JVMTI thread state bits, as JVMTI's GetThreadState forms them: java.lang.Thread's
@@ -244,21 +252,6 @@ static int state_without_status(uintptr_t jt, int32_t st) {
  * VM's monitor fields, and sleeping and parked both read ALIVE | WAITING. */
 int asgst__hs_thread_state(void) {
   volatile int r = 0;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    uintptr_t jt = current_java_thread_ss();
-    if (jt != 0) {
-      int32_t st = (int32_t)asgst__hs_field(jt, asgst__vm.jt_state, 4);
-      int status = -1;
-      if (terminated(jt)) r = JVMTI_THREAD_STATE_TERMINATED;
-      else if (st == asgst__vm.st_new) r = 0;
-      else if ((status = asgst__hs_thread_status(jt)) < 0) r = state_without_status(jt, st);
-      else if (st == asgst__vm.st_in_native || st == asgst__vm.st_in_native_trans)
-        r = status | JVMTI_THREAD_STATE_IN_NATIVE;
-      else r = status;
-    }
-  ASGST__GUARD_FAULTED(g)
-    r = 0;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(r = thread_state_unguarded(), r = 0);
   return r;
 }

@@ -25,12 +25,7 @@ static bool method_named(uintptr_t m, const char *name, const char *sig) {
   mi.method_name = mname, mi.method_name_length = sizeof mname;
   mi.signature = msig, mi.signature_length = sizeof msig;
   volatile bool ok = true;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    asgst__hs_method_info((ASGST_Method)m, &mi);
-  ASGST__GUARD_FAULTED(g)
-    ok = false;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(asgst__hs_method_info((ASGST_Method)m, &mi), ok = false);
   return ok && strcmp(mname, name) == 0 && strcmp(msig, sig) == 0;
 }
 
@@ -40,13 +35,10 @@ static uintptr_t find_in_class(uintptr_t k, const char *name, const char *sig) {
   uintptr_t methods = asgst__guarded_ptr(k + (uintptr_t)asgst__vm.ik_methods);
   if (methods == 0) return 0;
   volatile uint32_t n = 0;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
+  ASGST__GUARDED({
     uint32_t len = 0;
     if (asgst__load_u32(methods + (uintptr_t)asgst__vm.array_length, &len)) n = len;
-  ASGST__GUARD_FAULTED(g)
-    n = 0;
-  ASGST__GUARD_END(g);
+  }, n = 0);
   for (uint32_t i = 0; i < n && i < 65536; i++) {
     uintptr_t m = asgst__guarded_ptr(methods + (uintptr_t)asgst__vm.array_data + i * 8);
     if (m && method_named(m, name, sig)) return m;
@@ -86,12 +78,7 @@ jmethodID asgst__hs_to_jmethodid(ASGST_Method m) {
   JNIEnv *env = asgst__hs_jni_env();
   if (env == NULL || asgst__hs_jvmti == NULL) return NULL;
   volatile ASGST_Class k = NULL;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    k = asgst__hs_method_class(m);
-  ASGST__GUARD_FAULTED(g)
-    k = NULL;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(k = asgst__hs_method_class(m), k = NULL);
   jclass c = k ? asgst__hs_to_jclass(k) : NULL;
   if (c == NULL) return NULL;
   jint n = 0;

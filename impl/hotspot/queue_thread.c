@@ -253,12 +253,7 @@ static void wake(void *handle) {
 /* N. The stopped owner's last Java frame, under the guard. */
 static bool last_java_frame(const owner *o, asgst__regs *here) {
   volatile bool ok = false;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    ok = asgst__hs_last_java_frame(&o->t, here);
-  ASGST__GUARD_FAULTED(g)
-    ok = false;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(ok = asgst__hs_last_java_frame(&o->t, here), ok = false);
   return ok;
 }
 

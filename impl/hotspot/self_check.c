@@ -42,13 +42,10 @@ static int fail(check *c, const char *what, const char *cls, const char *name) {
 static bool read_method(ASGST_Method m, ASGST_MethodInfo *mi, ASGST_MethodLineNumberEntry *e,
                         int *nlines) {
   volatile bool ok = true;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
+  ASGST__GUARDED({
     asgst__hs_method_info(m, mi);
     *nlines = asgst__hs_line_table(m, 0, e, MAX_LINES);
-  ASGST__GUARD_FAULTED(g)
-    ok = false;
-  ASGST__GUARD_END(g);
+  }, ok = false);
   return ok;
 }
 
@@ -100,12 +97,7 @@ static int check_class(check *c, JNIEnv *env, const char *cls) {
   ASGST_ClassInfo ci = {our, sizeof our, NULL, 0, 0, 0};
   ASGST_Class klass = (ASGST_Class)asgst__hs_klass_of(env, k);
   volatile bool ok = klass != NULL;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    if (ok) asgst__hs_class_info(klass, &ci);
-  ASGST__GUARD_FAULTED(g)
-    ok = false;
-  ASGST__GUARD_END(g);
+  if (ok) ASGST__GUARDED(asgst__hs_class_info(klass, &ci), ok = false);
   jint mods = 0;
   (*c->jvmti)->GetClassModifiers(c->jvmti, k, &mods);
   int rc = ok && strcmp(our, cls) == 0 ? 0 : fail(c, "the class name", cls, "<class>");
@@ -120,27 +112,31 @@ static int check_class(check *c, JNIEnv *env, const char *cls) {
   return rc;
 }
 
+/* Where the code cache lookup finds the call stub's return address. */
+typedef struct {
+  int kind; /* asgst__hs_classify's, -1 if not read */
+  uintptr_t csr, blob, code;
+  uint32_t size;
+} stub_place;
+
+/* N (under the guard). Looks up the call stub's return address into *p (fields it does
+ * not find are left as they were). */
+static void find_call_stub(stub_place *p) {
+  if (!asgst__load_ptr(asgst__vm.call_stub_return, &p->csr) || p->csr == 0) return;
+  p->kind = asgst__hs_classify(p->csr, &p->blob);
+  if (p->blob) asgst__vm_code_begin(p->blob, &p->code), asgst__vm_blob_size(p->blob, &p->size);
+}
+
 /* N. The call stub's return address is an entry in a blob the code cache lookup finds. */
 static int check_code_cache(check *c) {
-  volatile int kind = -1;
-  volatile uintptr_t blob = 0, code = 0, csr = 0;
-  volatile uint32_t size = 0;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    uintptr_t b = 0, cb = 0, r = 0;
-    if (asgst__load_ptr(asgst__vm.call_stub_return, &r) && r) {
-      kind = asgst__hs_classify(r, &b);
-      uint32_t sz = 0;
-      if (b) asgst__vm_code_begin(b, &cb), asgst__vm_blob_size(b, &sz);
-      size = sz;
-    }
-    csr = r, blob = b, code = cb;
-  ASGST__GUARD_FAULTED(g)
-    kind = -1;
-  ASGST__GUARD_END(g);
-  if (kind != ASGST__HK_ENTRY || blob == 0 || code < blob || csr < code || csr >= blob + size) {
+  const stub_place none = {-1, 0, 0, 0, 0};
+  stub_place p = none;
+  /* A fault: every field written again after the jump, so none is left stale. */
+  ASGST__GUARDED(find_call_stub(&p), p = none);
+  if (p.kind != ASGST__HK_ENTRY || p.blob == 0 || p.code < p.blob || p.csr < p.code ||
+      p.csr >= p.blob + p.size) {
     snprintf(c->err, c->errlen, "the HotSpot model of JDK %d does not find the call stub in "
-             "the code cache (kind %d); refusing this VM", asgst__vm.jdk, kind);
+             "the code cache (kind %d); refusing this VM", asgst__vm.jdk, p.kind);
     return -1;
   }
   return 0;

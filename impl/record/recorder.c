@@ -53,15 +53,13 @@ static atomic_flag busy = ATOMIC_FLAG_INIT;
 static bool copy_page(uint64_t p, uint8_t *dst) {
   volatile bool ok = false;
   uintptr_t at = (uintptr_t)(p * PAGE);
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
+  /* A fault: the handler ended the announcement. */
+  ASGST__GUARDED({
     asgst__guard_copying(at, at + PAGE);
     memcpy(dst, (const void *)at, PAGE);
     asgst__guard_copying(0, 0);
     ok = true;
-  ASGST__GUARD_FAULTED(g)
-    ok = false; /* the handler ended the announcement */
-  ASGST__GUARD_END(g);
+  }, ok = false);
   return ok;
 }
 

@@ -84,12 +84,7 @@ static void reads_pages_as_first_seen_and_records_those_bytes(void **state) {
   uintptr_t across = (uintptr_t)m + PAGE - 4;
   uint64_t v = 0;
   m[PAGE / 8] = 0xAAAAAAAAAAAAAAAAu; /* before its first read: part of the snapshot */
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    asgst__load_bytes(across, &v, 8);
-  ASGST__GUARD_FAULTED(g)
-    fail_msg("a load across two readable pages faulted");
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(asgst__load_bytes(across, &v, 8), fail_msg("a load across two readable pages faulted"));
   assert_int_equal(v, (uint64_t)(PAGE / 8 - 1) >> 32 | 0xAAAAAAAAull << 32);
   assert_int_equal(load(&m[PAGES * PAGE / 8]), 0); /* the PROT_NONE page faults */
   asgst__record_walk r = {0};

@@ -24,6 +24,7 @@
 #include "impl/guard.h"
 #include "native/function_range.h"
 #include "test_arch.h"
+#include "test_guard_handlers.h"
 
 static ASGST_SynthVM *vm;
 static volatile int stop_spinning;
@@ -63,22 +64,11 @@ static void collect(ASGST_Iterator *it, void *arg) {
   while (t->n < 16 && (t->last = ASGST_NextFrame(it, &t->frames[t->n])) > 0) t->n++;
 }
 
-static struct sigaction guard_segv, guard_bus;
-
-/* cmocka swaps its own SIGSEGV/SIGBUS handlers in around every test and restores them
- * with signal(), which drops SA_SIGINFO; so each test that needs the crash guard puts the
- * guard's handlers (captured once after activation) back first. */
-static void use_guard(void) {
-  sigaction(SIGSEGV, &guard_segv, NULL);
-  sigaction(SIGBUS, &guard_bus, NULL);
-}
-
 static int setup(void **state) {
   (void)state;
   vm = ASGST_SynthCreateVM();
   if (vm == NULL || ASGST_SynthActivate(vm) != 0) return -1;
-  sigaction(SIGSEGV, NULL, &guard_segv);
-  sigaction(SIGBUS, NULL, &guard_bus);
+  capture_guard();
   return 0;
 }
 
@@ -102,8 +92,7 @@ static void stop_spinner(pthread_t th) {
 
 /* 1,000 walks of a live C thread from another thread all give its known chain. */
 static void walks_live_c_chain(void **state) {
-  (void)state;
-  use_guard();
+  use_guard(state);
   range inner = function_range((void *)chain_inner);
   range middle = function_range((void *)chain_middle);
   range outer = function_range((void *)chain_outer);
@@ -237,8 +226,7 @@ static void *blocked_walker(void *arg) {
  * from a walker thread that blocks every signal: every walk ends (error or end of stack),
  * the process survives, and the guard caught real faults in both. */
 static void survives_corrupted_remote_stacks(void **state) {
-  (void)state;
-  use_guard();
+  use_guard(state);
   /* [region][PROT_NONE page][unmapped page]: both bad pages lie above the region, where a
    * frame chain growing toward the stack base would lead a walker. */
   size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = REGION_WORDS * 8;

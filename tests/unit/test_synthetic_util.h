@@ -17,34 +17,16 @@
 #include "asgst.h"
 #include "asgst_synthetic.h"
 #include "test_arch.h"
+#include "test_guard_handlers.h"
 
 #define MAX_WALK 256
 
-/* cmocka replaces the SIGSEGV/SIGBUS handlers around every test (and restores them with
- * signal(), which drops SA_SIGINFO), which would take faults away from the library's crash
- * guard. So the guard's handlers are captured right after the first activation and put
- * back by use_guard(), called inside every test body that walks bad memory (a cmocka
- * per-test setup would not do: cmocka restores its handlers between setup and test). */
-static struct sigaction guard_segv, guard_bus;
-static int guard_captured;
-
-/* Activates vm and captures the guard's handlers the first time. */
+/* Activates vm and captures the guard's handlers the first time (test_guard_handlers.h:
+ * use_guard() puts them back inside a test that walks bad memory). */
 static inline int activate(ASGST_SynthVM *vm) {
   int r = ASGST_SynthActivate(vm);
-  if (r == 0 && !guard_captured) {
-    sigaction(SIGSEGV, NULL, &guard_segv);
-    sigaction(SIGBUS, NULL, &guard_bus);
-    guard_captured = 1;
-  }
+  if (r == 0 && !guard_captured) capture_guard();
   return r;
-}
-
-static inline int use_guard(void **state) {
-  (void)state;
-  if (!guard_captured) return -1;
-  sigaction(SIGSEGV, &guard_segv, NULL);
-  sigaction(SIGBUS, &guard_bus, NULL);
-  return 0;
 }
 
 /* Everything one walk produced. */

@@ -53,19 +53,18 @@ static int64_t sizes[100000];
 static JavaVM *jvm;
 static pthread_t sampler;
 
+/* SS (under the guard). in_prologue() without its guard. */
+static bool in_prologue_unguarded(uintptr_t pc) {
+  uintptr_t blob, code;
+  int32_t size, complete;
+  return asgst__hs_classify(pc, &blob) == ASGST__HK_NMETHOD && asgst__vm_blob_frame(blob, &size, &complete) &&
+         asgst__vm_code_begin(blob, &code) && complete > 0 && pc < code + (uint32_t)complete;
+}
+
 /* SS. True if pc is in a compiled method before its frame is complete. */
 static bool in_prologue(uintptr_t pc) {
   volatile bool yes = false;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    uintptr_t blob, code;
-    int32_t size, complete;
-    if (asgst__hs_classify(pc, &blob) == ASGST__HK_NMETHOD && asgst__vm_blob_frame(blob, &size, &complete) &&
-        asgst__vm_code_begin(blob, &code) && complete > 0)
-      yes = pc < code + (uint32_t)complete;
-  ASGST__GUARD_FAULTED(g)
-    yes = false;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(yes = in_prologue_unguarded(pc), yes = false);
   return yes;
 }
 

@@ -196,132 +196,132 @@ static void resolve_asgct(sample *s) {
   }
 }
 
+/* SS (under the guard). describe_pcdescs() without its guard. */
+static void describe_pcdescs_unguarded(sample *s, const ucontext_t *u) {
+  asgst__regs top;
+  asgst__uc_regs(u, &top);
+  uintptr_t pc = top.pc, blob = 0, code = 0;
+  if (asgst__hs_classify(pc, &blob) != ASGST__HK_NMETHOD) return;
+  uintptr_t a = 0, b = 0;
+  asgst__vm_code_begin(blob, &code);
+  asgst__vm_nm_pcs(blob, &a, &b);
+  int len = snprintf(s->diag, sizeof s->diag, "pcoff=%ld:", (long)(pc - code));
+  for (uintptr_t o = a; o < b && len < (int)sizeof s->diag - 16; o += 16) {
+    uint32_t off, sc;
+    asgst__load_u32(o, &off);
+    asgst__load_u32(o + 4, &sc);
+    if ((int32_t)off + 40 < (long)(pc - code) || (int32_t)off > (long)(pc - code) + 60) continue;
+    len += snprintf(s->diag + len, sizeof s->diag - len, " %d:%u", (int32_t)off, sc);
+  }
+}
+
 /* SS. With diag=1 and a top-frame bci mismatch in a compiled frame: the PcDescs around
- * the pc (offset:scope), to see which one each side chose. */
+ * the pc (offset:scope), to see which one each side chose; a fault ends the list. */
 static void describe_pcdescs(sample *s, const ucontext_t *u) {
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    asgst__regs top;
-    asgst__uc_regs(u, &top);
-    uintptr_t pc = top.pc, blob = 0, code = 0;
-    if (asgst__hs_classify(pc, &blob) != ASGST__HK_NMETHOD) goto done;
-    uintptr_t a = 0, b = 0;
-    asgst__vm_code_begin(blob, &code);
-    asgst__vm_nm_pcs(blob, &a, &b);
-    int len = snprintf(s->diag, sizeof s->diag, "pcoff=%ld:", (long)(pc - code));
-    for (uintptr_t o = a; o < b && len < (int)sizeof s->diag - 16; o += 16) {
-      uint32_t off, sc;
-      asgst__load_u32(o, &off);
-      asgst__load_u32(o + 4, &sc);
-      if ((int32_t)off + 40 < (long)(pc - code) || (int32_t)off > (long)(pc - code) + 60) continue;
-      len += snprintf(s->diag + len, sizeof s->diag - len, " %d:%u", (int32_t)off, sc);
-    }
-  done:;
-  ASGST__GUARD_FAULTED(g)
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(describe_pcdescs_unguarded(s, u), );
 }
 
 /* nmethod::_stub_offset (from the blob), -1 if the tables lack it; read at VMInit. */
 static long nm_stub_offset = -1;
+
+/* SS (under the guard). top_debug_info() without its guard. */
+static int top_debug_info_unguarded(uintptr_t java_pc, const ucontext_t *u) {
+  asgst__regs top;
+  asgst__uc_regs(u, &top);
+  uintptr_t nm = 0, code = 0, a = 0, b = 0;
+  ASGST_Frame one[1];
+  if (asgst__hs_classify(java_pc, &nm) != ASGST__HK_NMETHOD || !asgst__vm_code_begin(nm, &code) ||
+      !asgst__vm_nm_pcs(nm, &a, &b) || b - a < 2 * (uintptr_t)asgst__vm.pcdesc_size)
+    return NODEBUG_COVERED;
+  /* An interrupted top frame at a deoptimization handler stands for its original pc. */
+  uintptr_t pc = java_pc == top.pc ? asgst__hs_real_pc(nm, &top) : java_pc;
+  if (asgst__hs_scopes(nm, pc, ASGST__PC_NEAR, one, 1) != 0) return NODEBUG_COVERED;
+  /* The last PcDesc before the upper sentinel, and the stub section's start. */
+  uint32_t last = 0, stub = 0;
+  if (!asgst__load_u32(b - 2 * (uintptr_t)asgst__vm.pcdesc_size + asgst__vm.pcdesc_pc_offset, &last))
+    return NODEBUG_COVERED;
+  bool in_insts = nm_stub_offset >= 0 && asgst__load_u32(nm + (uintptr_t)nm_stub_offset, &stub) &&
+                  pc < nm + (uintptr_t)(int32_t)stub;
+  return (long)(pc - code) > (long)(int32_t)last && in_insts ? NODEBUG_OUT_OF_LINE : NODEBUG_OTHER;
+}
 
 /* SS. Where the pc of the walk's first Java frame (java_pc) lies when ASGST reports bci -1
  * and ASGCT its placeholder 0 (see sample.top_nodebug): the proof that no debug
  * information covers it, by the rule both walkers apply where no PcDesc is at exactly the
  * pc (the first PcDesc after it). */
 static int top_debug_info(uintptr_t java_pc, const ucontext_t *u) {
-  asgst__guard g;
   volatile int r = NODEBUG_COVERED;
-  ASGST__GUARD_BEGIN(g)
-    asgst__regs top;
-    asgst__uc_regs(u, &top);
-    uintptr_t nm = 0, code = 0, a = 0, b = 0;
-    ASGST_Frame one[1];
-    if (asgst__hs_classify(java_pc, &nm) != ASGST__HK_NMETHOD || !asgst__vm_code_begin(nm, &code) ||
-        !asgst__vm_nm_pcs(nm, &a, &b) || b - a < 2 * (uintptr_t)asgst__vm.pcdesc_size)
-      goto done;
-    /* An interrupted top frame at a deoptimization handler stands for its original pc. */
-    uintptr_t pc = java_pc == top.pc ? asgst__hs_real_pc(nm, &top) : java_pc;
-    if (asgst__hs_scopes(nm, pc, ASGST__PC_NEAR, one, 1) != 0) goto done;
-    /* The last PcDesc before the upper sentinel, and the stub section's start. */
-    uint32_t last = 0, stub = 0;
-    if (!asgst__load_u32(b - 2 * (uintptr_t)asgst__vm.pcdesc_size + asgst__vm.pcdesc_pc_offset, &last)) goto done;
-    bool in_insts = nm_stub_offset >= 0 && asgst__load_u32(nm + (uintptr_t)nm_stub_offset, &stub) &&
-                    pc < nm + (uintptr_t)(int32_t)stub;
-    r = (long)(pc - code) > (long)(int32_t)last && in_insts ? NODEBUG_OUT_OF_LINE : NODEBUG_OTHER;
-  done:;
-  ASGST__GUARD_FAULTED(g)
-    r = NODEBUG_COVERED;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(r = top_debug_info_unguarded(java_pc, u), r = NODEBUG_COVERED);
   return r;
 }
 
-/* SS. With diag=1, for a failed walk: re-walks the ucontext frame by frame with the
- * backend's begin/decode/step and writes the thread state, the anchor use and the last
- * physical frames (kind/top/pcmode, code offset) with the failing call into s->diag. */
+/* SS (under the guard). With diag=1, for a failed walk: re-walks the ucontext frame by
+ * frame with the backend's begin/decode/step and writes the thread state, the anchor use
+ * and the last physical frames (kind/top/pcmode, code offset) with the failing call into
+ * s->diag. */
 static __thread ASGST_Iterator *tl_diag_it __attribute__((tls_model("initial-exec")));
-static void trace_failure(sample *s, const ucontext_t *u) {
+static void trace_failure_unguarded(sample *s, const ucontext_t *u) {
   static const char kc[] = "CIMNSE";
-  asgst__guard g;
-  s->diag[0] = 0;
-  ASGST__GUARD_BEGIN(g)
-    if (tl_diag_it == NULL) goto done;
-    ASGST_Iterator it_, *itp = tl_diag_it;
-    (void)it_;
+  if (tl_diag_it == NULL) return;
+  ASGST_Iterator *itp = tl_diag_it;
 #define it (*itp)
-    memset(&it, 0, offsetof(ASGST_Iterator, pending));
-    asgst__regs top;
-    asgst__uc_regs(u, &top);
-    if (asgst__hs_current_thread(&it.thread) <= 0) goto done;
-    int32_t st = 0;
-    asgst__load_u32((uintptr_t)it.thread.vm_thread + asgst__vm.jt_state, (uint32_t *)&st);
-    int len = snprintf(s->diag, sizeof s->diag, "st=%d top=%c", st, kc[asgst__hs_classify(top.pc, &(uintptr_t){0})]);
-    /* The code at the top pc and just before it (which instruction a decoder met). */
-    uint8_t code[12];
-    if (asgst__load_bytes(top.pc - 4, code, sizeof code)) {
-      len += snprintf(s->diag + len, sizeof s->diag - len, " code=");
-      for (int q = 0; q < (int)sizeof code; q++)
-        len += snprintf(s->diag + len, sizeof s->diag - len, "%s%02x", q == 4 ? "|" : "", code[q]);
+  memset(&it, 0, offsetof(ASGST_Iterator, pending));
+  asgst__regs top;
+  asgst__uc_regs(u, &top);
+  if (asgst__hs_current_thread(&it.thread) <= 0) return;
+  int32_t st = 0;
+  asgst__load_u32((uintptr_t)it.thread.vm_thread + asgst__vm.jt_state, (uint32_t *)&st);
+  int len = snprintf(s->diag, sizeof s->diag, "st=%d top=%c", st, kc[asgst__hs_classify(top.pc, &(uintptr_t){0})]);
+  /* The code at the top pc and just before it (which instruction a decoder met). */
+  uint8_t code[12];
+  if (asgst__load_bytes(top.pc - 4, code, sizeof code)) {
+    len += snprintf(s->diag + len, sizeof s->diag - len, " code=");
+    for (int q = 0; q < (int)sizeof code; q++)
+      len += snprintf(s->diag + len, sizeof s->diag - len, "%s%02x", q == 4 ? "|" : "", code[q]);
+  }
+  it.batch_limit = 1;
+  int r = asgst__hs_begin(&it, &top);
+  len += snprintf(s->diag + len, sizeof s->diag - len, "%s:", it.cur.sp != top.sp ? " anchor" : "");
+  for (int d = 0; d < 4096 && r > 0; d++) {
+    it.npending = 0;
+    uint8_t *hs = (uint8_t *)it.scratch;
+    r = asgst__hs_decode(&it);
+    uintptr_t blob = 0, code = 0;
+    int k = asgst__hs_classify(it.cur.pc, &blob);
+    if (blob) asgst__vm_code_begin(blob, &code);
+    if (d < 3 || r < 0 || len > (int)sizeof s->diag - 40) {
+      if (len > (int)sizeof s->diag - 40) len = 40;
+      len += snprintf(s->diag + len, sizeof s->diag - len, " %c%s%d@%ld", kc[k], hs[2] ? "t" : "", hs[1],
+                      blob ? (long)(it.cur.pc - code) : 0L);
     }
-    it.batch_limit = 1;
-    int r = asgst__hs_begin(&it, &top);
-    len += snprintf(s->diag + len, sizeof s->diag - len, "%s:", it.cur.sp != top.sp ? " anchor" : "");
-    for (int d = 0; d < 4096 && r > 0; d++) {
-      it.npending = 0;
-      uint8_t *hs = (uint8_t *)it.scratch;
-      r = asgst__hs_decode(&it);
-      uintptr_t blob = 0, code = 0;
-      int k = asgst__hs_classify(it.cur.pc, &blob);
-      if (blob) asgst__vm_code_begin(blob, &code);
-      if (d < 3 || r < 0 || len > (int)sizeof s->diag - 40) {
-        if (len > (int)sizeof s->diag - 40) len = 40;
-        len += snprintf(s->diag + len, sizeof s->diag - len, " %c%s%d@%ld", kc[k], hs[2] ? "t" : "", hs[1],
-                        blob ? (long)(it.cur.pc - code) : 0L);
-      }
-      if (r < 0) { snprintf(s->diag + len, sizeof s->diag - len, " decode=%d", r); break; }
-      uintptr_t old = it.cur.sp;
-      r = asgst__hs_step(&it);
-      if (r < 0 || (d == 0 && k == ASGST__HK_STUB)) {
-        /* A stub: its name, what [sp] and [fp+8] are (kinds), fp - sp. */
-        uintptr_t np = 0, a = 0, b = 0;
-        char name[24] = "";
-        if (blob) asgst__vm_blob_name(blob, &np);
-        for (int q = 0; np && q < 23; q++) { uint8_t c; asgst__load_u8(np + q, &c); name[q] = (char)c; if (!c) break; }
-        asgst__load_ptr(old, &a);
-        if (top.fp >= old) asgst__load_ptr(top.fp + 8, &b);
-        len += snprintf(s->diag + len, sizeof s->diag - len, " [%s sp0=%c fp1=%c fp-sp=%ld]", name,
-                        kc[asgst__hs_classify(a, &(uintptr_t){0})], kc[asgst__hs_classify(b, &(uintptr_t){0})], (long)(top.fp - old));
-      }
-      if (r < 0) { snprintf(s->diag + len, sizeof s->diag - len, " step=%d", r); break; }
-      if (r > 0 && it.cur.sp <= old) { snprintf(s->diag + len, sizeof s->diag - len, " loop"); break; }
-      if (r > 0 && it.thread.stack_base && it.cur.sp >= it.thread.stack_base) {
-        snprintf(s->diag + len, sizeof s->diag - len, " base(%c)", kc[asgst__hs_classify(it.cur.pc, &(uintptr_t){0})]);
-        break;
-      }
+    if (r < 0) { snprintf(s->diag + len, sizeof s->diag - len, " decode=%d", r); break; }
+    uintptr_t old = it.cur.sp;
+    r = asgst__hs_step(&it);
+    if (r < 0 || (d == 0 && k == ASGST__HK_STUB)) {
+      /* A stub: its name, what [sp] and [fp+8] are (kinds), fp - sp. */
+      uintptr_t np = 0, a = 0, b = 0;
+      char name[24] = "";
+      if (blob) asgst__vm_blob_name(blob, &np);
+      for (int q = 0; np && q < 23; q++) { uint8_t c; asgst__load_u8(np + q, &c); name[q] = (char)c; if (!c) break; }
+      asgst__load_ptr(old, &a);
+      if (top.fp >= old) asgst__load_ptr(top.fp + 8, &b);
+      len += snprintf(s->diag + len, sizeof s->diag - len, " [%s sp0=%c fp1=%c fp-sp=%ld]", name,
+                      kc[asgst__hs_classify(a, &(uintptr_t){0})], kc[asgst__hs_classify(b, &(uintptr_t){0})], (long)(top.fp - old));
     }
-  done:;
+    if (r < 0) { snprintf(s->diag + len, sizeof s->diag - len, " step=%d", r); break; }
+    if (r > 0 && it.cur.sp <= old) { snprintf(s->diag + len, sizeof s->diag - len, " loop"); break; }
+    if (r > 0 && it.thread.stack_base && it.cur.sp >= it.thread.stack_base) {
+      snprintf(s->diag + len, sizeof s->diag - len, " base(%c)", kc[asgst__hs_classify(it.cur.pc, &(uintptr_t){0})]);
+      break;
+    }
+  }
 #undef it
-  ASGST__GUARD_FAULTED(g)
-  ASGST__GUARD_END(g);
+}
+
+/* SS. trace_failure_unguarded() under the guard: a fault ends the diagnosis. */
+static void trace_failure(sample *s, const ucontext_t *u) {
+  s->diag[0] = 0;
+  ASGST__GUARDED(trace_failure_unguarded(s, u), );
 }
 
 /* SS. True if the two traces differ in method or bci. */
@@ -333,48 +333,47 @@ static bool traces_differ(const sample *s) {
   return false;
 }
 
+/* SS (under the guard). check_top_java_frame() without its guard. */
+static void check_top_java_frame_unguarded(sample *s, const ucontext_t *u) {
+  asgst__thread t = {0};
+  asgst__regs top, out = {0, 0, 0, 0}, sender = {0, 0, 0, 0};
+  asgst__uc_regs(u, &top);
+  if (asgst__hs_current_thread(&t) <= 0) return;
+  s->tjf_rc = asgst__hs_top_java_frame(&t, &top, &out, &sender, 1, NULL);
+  s->tjf_pc = out.pc;
+  s->tjf_sender_sp = sender.sp;
+}
+
 /* SS. The walker's top_java_frame (used for queue elements) on the same ucontext. */
 static void check_top_java_frame(sample *s, const ucontext_t *u) {
-  asgst__guard g;
   s->tjf_rc = 0;
   s->tjf_pc = 0;
-  ASGST__GUARD_BEGIN(g)
-    asgst__thread t = {0};
-    asgst__regs top, out = {0, 0, 0, 0}, sender = {0, 0, 0, 0};
-    asgst__uc_regs(u, &top);
-    if (asgst__hs_current_thread(&t) > 0) {
-      s->tjf_rc = asgst__hs_top_java_frame(&t, &top, &out, &sender, 1, NULL);
-      s->tjf_pc = out.pc;
-      s->tjf_sender_sp = sender.sp;
-    }
-  ASGST__GUARD_FAULTED(g)
-    s->tjf_rc = ASGST_WALK_FAULTED;
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(check_top_java_frame_unguarded(s, u), s->tjf_rc = ASGST_WALK_FAULTED);
+}
+
+/* SS (under the guard). anchor_kind() without its guard; the state goes to *st as soon
+ * as it is read (a later fault keeps it). */
+static int anchor_kind_unguarded(volatile int8_t *st) {
+  asgst__thread t = {0};
+  uintptr_t sp = 0, pc = 0, blob = 0;
+  if (asgst__hs_current_thread(&t) <= 0 || !t.vm_thread) return 0;
+  uint32_t v;
+  if (asgst__load_u32((uintptr_t)t.vm_thread + asgst__vm.jt_state, &v) && v < 64) *st = (int8_t)v;
+  uintptr_t a = (uintptr_t)t.vm_thread + asgst__vm.jt_anchor;
+  asgst__load_ptr(a + asgst__vm.anchor_sp, &sp);
+  asgst__load_ptr(a + asgst__vm.anchor_pc, &pc);
+  if (sp && !pc) asgst__load_ptr(sp - 8, &pc);
+  if (!sp) return 0;
+  int k = asgst__hs_classify(pc, &blob);
+  return k == ASGST__HK_C ? 4 : k != ASGST__HK_STUB ? 1 : asgst__hs_blob_named(blob, "SafepointBlob") ? 2 : 3;
 }
 
 /* SS. What the thread's frame anchor points at (see sample.anchor); *state: its
  * JavaThread::_thread_state, -1 if not read. */
 static int anchor_kind(int8_t *state) {
-  asgst__thread t = {0};
   volatile int r = 0;
   volatile int8_t st = -1;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-    uintptr_t sp = 0, pc = 0, blob = 0;
-    if (asgst__hs_current_thread(&t) > 0 && t.vm_thread) {
-      uint32_t v;
-      if (asgst__load_u32((uintptr_t)t.vm_thread + asgst__vm.jt_state, &v) && v < 64) st = (int8_t)v;
-      uintptr_t a = (uintptr_t)t.vm_thread + asgst__vm.jt_anchor;
-      asgst__load_ptr(a + asgst__vm.anchor_sp, &sp);
-      asgst__load_ptr(a + asgst__vm.anchor_pc, &pc);
-      if (sp && !pc) asgst__load_ptr(sp - 8, &pc);
-      if (sp) {
-        int k = asgst__hs_classify(pc, &blob);
-        r = k == ASGST__HK_C ? 4 : k != ASGST__HK_STUB ? 1 : asgst__hs_blob_named(blob, "SafepointBlob") ? 2 : 3;
-      }
-    }
-  ASGST__GUARD_FAULTED(g)
-  ASGST__GUARD_END(g);
+  ASGST__GUARDED(r = anchor_kind_unguarded(&st), );
   *state = st;
   return r;
 }

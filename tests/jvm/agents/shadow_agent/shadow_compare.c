@@ -207,15 +207,12 @@ static void print_example(int walker, int cls, const iframe *w, int nw, const sh
           s->a_kind, s->a_rc, s->g_n, (unsigned)s->thread_state);
   char code[128] = "";
   Dl_info di;
-  int named = 0, kind = -1;
-  asgst__guard g;
-  ASGST__GUARD_BEGIN(g)
-  uintptr_t blob = 0;
-  kind = asgst__hs_classify(s->uc_pc, &blob);
-  named = asgst__hs_code_blob_name(s->uc_pc, code, sizeof code, &blob) > 0;
-  ASGST__GUARD_FAULTED(g)
-  named = 0, code[0] = 0;
-  ASGST__GUARD_END(g)
+  volatile int named = 0, kind = -1;
+  ASGST__GUARDED({
+    uintptr_t blob = 0;
+    kind = asgst__hs_classify(s->uc_pc, &blob);
+    named = asgst__hs_code_blob_name(s->uc_pc, code, sizeof code, &blob) > 0;
+  }, { named = 0; code[0] = 0; });
   if (asgst__hs_in_interpreter(s->uc_pc)) snprintf(code, sizeof code, "the interpreter");
   else if (!named && dladdr((void *)s->uc_pc, &di) && di.dli_sname)
     snprintf(code, sizeof code, "%s+%#lx (%s)", di.dli_sname, (unsigned long)(s->uc_pc - (uintptr_t)di.dli_saddr),
