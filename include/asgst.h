@@ -58,9 +58,9 @@ ASGST_EXPORT int ASGST_Capabilities(void);
 
 /* ---- Frames -------------------------------------------------------------------------- */
 enum ASGST_FrameTypeId {
-  ASGST_FRAME_JAVA = 1,         /* a physical stack frame, interpreted or compiled by the JIT */
-  ASGST_FRAME_JAVA_INLINED = 2, /* a method the JIT inlined into an enclosing compiled frame */
-  ASGST_FRAME_JAVA_NATIVE = 3,  /* the wrapper of a Java native method (a call from Java to C) */
+  ASGST_FRAME_JAVA = 1,         /* a physical frame, interpreted or JIT-compiled code */
+  ASGST_FRAME_JAVA_INLINED = 2, /* a method the JIT inlined in a caller's compiled frame */
+  ASGST_FRAME_JAVA_NATIVE = 3,  /* a Java native method's wrapper (Java calls C) */
   ASGST_FRAME_NON_JAVA = 4      /* C or C++ code, or a VM stub */
 };
 
@@ -72,7 +72,7 @@ typedef struct {
   int bci;             /* -1 when there is none (native and non-Java frames) */
   ASGST_Method method; /* NULL when the frame has no method (non-Java frames) */
   void *pc;
-  void *sp;            /* sp and fp can be NULL; an inlined frame has those of its physical one */
+  void *sp;            /* sp, fp can be NULL; inlined frames have their physical frame's */
   void *fp;
 } ASGST_Frame;
 
@@ -181,8 +181,8 @@ ASGST_EXPORT void ASGST_RewindIterator(ASGST_Iterator *it);
 ASGST_EXPORT int ASGST_State(ASGST_Iterator *it);
 
 /* SS. The calling thread's state, expressed with some of JVMTI's thread state bits (each
- * with its JVMTI meaning); 0 for a thread the VM does not know (or not yet started), or an error
- * (< 0) when no backend is active. On HotSpot (docs/thread_states.md):
+ * with its JVMTI meaning); 0 for a thread the VM does not know (or not yet started), or an
+ * error (< 0) when no backend is active. On HotSpot (docs/thread_states.md):
  *   running Java code or in the VM   ALIVE | RUNNABLE                           0x5
  *   in native code                   ALIVE | RUNNABLE | IN_NATIVE               0x400005
  *   entering a contended monitor     ALIVE | BLOCKED_ON_MONITOR_ENTER           0x401
@@ -210,7 +210,7 @@ ASGST_EXPORT int ASGST_IteratorThreadState(ASGST_Iterator *it);
 /* ---- Information on methods and classes (all SS) -------------------------------------- */
 typedef struct {
   ASGST_Class klass;
-  char *method_name;       jint method_name_length;      /* capacity on input, length on output */
+  char *method_name;       jint method_name_length;      /* capacity in, length out */
   char *signature;         jint signature_length;
   char *generic_signature; jint generic_signature_length;
   jint modifiers;
@@ -254,8 +254,9 @@ ASGST_EXPORT int ASGST_GetMethodLineNumberTable(ASGST_Method m,
 /* SS. The source line of `bci`, -1 if unknown. */
 ASGST_EXPORT jint ASGST_GetMethodLineNumber(ASGST_Method m, jint bci);
 
-/* Conversions (N: not async-signal-safe). NULL when there is no counterpart. Converting one way
- * and back gives the same method or class (for a jclass, a reference to the same object). */
+/* Conversions (N: not async-signal-safe). NULL when there is no counterpart. Converting one
+ * way and back gives the same method or class (for a jclass, a reference to the same
+ * object). */
 ASGST_EXPORT jmethodID ASGST_MethodToJMethodID(ASGST_Method m);
 ASGST_EXPORT ASGST_Method ASGST_JMethodIDToMethod(jmethodID id);
 ASGST_EXPORT jclass ASGST_ClassToJClass(ASGST_Class k);
@@ -307,8 +308,7 @@ ASGST_EXPORT ASGST_Queue *ASGST_RegisterQueue(JNIEnv *env, int size, int options
 ASGST_EXPORT bool ASGST_DeregisterQueue(JNIEnv *env, ASGST_Queue *q);
 /* SS. Called from the owner thread, or while the owner is stopped: stores the topmost Java
  * frame of ucontext (NULL: here) with element_arg and asks for processing. The result is
- * the trace kind, or
- * ASGST_ENQUEUE_NO_QUEUE (q NULL/deregistered), ASGST_ENQUEUE_FULL_QUEUE,
+ * the trace kind, or ASGST_ENQUEUE_NO_QUEUE (q NULL/deregistered), ASGST_ENQUEUE_FULL_QUEUE,
  * ASGST_ENQUEUE_OTHER_ERROR (no top frame). */
 ASGST_EXPORT int ASGST_Enqueue(ASGST_Queue *q, void *ucontext, void *element_arg);
 /* SS. Fills *e with the element ASGST_Enqueue would store here (arg NULL). Returns an
@@ -365,10 +365,9 @@ ASGST_EXPORT void ASGST_SetOnQueueProcessingEnd(ASGST_Queue *q, int options,
 
 /* N. Binds the library to the JVM of this process (from Agent_OnLoad, Agent_OnAttach,
  * VMInit or JNI_OnLoad). Works through a JVMTI environment of its own. Returns 0, or an
- * error code below -16
- * (ASGST_UNSUPPORTED_VM with the reason in ASGST_InitializeError()). Calling it again
- * after success is harmless and returns 0. `flags`: 0 or ASGST_INIT_* bits; other bits
- * are ASGST_INVALID_ARGUMENT.
+ * error code below -16 (ASGST_UNSUPPORTED_VM with the reason in ASGST_InitializeError()).
+ * Calling it again after success is harmless and returns 0. `flags`: 0 or ASGST_INIT_*
+ * bits; other bits are ASGST_INVALID_ARGUMENT.
  * Called before the VM is live (Agent_OnLoad), 0 means "accepted": the VM's tables and
  * version were checked, and the binding completes at the VMInit event of that JVMTI
  * environment, where the live self-check may still refuse the VM. Until then every
@@ -413,8 +412,8 @@ ASGST_EXPORT const char *ASGST_DisabledFeatures(void);
 
 /* N on the walker side. Signals the OS thread `os_thread_id` of this process and keeps it
  * waiting in its signal handler; meanwhile fun(it, arg) walks the thread's stack (with the
- * crash guard on). After that the thread is released. Waits at most timeout_us for the target
- * to answer (<= 0: 100 ms). Returns an error (ASGST_THREAD_NOT_FOUND,
+ * crash guard on). After that the thread is released. Waits at most timeout_us for the
+ * target to answer (<= 0: 100 ms). Returns an error (ASGST_THREAD_NOT_FOUND,
  * ASGST_THREAD_NOT_ANSWERING, ...) or the trace kind.
  * The calling thread may block every signal: SIGSEGV and SIGBUS are let through for the
  * walk's duration and its mask is put back before the call returns. */
@@ -441,12 +440,13 @@ ASGST_EXPORT int64_t ASGST_RecordWalk(void *ucontext, int32_t options, void *buf
 
 /* N. Extension: walks a recording made by ASGST_RecordWalk again, with no JVM: maps the
  * recorded memory back at its addresses, builds the VM layout from it and runs
- * fun(it, arg) a single time, with an iterator at the recorded registers and options; inside fun
- * the method and class info accessors answer from the recording. Memory that was not
- * recorded faults (the walk ends with an error), never crashes. Returns the walk's kind or
- * an error, ASGST_ReplayError() says why: ASGST_INVALID_ARGUMENT (damaged, truncated or
- * of another format version), ASGST_BUSY (a JVM is bound in this process, or a recorded
- * address is already used here), ASGST_UNSUPPORTED_VM (its layout is not supported). */
+ * fun(it, arg) a single time, with an iterator at the recorded registers and options;
+ * inside fun the method and class info accessors answer from the recording. Memory that
+ * was not recorded faults (the walk ends with an error), never crashes. Returns the walk's
+ * kind or an error, ASGST_ReplayError() says why: ASGST_INVALID_ARGUMENT (damaged,
+ * truncated or of another format version), ASGST_BUSY (a JVM is bound in this process, or
+ * a recorded address is already used here), ASGST_UNSUPPORTED_VM (its layout is not
+ * supported). */
 ASGST_EXPORT int ASGST_ReplayWalk(const void *recording, size_t len, ASGST_IteratorHandler fun,
                                   void *arg);
 /* N. Extension: why the last ASGST_ReplayWalk failed ("" if it did not). */
