@@ -11,8 +11,8 @@
  * Signal-safety classes, stated on every function:
  *   SS  async-signal-safe: callable from a signal handler. Never allocates, locks, prints,
  *       calls JVMTI or touches lazily allocated thread-local storage.
- *   SP  may be called at an (emulated) safepoint from a queue handler: may allocate and
- *       lock, never calls JVMTI.
+ *   SP  callable from a queue handler, which runs at a safepoint (real or emulated): may
+ *       allocate memory and take locks, but never calls JVMTI.
  *   N   ordinary code.
  *
  * General rule: every walking and information function (ASGST_RunWithIterator*,
@@ -38,8 +38,8 @@ extern "C" {
 #endif
 
 /* ---- Handles -------------------------------------------------------------------------
- * Opaque. On HotSpot an ASGST_Method is the VM's Method* and an ASGST_Class its
- * InstanceKlass*: no jmethodID has to exist. */
+ * Opaque. On HotSpot an ASGST_Method holds a Method* of the VM and an ASGST_Class an
+ * InstanceKlass*; neither needs a jmethodID to have been created. */
 typedef struct _ASGST_Method *ASGST_Method;
 typedef struct _ASGST_Class *ASGST_Class;
 typedef struct _ASGST_Iterator ASGST_Iterator;
@@ -58,21 +58,21 @@ ASGST_EXPORT int ASGST_Capabilities(void);
 
 /* ---- Frames -------------------------------------------------------------------------- */
 enum ASGST_FrameTypeId {
-  ASGST_FRAME_JAVA = 1,         /* interpreted or JIT compiled, physical frame */
-  ASGST_FRAME_JAVA_INLINED = 2, /* a method inlined into a compiled frame */
-  ASGST_FRAME_JAVA_NATIVE = 3,  /* native method wrapper (Java calling C) */
-  ASGST_FRAME_NON_JAVA = 4      /* C/C++/stub frame */
+  ASGST_FRAME_JAVA = 1,         /* a physical frame, interpreted or JIT-compiled code */
+  ASGST_FRAME_JAVA_INLINED = 2, /* a method the JIT inlined in a caller's compiled frame */
+  ASGST_FRAME_JAVA_NATIVE = 3,  /* a Java native method's wrapper (Java calls C) */
+  ASGST_FRAME_NON_JAVA = 4      /* C or C++ code, or a VM stub */
 };
 
 /* comp_level uses HotSpot's tier numbers: 1 to 3 are C1 code (1 when C1 compiles without
  * profiling, the only C1 level under -XX:TieredStopAtLevel=1) and 4 is C2 code. */
 typedef struct {
   uint8_t type;        /* enum ASGST_FrameTypeId */
-  int comp_level;      /* 0 interpreted, 1-4 compilation tier, -1 unknown */
-  int bci;             /* -1 if none (native, non-Java) */
-  ASGST_Method method; /* NULL if not available (non-Java frames) */
+  int comp_level;      /* 0 for the interpreter, 1-4 the compilation tier, -1 when unknown */
+  int bci;             /* -1 when there is none (native and non-Java frames) */
+  ASGST_Method method; /* NULL when the frame has no method (non-Java frames) */
   void *pc;
-  void *sp;            /* sp/fp may be NULL; inlined frames share their physical frame's */
+  void *sp;            /* sp, fp can be NULL; inlined frames have their physical frame's */
   void *fp;
 } ASGST_Frame;
 
@@ -80,8 +80,8 @@ typedef struct {
 /* Without ASGST_INCLUDE_NON_JAVA_FRAMES a walk reports the Java frames (types 1-3) only;
  * with it, those same Java frames come in the same order, with C/stub frames among them. */
 enum ASGST_Options {
-  ASGST_INCLUDE_NON_JAVA_FRAMES = 1, /* report C/stub frames too */
-  ASGST_END_ON_FIRST_JAVA_FRAME = 2  /* stop after the first bytecode-backed frame */
+  ASGST_INCLUDE_NON_JAVA_FRAMES = 1, /* also report C and stub frames */
+  ASGST_END_ON_FIRST_JAVA_FRAME = 2  /* end once a bytecode-backed frame has been reported */
 };
 
 enum ASGST_TraceKind {
@@ -108,7 +108,7 @@ enum ASGST_TraceKind {
  *   ASGST_THREAD_NOT_FOUND    -23: no such OS thread in this process
  *   ASGST_INVALID_ARGUMENT    -24: a NULL or out-of-range argument
  *   ASGST_UNSUPPORTED         -25: the function's capability is absent
- *   ASGST_STALE_FRAME         -26: a queue element's frame was no longer on the stack
+ *   ASGST_STALE_FRAME         -26: a queue element's frame had left the stack
  *   ASGST_BUSY                -27: another out-of-thread walk or init is in progress
  *   ASGST_SIGNAL_NOT_DELIVERED -28: the signal to an out-of-thread target could not be
  *                             queued (the user's queued-signal quota, ulimit -i, is full)
@@ -149,13 +149,13 @@ enum ASGST_Error { ASGST_ERROR_LIST(ASGST__ERROR_ENUM) };
 typedef void (*ASGST_IteratorHandler)(ASGST_Iterator *it, void *arg);
 
 /* SS. Builds an iterator for the stack described by `ucontext` (a ucontext_t* as passed to
- * an SA_SIGINFO handler; NULL means "the current thread, here") on the caller's stack,
- * calls fun(it, arg) once and returns the trace kind (> 0) or an error (<= 0). When the
- * iterator cannot be built, fun is still called once with an iterator whose
- * ASGST_State is that error, so handlers have one code path. The iterator is valid only
- * inside fun. `options` is a bit set of enum ASGST_Options. The crash guard needs SIGSEGV
- * and SIGBUS deliverable: a signal handler that calls this must not block them in its
- * sa_mask (a blocked synchronous fault kills the process). */
+ * an SA_SIGINFO handler; NULL stands for the calling thread at this point) on the caller's
+ * stack, calls fun(it, arg) exactly once; the result is an error code (<= 0) or the trace
+ * kind (> 0). When the iterator cannot be built, fun is still called once with an iterator
+ * whose ASGST_State is that error, so handlers have one code path. The iterator must not
+ * be used after fun returns. `options` is a bit set of enum ASGST_Options. The crash guard
+ * needs SIGSEGV and SIGBUS deliverable: a signal handler that calls this must not block
+ * them in its sa_mask (a blocked synchronous fault kills the process). */
 ASGST_EXPORT int ASGST_RunWithIterator(void *ucontext, int32_t options,
                                        ASGST_IteratorHandler fun, void *arg);
 
@@ -166,21 +166,23 @@ ASGST_EXPORT int ASGST_RunWithIterator(void *ucontext, int32_t options,
 ASGST_EXPORT int ASGST_RunWithIteratorFromFrame(void *sp, void *fp, void *pc, int32_t options,
                                                 ASGST_IteratorHandler fun, void *arg);
 
-/* SS. Fills *frame with the next frame and returns 1; 0 at the end; < 0 on error (then every
- * field of *frame is zeroed). Frames come callee first; inlined frames come before their
- * physical frame, innermost first, with its comp_level, sp and fp. After the end, further
- * calls return 0 again. Never loops forever; every read is guarded. */
+/* SS. Returns 1 after filling *frame with the next frame, 0 when the walk is over, < 0 on
+ * an error (and then zeroes every field of *frame). Order: callee before caller; the
+ * methods inlined into a physical frame are reported ahead of it, innermost first, each
+ * with the physical frame's comp_level, sp and fp. Once over, a walk keeps returning 0.
+ * Never loops forever; every read is guarded. */
 ASGST_EXPORT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame);
 
 /* SS. Resets the iterator to the frame it started at. */
 ASGST_EXPORT void ASGST_RewindIterator(ASGST_Iterator *it);
 
-/* SS. 1 if the next ASGST_NextFrame can succeed, else the code it would return; 0 for NULL. */
+/* SS. 1 when a following ASGST_NextFrame call would succeed, otherwise the value it would
+ * return; NULL gives 0. */
 ASGST_EXPORT int ASGST_State(ASGST_Iterator *it);
 
-/* SS. The current thread's state as a subset of the JVMTI thread state bits, with their
- * JVMTI meanings; 0 for a thread the VM does not know (or not yet started), or an error
- * (< 0) when no backend is active. On HotSpot (docs/thread_states.md):
+/* SS. The calling thread's state, expressed with some of JVMTI's thread state bits (each
+ * with its JVMTI meaning); 0 for a thread the VM does not know (or not yet started), or an
+ * error (< 0) when no backend is active. On HotSpot (docs/thread_states.md):
  *   running Java code or in the VM   ALIVE | RUNNABLE                           0x5
  *   in native code                   ALIVE | RUNNABLE | IN_NATIVE               0x400005
  *   entering a contended monitor     ALIVE | BLOCKED_ON_MONITOR_ENTER           0x401
@@ -205,15 +207,15 @@ ASGST_EXPORT int ASGST_ThreadState(void);
  * ASGST_ThreadState()). 0 for NULL or an iterator that could not be built. */
 ASGST_EXPORT int ASGST_IteratorThreadState(ASGST_Iterator *it);
 
-/* ---- Method and class information (all SS) ------------------------------------------- */
+/* ---- Information on methods and classes (all SS) -------------------------------------- */
 typedef struct {
   ASGST_Class klass;
-  char *method_name;       jint method_name_length;      /* in: capacity, out: length */
+  char *method_name;       jint method_name_length;      /* capacity in, length out */
   char *signature;         jint signature_length;
   char *generic_signature; jint generic_signature_length;
   jint modifiers;
-  jint idnum;        /* class-local, stable across redefinition */
-  jlong class_idnum; /* stable across redefinition */
+  jint idnum;        /* numbered within its class; kept when the class is redefined */
+  jlong class_idnum; /* kept when the class is redefined */
 } ASGST_MethodInfo;
 
 typedef struct {
@@ -228,18 +230,18 @@ typedef struct {
   jint line_number;
 } ASGST_MethodLineNumberEntry;
 
-/* Strings are NUL-terminated and truncated to capacity (the *_length field on input);
+/* Every string is cut to fit its capacity (the *_length field on input) and ends in a NUL;
  * on output *_length is the full length of the string (excluding the NUL), so a caller
- * can tell truncation (length >= capacity). A NULL buffer skips that field (its length
- * is still reported). A field that is not available is set to NULL / length 0. Class names
- * use the JVM's internal form ("java/lang/String"). An invalid or unloaded handle gives
- * NULL/0 fields, never a crash. A NULL handle is such a handle: ASGST_GetClass returns
- * NULL, the line number table has no entry and every line is -1. Names, signatures,
- * generic signatures, Java modifier flags and line number entries are those JVMTI reports
- * for the same method or class (a class name is its JVMTI signature without the leading
- * 'L' and the trailing ';'). ASGST_GetMethodIdNum, ASGST_GetClassIdNum and ASGST_GetClass
- * return what the info structures hold (idnum, class_idnum, klass); two methods of one
- * class never share an idnum. */
+ * can tell truncation (length >= capacity). A field whose buffer is NULL is not written
+ * (its length is still reported). A field the VM cannot supply comes back as NULL with
+ * length 0. Class names are given in internal form, with slashes ("java/lang/String").
+ * An invalid or unloaded handle gives NULL/0 fields, never a crash. A NULL handle is such a
+ * handle: ASGST_GetClass returns NULL, the line number table has no entry and every line
+ * is -1. Names, signatures, generic signatures, Java modifier flags and line number
+ * entries are those JVMTI reports for the same method or class (a class name is its JVMTI
+ * signature without the leading 'L' and the trailing ';'). ASGST_GetMethodIdNum,
+ * ASGST_GetClassIdNum and ASGST_GetClass return what the info structures hold (idnum,
+ * class_idnum, klass); two methods of one class never share an idnum. */
 ASGST_EXPORT void ASGST_GetMethodInfo(ASGST_Method m, ASGST_MethodInfo *info); /* SS */
 ASGST_EXPORT void ASGST_GetClassInfo(ASGST_Class k, ASGST_ClassInfo *info);    /* SS */
 ASGST_EXPORT jint ASGST_GetMethodIdNum(ASGST_Method m);                         /* SS */
@@ -252,17 +254,18 @@ ASGST_EXPORT int ASGST_GetMethodLineNumberTable(ASGST_Method m,
 /* SS. The source line of `bci`, -1 if unknown. */
 ASGST_EXPORT jint ASGST_GetMethodLineNumber(ASGST_Method m, jint bci);
 
-/* Conversions (N, not signal safe). NULL when there is no counterpart. Converting one way
- * and back gives the same method or class (for a jclass, a reference to the same object). */
+/* Conversions (N: not async-signal-safe). NULL when there is no counterpart. Converting one
+ * way and back gives the same method or class (for a jclass, a reference to the same
+ * object). */
 ASGST_EXPORT jmethodID ASGST_MethodToJMethodID(ASGST_Method m);
 ASGST_EXPORT ASGST_Method ASGST_JMethodIDToMethod(jmethodID id);
 ASGST_EXPORT jclass ASGST_ClassToJClass(ASGST_Class k);
 ASGST_EXPORT ASGST_Class ASGST_JClassToClass(jclass k);
 
-/* ---- Class unload and redefinition (N) ----------------------------------------------- */
-/* Called before the class's handles become invalid, with the class's methods. `redefined`
+/* ---- Unloading and redefinition of classes (N) --------------------------------------- */
+/* Runs while the class's handles are still valid, with the class's methods. `redefined`
  * is true when the methods are old versions replaced by a redefinition (idnums survive).
- * Several handlers may be registered; handlers may run concurrently. */
+ * More than one handler can be registered, and handlers can run at the same time. */
 typedef void (*ASGST_ClassUnloadHandler)(ASGST_Class k, ASGST_Method *methods, int count,
                                          bool redefined, void *arg);
 ASGST_EXPORT void ASGST_RegisterClassUnloadHandler(ASGST_ClassUnloadHandler h, void *arg);
@@ -280,7 +283,7 @@ typedef struct {
 typedef struct {
   jint size;     /* elements now in the queue */
   jint capacity; /* current capacity */
-  jint attempts; /* enqueue attempts since the last processing ended, failed ones included */
+  jint attempts; /* enqueue attempts (failed ones too) after the previous processing's end */
 } ASGST_QueueSizeInfo;
 
 typedef void (*ASGST_Handler)(ASGST_Iterator *it, void *queue_arg, void *element_arg);
@@ -303,17 +306,19 @@ ASGST_EXPORT ASGST_Queue *ASGST_RegisterQueue(JNIEnv *env, int size, int options
                                              ASGST_Handler fun, void *queue_arg);
 /* N. Removes the queue; pending elements are dropped without calling handlers. */
 ASGST_EXPORT bool ASGST_DeregisterQueue(JNIEnv *env, ASGST_Queue *q);
-/* SS. On the owner thread (or with it stopped): records the top Java frame of ucontext
- * (NULL: here) with element_arg and requests processing. Returns the trace kind, or
- * ASGST_ENQUEUE_NO_QUEUE (q NULL/deregistered), ASGST_ENQUEUE_FULL_QUEUE,
+/* SS. Called from the owner thread, or while the owner is stopped: stores the topmost Java
+ * frame of ucontext (NULL: here) with element_arg and asks for processing. The result is
+ * the trace kind, or ASGST_ENQUEUE_NO_QUEUE (q NULL/deregistered), ASGST_ENQUEUE_FULL_QUEUE,
  * ASGST_ENQUEUE_OTHER_ERROR (no top frame). */
 ASGST_EXPORT int ASGST_Enqueue(ASGST_Queue *q, void *ucontext, void *element_arg);
-/* SS. Fills *e with what Enqueue would store (arg = NULL); returns the kind or an error. */
+/* SS. Fills *e with the element ASGST_Enqueue would store here (arg NULL). Returns an
+ * error code or the trace kind. */
 ASGST_EXPORT int ASGST_GetEnqueuableElement(void *ucontext, ASGST_QueueElement *e);
-/* SS. n >= 0 counts from the oldest, n < 0 from the youngest (-1). NULL out of bounds.
- * The element's arg may be changed (queue compression). */
+/* SS. Element n of the queue, oldest first for n >= 0 (0 is the oldest) and youngest first
+ * for n < 0 (-1 is the youngest); NULL when out of range. A caller may change the returned
+ * element's arg (queue compression). */
 ASGST_EXPORT ASGST_QueueElement *ASGST_GetQueueElement(ASGST_Queue *q, int n);
-/* SS. The new capacity takes effect at the end of the next processing. */
+/* SS. The new capacity applies once the next processing is over. */
 ASGST_EXPORT void ASGST_ResizeQueue(ASGST_Queue *q, int size);
 /* SS. */
 ASGST_EXPORT ASGST_QueueSizeInfo ASGST_GetQueueSizeInfo(ASGST_Queue *q);
@@ -358,14 +363,14 @@ ASGST_EXPORT void ASGST_SetOnQueueProcessingEnd(ASGST_Queue *q, int options,
  * with -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints. */
 #define ASGST_INIT_KEEP_VM_FLAGS 4
 
-/* N. Binds the library to a running JVM (from Agent_OnLoad, Agent_OnAttach, VMInit or
- * JNI_OnLoad). Uses the library's own JVMTI environment. Returns 0, or an error < -16
- * (ASGST_UNSUPPORTED_VM with the reason in ASGST_InitializeError()). Calling it again
- * after success is harmless and returns 0. `flags`: 0 or ASGST_INIT_* bits; other bits
- * are ASGST_INVALID_ARGUMENT.
+/* N. Binds the library to the JVM of this process (from Agent_OnLoad, Agent_OnAttach,
+ * VMInit or JNI_OnLoad). Works through a JVMTI environment of its own. Returns 0, or an
+ * error code below -16 (ASGST_UNSUPPORTED_VM with the reason in ASGST_InitializeError()).
+ * Calling it again after success is harmless and returns 0. `flags`: 0 or ASGST_INIT_*
+ * bits; other bits are ASGST_INVALID_ARGUMENT.
  * Called before the VM is live (Agent_OnLoad), 0 means "accepted": the VM's tables and
- * version were checked, and the binding completes at the VMInit event of the library's own
- * JVMTI environment, where the live self-check may still refuse the VM. Until then every
+ * version were checked, and the binding completes at the VMInit event of that JVMTI
+ * environment, where the live self-check may still refuse the VM. Until then every
  * walk returns ASGST_INIT_PENDING. JVMTI does not order the VMInit callbacks of different
  * environments, so in the caller's own VMInit callback the binding may not be complete
  * yet: start sampling from ASGST_SetInitializeCallback's callback, or check
@@ -405,10 +410,11 @@ ASGST_EXPORT void ASGST_Shutdown(void);
  * DebugNonSafepoints on (no JVMFlag::flags); ..."). */
 ASGST_EXPORT const char *ASGST_DisabledFeatures(void);
 
-/* N on the walker side. Signals the OS thread `os_thread_id` of this process, holds it in
- * its signal handler while fun(it, arg) walks its stack under the crash guard, then
- * releases it. Waits at most timeout_us for the target to answer (<= 0: 100 ms).
- * Returns the kind or an error: ASGST_THREAD_NOT_FOUND, ASGST_THREAD_NOT_ANSWERING, ...
+/* N on the walker side. Signals the OS thread `os_thread_id` of this process and keeps it
+ * waiting in its signal handler; meanwhile fun(it, arg) walks the thread's stack (with the
+ * crash guard on). After that the thread is released. Waits at most timeout_us for the
+ * target to answer (<= 0: 100 ms). Returns an error (ASGST_THREAD_NOT_FOUND,
+ * ASGST_THREAD_NOT_ANSWERING, ...) or the trace kind.
  * The calling thread may block every signal: SIGSEGV and SIGBUS are let through for the
  * walk's duration and its mask is put back before the call returns. */
 ASGST_EXPORT int ASGST_RunWithIteratorOnThread(int64_t os_thread_id, int32_t options,
@@ -433,13 +439,14 @@ enum { ASGST_COPY_STACK = 1 << 16 };
 ASGST_EXPORT int64_t ASGST_RecordWalk(void *ucontext, int32_t options, void *buf, size_t cap);
 
 /* N. Extension: walks a recording made by ASGST_RecordWalk again, with no JVM: maps the
- * recorded memory back at its addresses, builds the VM layout from it and calls
- * fun(it, arg) once with an iterator at the recorded registers and options; inside fun
- * the method and class info accessors answer from the recording. Memory that was not
- * recorded faults (the walk ends with an error), never crashes. Returns the walk's kind or
- * an error, ASGST_ReplayError() says why: ASGST_INVALID_ARGUMENT (damaged, truncated or
- * of another format version), ASGST_BUSY (a JVM is bound in this process, or a recorded
- * address is already used here), ASGST_UNSUPPORTED_VM (its layout is not supported). */
+ * recorded memory back at its addresses, builds the VM layout from it and runs
+ * fun(it, arg) a single time, with an iterator at the recorded registers and options;
+ * inside fun the method and class info accessors answer from the recording. Memory that
+ * was not recorded faults (the walk ends with an error), never crashes. Returns the walk's
+ * kind or an error, ASGST_ReplayError() says why: ASGST_INVALID_ARGUMENT (damaged,
+ * truncated or of another format version), ASGST_BUSY (a JVM is bound in this process, or
+ * a recorded address is already used here), ASGST_UNSUPPORTED_VM (its layout is not
+ * supported). */
 ASGST_EXPORT int ASGST_ReplayWalk(const void *recording, size_t len, ASGST_IteratorHandler fun,
                                   void *arg);
 /* N. Extension: why the last ASGST_ReplayWalk failed ("" if it did not). */
@@ -470,7 +477,7 @@ ASGST_EXPORT int ASGST_GetCodeBlobName(const void *pc, char *buf, int32_t len,
 ASGST_EXPORT const char *ASGST_ErrorName(int code);
 
 /* N/SP. The calling thread declares this point safe and processes its own queues now:
-   start hook, handlers per element in insertion order, end hook, elements removed,
+   start hook, the handler for each element from the oldest on, end hook, elements removed,
    pending resize applied. Returns the number of elements handled, or an error. */
 ASGST_EXPORT int ASGST_ProcessQueues(void);
 
