@@ -14,7 +14,7 @@
   X(I02, "Java frames come callee first and equal JVMTI GetStackTrace (method, bci)")        \
   X(I03, "without INCLUDE_NON_JAVA_FRAMES the trace is exactly the Java frames")             \
   X(I04, "INCLUDE_NON_JAVA_FRAMES adds C frames, Java frames stay an ordered subsequence")   \
-  X(I05, "END_ON_FIRST_JAVA_FRAME stops after the first bytecode-backed frame")              \
+  X(I05, "END_ON_FIRST_JAVA_FRAME ends the walk with the first frame that has bytecode")     \
   X(I06, "RewindIterator restarts at the first frame")                                       \
   X(I07, "State is 1 before each frame, then NextFrame's end code; NextFrame stays at 0")    \
   X(I08, "RunWithIteratorFromFrame starts at the given frame")                               \
@@ -41,7 +41,7 @@
   X(U02, "DeregisterClassUnloadHandler: true for a registered pair, then false")             \
   X(Q01, "queue: Enqueue, GetQueueElement both ends and out of bounds, SizeInfo")            \
   X(Q02, "queue: ENQUEUE_FULL_QUEUE at capacity, attempts count failed enqueues")            \
-  X(Q03, "queue: start hook, fun per element in insertion order, end hook, queue emptied")   \
+  X(Q03, "queue: start hook, fun for each element oldest first, end hook, queue emptied")    \
   X(Q04, "queue: GetEnqueuableElement fills what Enqueue stores, arg NULL")                  \
   X(X01, "extension ASGST_ErrorName names the contract's codes")                             \
   X(X02, "extension ASGST_RunWithIteratorOnThread walks another thread; bad id is an error") \
