@@ -25,6 +25,9 @@ static long long wall[MAX_PHASES], cpu[MAX_PHASES];
 static long vol[MAX_PHASES], invol[MAX_PHASES]; /* context switches */
 static long long last_wall, last_cpu;
 static long last_vol, last_invol;
+static int others;
+static const char *other_names[MAX_PHASES];
+static long long other_wall[MAX_PHASES], other_cpu[MAX_PHASES];
 
 /* N. Nanoseconds of the given clock. */
 static long long ns(clockid_t clock) {
@@ -46,7 +49,7 @@ void asgst__init_timing_start(const char *what) {
   on = v != NULL && strcmp(v, "1") == 0;
   if (!on) return;
   title = what;
-  count = 0;
+  count = others = 0;
   last_wall = ns(CLOCK_MONOTONIC);
   last_cpu = ns(CLOCK_THREAD_CPUTIME_ID);
   switches(&last_vol, &last_invol);
@@ -71,6 +74,15 @@ void asgst__init_timing_mark(const char *phase) {
 }
 
 /* N. */
+void asgst__init_timing_other(const char *phase, long long wall_ns, long long cpu_ns) {
+  if (!on || others >= MAX_PHASES) return;
+  other_names[others] = phase;
+  other_wall[others] = wall_ns;
+  other_cpu[others] = cpu_ns;
+  others++;
+}
+
+/* N. */
 void asgst__init_timing_report(void) {
   if (!on) return;
   long long tw = 0, tc = 0;
@@ -81,5 +93,8 @@ void asgst__init_timing_report(void) {
   for (int i = 0; i < count; i++)
     fprintf(stderr, "asgst init timing   %-22s %8.2f ms wall %8.2f ms cpu %3ld/%ld sw\n", names[i],
             wall[i] / 1e6, cpu[i] / 1e6, vol[i], invol[i]);
+  for (int i = 0; i < others; i++)
+    fprintf(stderr, "asgst init timing   (other thread) %-22s %8.2f ms wall %8.2f ms cpu\n",
+            other_names[i], other_wall[i] / 1e6, other_cpu[i] / 1e6);
   on = false;
 }
