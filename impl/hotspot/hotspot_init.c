@@ -346,6 +346,8 @@ static int finish(JNIEnv *env, bool at_vm_init) {
   if (asgst__vm.jdk <= 11)
     asgst__vm_feature_off("stopping one queue owner alone (JDK 8 and 11 suspend through a "
                           "safepoint of the whole VM: 10-17% of queue elements come back stale)");
+  start_cfi_build();
+  asgst__init_timing_mark("cfi thread start");
   /* For recordings (ASGST_RecordWalk); without it only recording is unavailable. */
   asgst__vm_model_export();
   asgst__init_timing_mark("model export");
@@ -366,12 +368,6 @@ static int finish(JNIEnv *env, bool at_vm_init) {
   refused = 0;
   set_state(READY);
   asgst__hs_backlog_start(jvmti, env, listing, at_vm_init ? -1 : ASGST__LISTING_WAIT_MS);
-  /* Only now: the first build takes 35-43 ms of CPU (docs/budgets.md), far longer than the
-   * answer may, and started earlier it competes for a CPU with the asgst-classes thread
-   * whose listing the answer waits for. Walks use frame pointers for C frames until the
-   * tables are published, as they would for those 40 ms anyway. */
-  start_cfi_build();
-  asgst__init_timing_mark("cfi thread start");
   return 0;
 }
 
