@@ -49,6 +49,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "hotspot.h"
@@ -65,6 +66,16 @@ static bool listed;  /* step 2 is done (or the worker gave up before it) */
 static bool done;    /* the worker has registered (or given up on) every listed class */
 static bool stop;    /* the unbinding asks the worker to stop early */
 static const asgst__backend *listing_be; /* the table active until step 2 */
+/* For ASGST_INIT_TIMING: when the worker was created, started, attached and had listed
+ * (monotonic ns) and its CPU time at the last three; written before `listed` is announced. */
+static struct { long long created, started, attached, listed, cpu0, cpu_attached, cpu_listed; } times;
+
+/* N. Nanoseconds of the given clock. */
+static long long clock_ns(clockid_t clock) {
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 /* N. Sets a flag under the lock and wakes the waiters. */
 static void announce(bool *flag) {
@@ -115,6 +126,8 @@ static jclass *list_classes(jvmtiEnv *jvmti, JNIEnv *env, jint *count) {
   }
   /* Fails only if the binding was undone meanwhile: then no table is made active. */
   asgst__replace_backend(listing_be, &asgst__hotspot_backend);
+  times.listed = clock_ns(CLOCK_MONOTONIC);
+  times.cpu_listed = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   announce(&listed);
   return classes;
 }
@@ -137,7 +150,11 @@ static void *work(void *arg) {
   pthread_setname_np(pthread_self(), "asgst-classes"); /* the kernel's name too */
   JavaVM *vm = asgst__hs_vm;
   jvmtiEnv *jvmti = asgst__hs_jvmti;
+  times.started = clock_ns(CLOCK_MONOTONIC);
+  times.cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   if ((*vm)->AttachCurrentThreadAsDaemon(vm, (void **)&env, &args) == JNI_OK) {
+    times.attached = clock_ns(CLOCK_MONOTONIC);
+    times.cpu_attached = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     jint count = 0;
     jclass *classes = list_classes(jvmti, env, &count);
     asgst__bind_listed();
@@ -188,6 +205,15 @@ static bool wait_listed_for(long wait_ms) {
   return ok;
 }
 
+/* N. The worker's steps 1-2 for ASGST_INIT_TIMING, once `listed` is announced. */
+static void report_times(void) {
+  asgst__init_timing_other("worker thread start", times.started - times.created, 0);
+  asgst__init_timing_other("worker attach", times.attached - times.started,
+                           times.cpu_attached - times.cpu0);
+  asgst__init_timing_other("listing", times.listed - times.attached,
+                           times.cpu_listed - times.cpu_attached);
+}
+
 /* N. `listing` is active already (the binding made it so): steps 1-3 start on the worker
  * thread; returns once step 2 is done or after wait_ms (negative: no limit). */
 void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend *listing,
@@ -195,12 +221,15 @@ void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend 
   pthread_mutex_lock(&lock);
   listing_be = listing;
   listed = done = stop = false;
+  memset(&times, 0, sizeof times);
+  times.created = clock_ns(CLOCK_MONOTONIC);
   running = pthread_create(&worker, NULL, work, NULL) == 0;
   pthread_mutex_unlock(&lock);
   asgst__init_timing_mark("class worker start");
   if (!running) list_here(jvmti, env);
   bool in_time = wait_listed_for(wait_ms);
   asgst__init_timing_mark(in_time ? "class listing (waited)" : "class listing (wait ended)");
+  if (in_time && running && times.listed) report_times();
 }
 
 /* N. Blocks until step 2 is done (at once when no listing runs). */

@@ -148,6 +148,10 @@ jclass asgst__hs_to_jclass(ASGST_Class k);
 ASGST_Class asgst__hs_from_jclass(jclass c);
 jmethodID asgst__hs_to_jmethodid(ASGST_Method m);
 ASGST_Method asgst__hs_from_jmethodid(jmethodID id);
+/* N. The Method* of each of n jmethodIDs of InstanceKlass k's methods into out (NULL where
+ * none): one index of the class for all of them, where asgst__hs_from_jmethodid would
+ * search the class once per id (jmethodids.c). */
+void asgst__hs_from_jmethodids(uintptr_t k, const jmethodID *ids, int n, ASGST_Method *out);
 /* N. A JNIEnv for the calling thread, NULL if it is not attached (class_jclass.c). */
 JNIEnv *asgst__hs_jni_env(void);
 

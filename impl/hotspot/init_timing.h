@@ -10,6 +10,9 @@
 void asgst__init_timing_start(const char *what);
 /* N. Ends the phase running since the last mark (or the start), naming it. */
 void asgst__init_timing_mark(const char *phase);
+/* N. Adds a phase that another thread of the library ran meanwhile (wall and that thread's
+ * CPU time, in ns), printed apart from the binding's own phases. */
+void asgst__init_timing_other(const char *phase, long long wall_ns, long long cpu_ns);
 /* N. Prints the breakdown (wall and this thread's CPU time per phase) and ends it. */
 void asgst__init_timing_report(void);
 

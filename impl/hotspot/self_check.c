@@ -5,7 +5,8 @@
  * fields and changed its stream coding underneath). So initialization reads things the
  * VM can also tell through JVMTI, with the library's own code, and compares:
  *   - names, signatures and modifiers of the methods of a few core classes
- *     (Method, ConstMethod, ConstantPool, Symbol);
+ *     (Method, ConstMethod, ConstantPool, Symbol), each method found from its jmethodID
+ *     as the conversions find it (JDK 26+: the holder's jmethodID cache and the idnums);
  *   - their line number tables, whose escaped entries use the compressed stream integers
  *     that the debug information of compiled code uses too;
  *   - the class names and modifiers (Klass, or the mirror on JDK 24+);
@@ -15,6 +16,7 @@
  * Any difference refuses the VM with a reason naming what disagreed.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../guard.h"
@@ -63,8 +65,8 @@ static bool same_lines(check *c, jmethodID id, const ASGST_MethodLineNumberEntry
   return same;
 }
 
-/* N. Compares one method; 0 or -1 with the reason. */
-static int check_method(check *c, jmethodID id, const char *cls) {
+/* N. Compares one method, m being our Method* of id; 0 or -1 with the reason. */
+static int check_method(check *c, jmethodID id, ASGST_Method m, const char *cls) {
   char *name = NULL, *sig = NULL;
   if ((*c->jvmti)->GetMethodName(c->jvmti, id, &name, &sig, NULL) != JVMTI_ERROR_NONE) return 0;
   char our_name[256], our_sig[1024];
@@ -74,7 +76,6 @@ static int check_method(check *c, jmethodID id, const char *cls) {
   jint mods = 0;
   (*c->jvmti)->GetMethodModifiers(c->jvmti, id, &mods);
   int rc = 0;
-  ASGST_Method m = asgst__hs_from_jmethodid(id);
   if (!read_method(m, &mi, e, &nlines)) rc = fail(c, "reading (a fault)", cls, name);
   else if (strcmp(our_name, name) != 0) rc = fail(c, "the name", cls, name);
   else if (strcmp(our_sig, sig) != 0) rc = fail(c, "the signature", cls, name);
@@ -105,7 +106,13 @@ static int check_class(check *c, JNIEnv *env, const char *cls) {
   jint n = 0;
   jmethodID *ids = NULL;
   if (rc == 0 && (*c->jvmti)->GetClassMethods(c->jvmti, k, &n, &ids) == JVMTI_ERROR_NONE) {
-    for (jint i = 0; i < n && rc == 0; i++) rc = check_method(c, ids[i], cls);
+    /* All of the class's ids at once: on JDK 26+ converting them one by one searches the
+     * class for each (jmethodids.c). */
+    ASGST_Method *ms = n > 0 ? calloc((size_t)n, sizeof *ms) : NULL;
+    if (n > 0 && ms == NULL) rc = fail(c, "memory for the methods", cls, "<class>");
+    else if (ms) asgst__hs_from_jmethodids((uintptr_t)klass, ids, n, ms);
+    for (jint i = 0; i < n && rc == 0; i++) rc = check_method(c, ids[i], ms[i], cls);
+    free(ms);
     (*c->jvmti)->Deallocate(c->jvmti, (unsigned char *)ids);
   }
   (*env)->DeleteLocalRef(env, k);

@@ -42,6 +42,7 @@ typedef struct {
 #define FROM17 17, 0  /* ThreadsSMRSupport's lists (exported from 12 on; 11 does not) */
 #define ONLY25 25, 25 /* the method handle deoptimization handler, dropped in 26 */
 #define FROM19 19, 0  /* java.lang.Thread's status in Thread.FieldHolder */
+#define FROM26 26, 0  /* a jmethodID is a number the VM maps to its Method* */
 #define UPTO27 0, 27  /* the transition thread states, dropped in 28 */
 /* Frame constants the x86_64 tables export and the arm64 tables do not (derive() sets
  * arm64's from frame_aarch64.hpp): rows that never apply on arm64. */
@@ -60,6 +61,7 @@ typedef struct {
 #define F_FLAGS "switching DebugNonSafepoints on (non-safepoint pcs of compiled code)"
 #define F_GENERIC "class generic signatures"
 #define F_VTHREADS "walking from a virtual thread's lazily thawed frames to its carrier (return barrier)"
+#define F_JMIDS "converting jmethodIDs through the holder's jmethodID cache (done by name and signature instead, slower)"
 #define F_MODIFIERS "Klass modifier flags (class modifiers then come from the class mirror)"
 
 static const row rows[] = {
@@ -158,6 +160,7 @@ static const row rows[] = {
     {OFFSET, "Klass::_modifier_flags", NULL, &asgst__vm.k_modifier, NULL, ANY, F_MODIFIERS},
     {OFFSET, "InstanceKlass::_methods", NULL, &asgst__vm.ik_methods, NULL, ANY, REQ},
     {OFFSET, "InstanceKlass::_constants", NULL, &asgst__vm.ik_constants, NULL, ANY, REQ},
+    {OFFSET, "InstanceKlass::_methods_jmethod_ids", NULL, &asgst__vm.ik_jmethod_ids, NULL, FROM26, F_JMIDS},
     {OFFSET, "Array<Klass*>::_length", NULL, &asgst__vm.array_length, NULL, ANY, REQ},
     {OFFSET, "Array<Method*>::_data", "Array<Klass*>::_data", &asgst__vm.array_data, NULL, ANY, REQ},
     /* JDK 8 exports neither: its VM-anonymous classes are told by their JVMTI names

@@ -114,6 +114,8 @@ typedef struct {
   long k_name, k_mirror, k_modifier;
   long k_access; int k_access_w;
   long ik_methods, ik_constants, array_length, array_data;
+  long ik_jmethod_ids;            /* optional (26+): InstanceKlass::_methods_jmethod_ids, the
+                                     class's jmethodIDs by idnum (jmethodids.c) */
   long k_cld;                     /* optional: Klass::_class_loader_data */
   long cld_mirror_holder;         /* optional: ClassLoaderData::_has_class_mirror_holder */
   uintptr_t mirror_klass_offset_addr; /* &java_lang_Class::_klass_offset (int) */
