@@ -8,7 +8,8 @@ BUILD=$(cd "${1:?build dir}" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 AGENT=$BUILD/tests/jvm/libinit_agent.so
-WORK=$BUILD/tests/jvm/init-$(basename "$JAVA_HOME")
+# One work directory per JDK home (many homes end in the same name, e.g. home).
+WORK=$BUILD/tests/jvm/init-$(echo "$JAVA_HOME" | cksum | cut -d" " -f1)
 mkdir -p "$WORK"
 n=0
 tap() { n=$((n + 1)); echo "$1 $n - $2"; }

@@ -21,7 +21,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 AGENT=$BUILD/tests/jvm/libqueue_agent.so
 SECS=${QUEUE_SECONDS:-10}
-WORK=$BUILD/tests/jvm/queues-$(basename "$JAVA_HOME")
+# One work directory per JDK home (many homes end in the same name, e.g. home).
+WORK=$BUILD/tests/jvm/queues-$(echo "$JAVA_HOME" | cksum | cut -d" " -f1)
 mkdir -p "$WORK/classes"
 n=0
 tap() { n=$((n + 1)); echo "$1 $n - $2"; }

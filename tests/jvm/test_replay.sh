@@ -14,7 +14,8 @@ DATA=$(cd "$HERE/../data/replay" && pwd)
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 REPLAY=$BUILD/bin/asgst-replay
 AGENT=$BUILD/tests/jvm/librecord_agent.so
-WORK=$BUILD/tests/jvm/replay-$(basename "$JAVA_HOME")
+# One work directory per JDK home (many homes end in the same name, e.g. home).
+WORK=$BUILD/tests/jvm/replay-$(echo "$JAVA_HOME" | cksum | cut -d" " -f1)
 N=${REPLAY_RECORDINGS:-1000}
 rm -rf "$WORK"
 mkdir -p "$WORK/classes" "$WORK/rec"
