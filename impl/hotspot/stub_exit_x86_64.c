@@ -228,6 +228,96 @@ static int c2i_path(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool taken, uintpt
   return 0;
 }
 
+/* SS. True if the instruction at b (length len), met in an i2c between the push of the
+ * return address and the jump into the callee, is one the i2c emits there and leaves rsp,
+ * rbp and the return address at [rsp] alone: mov between registers and memory (loads of
+ * the interpreter's arguments through the saved sp, stores of the outgoing ones at
+ * [rsp+8] and up, stores into the thread), cmp, test, loads into xmm registers, nop and
+ * forward conditional branches (checked by the caller). */
+static bool i2c_insn_ok(const uint8_t *b, int len) {
+  int i = 0;
+  while (i < len && (b[i] == 0x66 || b[i] == 0xf2 || b[i] == 0xf3)) i++;
+  uint8_t rex = (b[i] & 0xf0) == 0x40 ? b[i++] : 0;
+  uint8_t op = b[i++];
+  if (op == 0x90 || (op >= 0x70 && op <= 0x7f)) return true;
+  if (op == 0x0f) {
+    uint8_t op2 = b[i];
+    return op2 == 0x10 || op2 == 0x12 || (op2 >= 0x80 && op2 <= 0x8f); /* xmm loads, jcc */
+  }
+  if (op != 0x8b && op != 0x89 && op != 0x3b && op != 0x39 && op != 0x85 && op != 0x83 && op != 0xc7)
+    return false;
+  uint8_t m = b[i];
+  int mod = m >> 6, reg = ((m >> 3) & 7) | (rex & 4 ? 8 : 0), rm = (m & 7) | (rex & 1 ? 8 : 0);
+  if (op == 0x83 && (reg & 7) != 7) return false; /* cmp r/m,imm8 only */
+  if (op == 0xc7 && (reg & 7) != 0) return false; /* mov r/m,imm32 */
+  if (op == 0x8b) return reg != 4 && reg != 5;    /* never loads rsp or rbp */
+  if (op != 0x89 && op != 0xc7) return true;       /* compares read only */
+  if (mod == 3) return rm != 4 && rm != 5;
+  /* A store through rsp: above the return address only. */
+  if ((m & 7) == 4 && (b[i + 1] & 7) == 4 && !(rex & 1)) {
+    long d = mod == 1 ? (int8_t)b[i + 2]
+           : mod == 2 ? (int32_t)(b[i + 2] | b[i + 3] << 8 | b[i + 4] << 16 | (uint32_t)b[i + 5] << 24) : 0;
+    return d >= 8;
+  }
+  return true;
+}
+
+/* SS. See stub_exit.h. */
+int asgst__hs_i2c_effect(uintptr_t pc, uintptr_t lo, uintptr_t hi, long *ra, long *depth) {
+  uint8_t b[16];
+  uintptr_t at = lo;
+  if (pc < lo || pc >= hi || !asgst__load_bytes(at, b, sizeof b)) return 0;
+  long r = 0, d = 8;
+  bool known = true;
+  /* The prefix, one fixed instruction at a time. Older releases read the return address
+   * first (mov rax,[rsp]) and leave it in place (no pop rax). */
+  if (b[0] == 0x48 && b[1] == 0x8b && b[2] == 0x04 && b[3] == 0x24) {
+    if (pc == lo) { *ra = 0, *depth = 8; return 1; }
+    at += 4;
+  }
+  for (int step = 0; step < 5; step++) {
+    if (at == pc) { *ra = r, *depth = d; return known; }
+    if (at > pc || !asgst__load_bytes(at, b, sizeof b)) return 0;
+    if (step == 0 && ((b[0] == 0x4c && b[1] == 0x8b && b[2] == 0xdc) || (b[0] == 0x49 && b[1] == 0x89 && b[2] == 0xe3)))
+      at += 3;                                                                  /* mov r11,rsp */
+    else if (step == 1 && b[0] == 0x58) { r = -8, d = 0; at += 1; }             /* pop rax */
+    else if (step == 1) continue; /* older releases keep the return address in place */
+    else if (step == 2 && b[0] == 0x48 && b[1] == 0x83 && b[2] == 0xec) { r += b[3], d += b[3]; at += 4; }
+    else if (step == 2 && b[0] == 0x48 && b[1] == 0x81 && b[2] == 0xec) {
+      long v = (int32_t)(b[3] | b[4] << 8 | b[5] << 16 | (uint32_t)b[6] << 24);
+      if (v < 0) return 0;
+      r += v, d += v;
+      at += 7;
+    }
+    else if (step == 2) continue;                                               /* no sub */
+    else if (step == 3 && b[0] == 0x48 && b[1] == 0x83 && b[2] == 0xe4 && b[3] == 0xf0) { known = false; at += 4; }
+    else if (step == 4 && b[0] == 0x50) { r = 0, d = 8, known = true; at += 1; } /* push rax */
+    else return 0;
+  }
+  /* From the push to the jmp r11: nothing moves rsp. Decoded to the end even past pc, so
+   * that every branch is known to stay inside this stretch. */
+  uintptr_t far = at;
+  bool seen = false;
+  for (int n = 0; n < 4 * ASGST__STUB_EXIT_MAX_INSNS; n++) {
+    if (at == pc) seen = true;
+    if (at >= hi || !asgst__load_bytes(at, b, sizeof b)) return 0;
+    if (b[0] == 0x41 && b[1] == 0xff && b[2] == 0xe3) {                         /* jmp r11 */
+      if (!seen || far > at) return 0;
+      *ra = 0, *depth = 8;
+      return 1;
+    }
+    int kind;
+    uintptr_t target = 0;
+    int len = insn_len(b, at, &kind, &target);
+    if (len == 0 || kind != INSN_NEXT || !i2c_insn_ok(b, len)) return 0;
+    uintptr_t j = jcc_target(b, at);
+    if (j && j <= at) return 0;
+    if (j > far) far = j;
+    at += (uintptr_t)len;
+  }
+  return 0;
+}
+
 /* SS. See stub_exit.h. */
 int asgst__hs_c2i_ret_at_sp(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *out) {
   int r = c2i_path(pc, lo, hi, false, out);

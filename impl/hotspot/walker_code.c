@@ -122,7 +122,8 @@ static bool called_from_c(const asgst__regs *r, asgst__regs *s) {
   return true;
 }
 
-/* SS. A top frame in the adapters' blob at code. Where the code from the pc provably
+/* SS. A top frame in the adapters' blob at code. In the i2c where its decoding from the
+ * blob's start places the return address (asgst__hs_i2c_effect). Where the code from the pc provably
  * reaches the c2i's pop of its return address, or a jump to a runtime stub entered as if
  * called, with nothing moving rsp on the way (stub_exit.h), the return address is at sp:
  * the c2i between its entry and that pop (inline cache check, class initialization
@@ -133,6 +134,16 @@ static int adapter_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, 
   uint32_t size;
   uintptr_t out = 0, b;
   if (!asgst__vm_blob_size(blob, &size) || size > (1u << 20)) return ASGST_BAD_FRAME;
+  /* The i2c first (at the blob's start): its caller is interpreted, or the call stub. */
+  long ra, depth;
+  if (asgst__hs_i2c_effect(r->pc, code, blob + size, &ra, &depth)) {
+    if (!asgst__load_ret(r->sp + (uintptr_t)ra, &s->pc)) return ASGST_BAD_FRAME;
+    s->sp = r->sp + (uintptr_t)depth;
+    s->fp = r->fp; /* the i2c never writes rbp */
+    s->lr = 0;
+    int k = asgst__hs_classify(s->pc, &b);
+    return k == ASGST__HK_INTERP || k == ASGST__HK_ENTRY ? 1 : ASGST_UNSAFE_STATE;
+  }
   int how = asgst__hs_c2i_ret_at_sp(r->pc, code, blob + size, &out);
   if (how == 0 || (how == 2 && asgst__hs_classify(out, &b) != ASGST__HK_STUB) || (how == 2 && b == blob))
     return ASGST_UNSAFE_STATE;
