@@ -30,7 +30,8 @@ bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t
 
 /* SS. The I2C/C2I adapters' blob [lo, hi), interrupted at pc (x86_64): follows the code
  * from pc (through every conditional branch one way, then, failing that, the other) and
- * answers 1 if it reaches the c2i's pop of its return address (pop rax; mov r13,rsp),
+ * answers 1 if it reaches the c2i's pop of its return address (pop rax; mov r13,rsp, or
+ * lea r13,[rsp+8]; pop rax),
  * 2 with the target in *out if it reaches a direct jump out of the blob (to a runtime
  * stub entered as if called: the ic miss or wrong method handler), without an
  * instruction that may move rsp or touch the stack on the way: HotSpot's code has one
