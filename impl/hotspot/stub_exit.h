@@ -44,11 +44,13 @@ int asgst__hs_c2i_ret_at_sp(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t 
  * rsp (sub, and), pushes the return address back and moves the arguments without moving
  * rsp again, up to its jmp r11 into the compiled callee. Answers 1 with *ra the offset
  * from sp of the return address and *depth that of the sender's sp where the code from
- * lo to pc puts them: before the pop, at sp (sender sp + 8); just after it, in the word
- * below sp that the pop read (the kernel leaves the 128 bytes below sp alone when it
- * delivers a signal); after the push, at sp again, the sender's sp taken as sp + 8 (as a
- * compiled callee's frame later sizes it: the interpreted caller is walked by its fp).
- * 0 where they are not known (between the and and the push), where pc is not in an i2c
+ * lo to pc puts them: before the pop, at sp (sender sp + 8); after the pop and a sub of
+ * N, in the word the pop read, N - 8 above sp (the kernel leaves the 128 bytes below sp
+ * alone when it delivers a signal), the sender's sp at sp + N; after the push, at sp
+ * again, the sender's sp taken as sp + 8 (as a compiled callee's frame later sizes it:
+ * the interpreted caller is walked by its fp). 0 where they are not known (between the
+ * and and the push; just after the pop, where the sender's sp would be sp itself, no
+ * growth a walk accepts), where pc is not in an i2c
  * of that shape, or the code holds an instruction outside the few the i2c emits. Always 0
  * on arm64. */
 int asgst__hs_i2c_effect(uintptr_t pc, uintptr_t lo, uintptr_t hi, long *ra, long *depth);

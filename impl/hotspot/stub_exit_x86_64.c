@@ -279,7 +279,9 @@ int asgst__hs_i2c_effect(uintptr_t pc, uintptr_t lo, uintptr_t hi, long *ra, lon
     at += 4;
   }
   for (int step = 0; step < 5; step++) {
-    if (at == pc) { *ra = r, *depth = d; return known; }
+    /* Just after the pop the sender's sp is sp itself: a frame of no size, which a walk
+     * (whose sp must grow at every step) cannot take; unknown there. */
+    if (at == pc) { *ra = r, *depth = d; return known && d > 0; }
     if (at > pc || !asgst__load_bytes(at, b, sizeof b)) return 0;
     if (step == 0 && ((b[0] == 0x4c && b[1] == 0x8b && b[2] == 0xdc) || (b[0] == 0x49 && b[1] == 0x89 && b[2] == 0xe3)))
       at += 3;                                                                  /* mov r11,rsp */
