@@ -39,6 +39,19 @@ bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t
  * always on arm64, whose adapters are not decoded). */
 int asgst__hs_c2i_ret_at_sp(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *out);
 
+/* SS. A stub of [lo, hi) that keeps no frame record and returns with ret (C1's
+ * slow_subtype_check: pushes of the registers it uses, the search, their pops, ret) or,
+ * with pop_ra, pops its return address into a register and jumps through another (C1's
+ * unwind_exception, which hands the return address to the caller's exception handler),
+ * interrupted at pc (or stopped at the return address of a call it made): follows the
+ * code from pc (conditional branches falling through, then, failing that, taken forward;
+ * direct calls returning; forward jumps within the stub) to that exit, adding up what
+ * each instruction does to rsp (push, pop, add or sub of an immediate). HotSpot's code
+ * has one stack depth per pc, so the return address is at sp + that sum at pc: 1 with it
+ * in *ra. 0 if the path meets anything else that may move rsp, an instruction the decoder
+ * does not know, a loop, or leaves the stub. Always 0 on arm64. */
+int asgst__hs_stub_ret_offset(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_ra, long *ra);
+
 /* SS. The i2c adapter at the start of the adapters' blob [lo, hi) (x86_64), interrupted at
  * pc: decoded from lo, it keeps the caller's sp in r11, pops the return address, aligns
  * rsp (sub, and), pushes the return address back and moves the arguments without moving
