@@ -375,10 +375,19 @@ static int rsp_effect(const uint8_t *b, int len, long *delta) {
   bool reads_only = op == 0x84 || op == 0x85 || op == 0x38 || op == 0x39 || op == 0x3a || op == 0x3b ||
                     ((op == 0x80 || op == 0x81 || op == 0x83) && ((m >> 3) & 7) == 7) ||
                     ((op == 0xf6 || op == 0xf7) && ((m >> 3) & 7) == 0);
-  if (mod == 3) return rm == 4 && !reads_only ? -1 : reg == 4 && !reads_only ? -1 : 0;
-  /* A memory operand: a load or store through rsp, unless rsp is the register loaded. */
-  if (reg == 4 && !reads_only && op != 0x88 && op != 0x89) return -1;
-  return 0;
+  if (reads_only) return 0;
+  /* Group opcodes: the ModRM reg field extends the opcode (shl is d3 /4), the one operand
+   * is r/m. A memory operand through rsp only loads or stores. */
+  bool group = op == 0x80 || op == 0x81 || op == 0x83 || op == 0xc0 || op == 0xc1 || op == 0xc6 ||
+               op == 0xc7 || (op >= 0xd0 && op <= 0xd3) || op == 0xf6 || op == 0xf7 || op == 0xfe;
+  if (group) return mod == 3 && rm == 4 ? -1 : 0;
+  /* Two operands: the reg field is the destination where the opcode's direction bit says
+   * so (8b, 03, 33, ...; movsxd, imul and lea too), else r/m is; xchg writes both. */
+  bool to_reg = op == 0x63 || op == 0x69 || op == 0x6b || op == 0x8d || (op < 0x40 && (op & 2)) ||
+                op == 0x8a || op == 0x8b;
+  if (op == 0x86 || op == 0x87) return reg == 4 || (mod == 3 && rm == 4) ? -1 : 0;
+  if (to_reg) return reg == 4 ? -1 : 0;
+  return mod == 3 && rm == 4 ? -1 : 0;
 }
 
 /* SS. See stub_exit.h. One path: taken says whether forward conditional branches are

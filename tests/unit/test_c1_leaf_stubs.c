@@ -21,7 +21,7 @@ static uint8_t subtype[0x70] = {
     0x48, 0x8b, 0x74, 0x24, 0x30,             /* 04 mov rsi,[rsp+0x30] (the subclass) */
     0x48, 0x83, 0xec, 0x20,                   /* 09 sub rsp,0x20 */
     0x48, 0x89, 0x14, 0x24,                   /* 0d mov [rsp],rdx */
-    0x31, 0xd2,                               /* 11 xor edx,edx          (loop) */
+    0xd3, 0xe2,                               /* 11 shl edx,cl (d3 /4)   (loop) */
     0x48, 0x3b, 0x04, 0xd1,                   /* 13 cmp rax,[rcx+rdx*8] */
     0x74, 0x07,                               /* 17 je 0x20 (found) */
     0x83, 0xc2, 0x01,                         /* 19 add edx,1 */
