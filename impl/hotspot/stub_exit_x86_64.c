@@ -213,7 +213,8 @@ static int c2i_path(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool taken, uintpt
     if (b[0] == 0x58 && ((b[1] == 0x49 && b[2] == 0x89 && b[3] == 0xe5) ||
                          (b[1] == 0x4c && b[2] == 0x8b && b[3] == 0xec)))
       return 1;
-    /* lea r13,[rsp+8]; pop rax: the same with the sender's sp taken first (JDK 27). */
+    /* lea r13,[rsp+8]; pop rax: the same with the sender's sp taken first (the 25.0.5
+     * and 27 builds here). */
     if (b[0] == 0x4c && b[1] == 0x8d && b[2] == 0x6c && b[3] == 0x24 && b[4] == 0x08 && b[5] == 0x58)
       return 1;
     int kind;
