@@ -30,12 +30,42 @@ bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t
 
 /* SS. The I2C/C2I adapters' blob [lo, hi), interrupted at pc (x86_64): follows the code
  * from pc (through every conditional branch one way, then, failing that, the other) and
- * answers 1 if it reaches the c2i's pop of its return address (pop rax; mov r13,rsp),
+ * answers 1 if it reaches the c2i's pop of its return address (pop rax; mov r13,rsp, or
+ * lea r13,[rsp+8]; pop rax),
  * 2 with the target in *out if it reaches a direct jump out of the blob (to a runtime
  * stub entered as if called: the ic miss or wrong method handler), without an
  * instruction that may move rsp or touch the stack on the way: HotSpot's code has one
  * stack depth per pc, so the return address is then at sp at pc too. 0 otherwise (and
  * always on arm64, whose adapters are not decoded). */
 int asgst__hs_c2i_ret_at_sp(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *out);
+
+/* SS. A stub of [lo, hi) that keeps no frame record and returns with ret (C1's
+ * slow_subtype_check: pushes of the registers it uses, the search, their pops, ret) or,
+ * with pop_ra, pops its return address into a register and jumps through another (C1's
+ * unwind_exception, which hands the return address to the caller's exception handler),
+ * interrupted at pc (or stopped at the return address of a call it made): follows the
+ * code from pc (conditional branches falling through, then, failing that, taken forward;
+ * direct calls returning; forward jumps within the stub) to that exit, adding up what
+ * each instruction does to rsp (push, pop, add or sub of an immediate). HotSpot's code
+ * has one stack depth per pc, so the return address is at sp + that sum at pc: 1 with it
+ * in *ra. 0 if the path meets anything else that may move rsp, an instruction the decoder
+ * does not know, a loop, or leaves the stub. Always 0 on arm64. */
+int asgst__hs_stub_ret_offset(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_ra, long *ra);
+
+/* SS. The i2c adapter at the start of the adapters' blob [lo, hi) (x86_64), interrupted at
+ * pc: decoded from lo, it keeps the caller's sp in r11, pops the return address, aligns
+ * rsp (sub, and), pushes the return address back and moves the arguments without moving
+ * rsp again, up to its jmp r11 into the compiled callee. Answers 1 with *ra the offset
+ * from sp of the return address and *depth that of the sender's sp where the code from
+ * lo to pc puts them: before the pop, at sp (sender sp + 8); after the pop and a sub of
+ * N, in the word the pop read, N - 8 above sp (the kernel leaves the 128 bytes below sp
+ * alone when it delivers a signal), the sender's sp at sp + N; after the push, at sp
+ * again, the sender's sp taken as sp + 8 (as a compiled callee's frame later sizes it:
+ * the interpreted caller is walked by its fp). 0 where they are not known (between the
+ * and and the push; just after the pop, where the sender's sp would be sp itself, no
+ * growth a walk accepts), where pc is not in an i2c
+ * of that shape, or the code holds an instruction outside the few the i2c emits. Always 0
+ * on arm64. */
+int asgst__hs_i2c_effect(uintptr_t pc, uintptr_t lo, uintptr_t hi, long *ra, long *depth);
 
 #endif

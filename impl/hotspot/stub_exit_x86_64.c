@@ -124,6 +124,8 @@ static int insn_len(const uint8_t *b, uintptr_t at, int *kind, uintptr_t *target
     if (reg == 4 || reg == 5 || reg == 7) *kind = INSN_STOP;    /* indirect jmp */
     return i + modrm_len(b + i);
   }
+  case 0xa4: case 0xa5: case 0xa6: case 0xa7: case 0xaa: case 0xab: case 0xac: case 0xad:
+  case 0xae: case 0xaf: return i;                               /* string ops (repne scas) */
   case 0xc2: case 0xc3: case 0xcc: case 0xf4: *kind = INSN_STOP; return i; /* ret, int3, hlt */
   default: return 0;
   }
@@ -211,6 +213,10 @@ static int c2i_path(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool taken, uintpt
     if (b[0] == 0x58 && ((b[1] == 0x49 && b[2] == 0x89 && b[3] == 0xe5) ||
                          (b[1] == 0x4c && b[2] == 0x8b && b[3] == 0xec)))
       return 1;
+    /* lea r13,[rsp+8]; pop rax: the same with the sender's sp taken first (the 25.0.5
+     * and 27 builds here). */
+    if (b[0] == 0x4c && b[1] == 0x8d && b[2] == 0x6c && b[3] == 0x24 && b[4] == 0x08 && b[5] == 0x58)
+      return 1;
     int kind;
     uintptr_t target = 0;
     int len = insn_len(b, at, &kind, &target);
@@ -226,6 +232,205 @@ static int c2i_path(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool taken, uintpt
     at += (uintptr_t)len;
   }
   return 0;
+}
+
+/* SS. True if the instruction at b (length len), met in an i2c between the push of the
+ * return address and the jump into the callee, is one the i2c emits there and leaves rsp,
+ * rbp and the return address at [rsp] alone: mov between registers and memory (loads of
+ * the interpreter's arguments through the saved sp, stores of the outgoing ones at
+ * [rsp+8] and up, stores into the thread), cmp, test, loads into xmm registers, nop and
+ * forward conditional branches (checked by the caller). */
+static bool i2c_insn_ok(const uint8_t *b, int len) {
+  int i = 0;
+  while (i < len && (b[i] == 0x66 || b[i] == 0xf2 || b[i] == 0xf3)) i++;
+  uint8_t rex = (b[i] & 0xf0) == 0x40 ? b[i++] : 0;
+  uint8_t op = b[i++];
+  if (op == 0x90 || (op >= 0x70 && op <= 0x7f)) return true;
+  if (op == 0x0f) {
+    uint8_t op2 = b[i];
+    return op2 == 0x10 || op2 == 0x12 || (op2 >= 0x80 && op2 <= 0x8f); /* xmm loads, jcc */
+  }
+  if (op != 0x8b && op != 0x89 && op != 0x3b && op != 0x39 && op != 0x85 && op != 0x83 && op != 0xc7)
+    return false;
+  uint8_t m = b[i];
+  int mod = m >> 6, reg = ((m >> 3) & 7) | (rex & 4 ? 8 : 0), rm = (m & 7) | (rex & 1 ? 8 : 0);
+  if (op == 0x83 && (reg & 7) != 7) return false; /* cmp r/m,imm8 only */
+  if (op == 0xc7 && (reg & 7) != 0) return false; /* mov r/m,imm32 */
+  if (op == 0x8b) return reg != 4 && reg != 5;    /* never loads rsp or rbp */
+  if (op != 0x89 && op != 0xc7) return true;       /* compares read only */
+  if (mod == 3) return rm != 4 && rm != 5;
+  /* A store through rsp: above the return address only. */
+  if ((m & 7) == 4 && (b[i + 1] & 7) == 4 && !(rex & 1)) {
+    long d = mod == 1 ? (int8_t)b[i + 2]
+           : mod == 2 ? (int32_t)(b[i + 2] | b[i + 3] << 8 | b[i + 4] << 16 | (uint32_t)b[i + 5] << 24) : 0;
+    return d >= 8;
+  }
+  return true;
+}
+
+/* SS. See stub_exit.h. */
+int asgst__hs_i2c_effect(uintptr_t pc, uintptr_t lo, uintptr_t hi, long *ra, long *depth) {
+  uint8_t b[16];
+  uintptr_t at = lo;
+  if (pc < lo || pc >= hi || !asgst__load_bytes(at, b, sizeof b)) return 0;
+  long r = 0, d = 8;
+  bool known = true;
+  /* The prefix, one fixed instruction at a time. Older releases read the return address
+   * first (mov rax,[rsp]) and leave it in place (no pop rax). */
+  if (b[0] == 0x48 && b[1] == 0x8b && b[2] == 0x04 && b[3] == 0x24) {
+    if (pc == lo) { *ra = 0, *depth = 8; return 1; }
+    at += 4;
+  }
+  for (int step = 0; step < 5; step++) {
+    /* Just after the pop the sender's sp is sp itself: a frame of no size, which a walk
+     * (whose sp must grow at every step) cannot take; unknown there. */
+    if (at == pc) { *ra = r, *depth = d; return known && d > 0; }
+    if (at > pc || !asgst__load_bytes(at, b, sizeof b)) return 0;
+    if (step == 0 && ((b[0] == 0x4c && b[1] == 0x8b && b[2] == 0xdc) || (b[0] == 0x49 && b[1] == 0x89 && b[2] == 0xe3)))
+      at += 3;                                                                  /* mov r11,rsp */
+    else if (step == 1 && b[0] == 0x58) { r = -8, d = 0; at += 1; }             /* pop rax */
+    else if (step == 1) continue; /* older releases keep the return address in place */
+    else if (step == 2 && b[0] == 0x48 && b[1] == 0x83 && b[2] == 0xec) { r += b[3], d += b[3]; at += 4; }
+    else if (step == 2 && b[0] == 0x48 && b[1] == 0x81 && b[2] == 0xec) {
+      long v = (int32_t)(b[3] | b[4] << 8 | b[5] << 16 | (uint32_t)b[6] << 24);
+      if (v < 0) return 0;
+      r += v, d += v;
+      at += 7;
+    }
+    else if (step == 2) continue;                                               /* no sub */
+    else if (step == 3 && b[0] == 0x48 && b[1] == 0x83 && b[2] == 0xe4 && b[3] == 0xf0) { known = false; at += 4; }
+    else if (step == 4 && b[0] == 0x50) { r = 0, d = 8, known = true; at += 1; } /* push rax */
+    else return 0;
+  }
+  /* From the push to the jmp r11: nothing moves rsp. Decoded to the end even past pc, so
+   * that every branch is known to stay inside this stretch. */
+  uintptr_t far = at;
+  bool seen = false;
+  for (int n = 0; n < 4 * ASGST__STUB_EXIT_MAX_INSNS; n++) {
+    if (at == pc) seen = true;
+    if (at >= hi || !asgst__load_bytes(at, b, sizeof b)) return 0;
+    if (b[0] == 0x41 && b[1] == 0xff && b[2] == 0xe3) {                         /* jmp r11 */
+      if (!seen || far > at) return 0;
+      *ra = 0, *depth = 8;
+      return 1;
+    }
+    int kind;
+    uintptr_t target = 0;
+    int len = insn_len(b, at, &kind, &target);
+    if (len == 0 || kind != INSN_NEXT || !i2c_insn_ok(b, len)) return 0;
+    uintptr_t j = jcc_target(b, at);
+    if (j && j <= at) return 0;
+    if (j > far) far = j;
+    at += (uintptr_t)len;
+  }
+  return 0;
+}
+
+/* SS. How the instruction at b (length len) moves rsp: 0 not at all (its memory operand
+ * may be based on rsp: a load or store does not move it), else sets *delta to the bytes
+ * it adds to rsp and returns 1 (push, pop, pushf, popf, add/sub rsp with an immediate; a
+ * direct call returns to the next instruction: 0); -1 if it may move rsp otherwise or is
+ * not understood (an indirect call, leave, enter, rsp as a register operand other than
+ * in test/cmp). */
+static int rsp_effect(const uint8_t *b, int len, long *delta) {
+  int i = 0;
+  while (i < len && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 || b[i] == 0xf2 || b[i] == 0xf3 ||
+                     b[i] == 0x2e || b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x36 || b[i] == 0x64 ||
+                     b[i] == 0x65))
+    i++;
+  if (b[i] == 0xc4 || b[i] == 0xc5 || b[i] == 0x62) {
+    /* VEX/EVEX: the ModRM after the prefix and the opcode. A register operand numbered 4
+     * (rsp, or a vector register of that number: not told apart here) refuses. */
+    int m = b[i] == 0xc5 ? i + 3 : b[i] == 0xc4 ? i + 4 : i + 5;
+    if (m >= len) return -1;
+    int mod = b[m] >> 6, reg = (b[m] >> 3) & 7, rm = b[m] & 7;
+    if (reg == 4 || (mod == 3 && rm == 4)) return -1;
+    return 0;
+  }
+  uint8_t rex = (b[i] & 0xf0) == 0x40 ? b[i++] : 0;
+  uint8_t op = b[i++];
+  if (op >= 0x50 && op <= 0x57) { *delta = -8; return 1; }
+  if (op >= 0x58 && op <= 0x5f) { *delta = 8; return 1; }
+  if (op == 0x9c) { *delta = -8; return 1; }
+  if (op == 0x9d) { *delta = 8; return 1; }
+  if (op == 0xe8) return 0;
+  if ((op == 0x83 || op == 0x81) && rex == 0x48 && (b[i] == 0xec || b[i] == 0xc4)) {
+    long v = op == 0x83 ? (int8_t)b[i + 1]
+                        : (int32_t)(b[i + 1] | b[i + 2] << 8 | b[i + 3] << 16 | (uint32_t)b[i + 4] << 24);
+    *delta = b[i] == 0xc4 ? v : -v;
+    return 1;
+  }
+  /* lea rsp,[rsp+d8/d32]: how C1's slow_subtype_check releases its spill area. */
+  if (op == 0x8d && rex == 0x48 && (b[i] == 0x64 || b[i] == 0xa4) && b[i + 1] == 0x24) {
+    *delta = b[i] == 0x64 ? (int8_t)b[i + 2]
+                          : (int32_t)(b[i + 2] | b[i + 3] << 8 | b[i + 4] << 16 | (uint32_t)b[i + 5] << 24);
+    return 1;
+  }
+  if (!touches_sp(b, len)) return 0;
+  /* What touches_sp flagged: rsp as a ModRM register operand or a memory base. */
+  if (op == 0x0f || op == 0x68 || op == 0x6a || op == 0x8f || op == 0xc8 || op == 0xc9 || op == 0xc2 ||
+      op == 0xc3 || op == 0xff || op == 0x94 || op == 0xbc)
+    return -1;
+  uint8_t m = b[i];
+  int mod = m >> 6, reg = ((m >> 3) & 7) | (rex & 4 ? 8 : 0), rm = (m & 7) | (rex & 1 ? 8 : 0);
+  bool reads_only = op == 0x84 || op == 0x85 || op == 0x38 || op == 0x39 || op == 0x3a || op == 0x3b ||
+                    ((op == 0x80 || op == 0x81 || op == 0x83) && ((m >> 3) & 7) == 7) ||
+                    ((op == 0xf6 || op == 0xf7) && ((m >> 3) & 7) == 0);
+  if (reads_only) return 0;
+  /* Group opcodes: the ModRM reg field extends the opcode (shl is d3 /4), the one operand
+   * is r/m. A memory operand through rsp only loads or stores. */
+  bool group = op == 0x80 || op == 0x81 || op == 0x83 || op == 0xc0 || op == 0xc1 || op == 0xc6 ||
+               op == 0xc7 || (op >= 0xd0 && op <= 0xd3) || op == 0xf6 || op == 0xf7 || op == 0xfe;
+  if (group) return mod == 3 && rm == 4 ? -1 : 0;
+  /* Two operands: the reg field is the destination where the opcode's direction bit says
+   * so (8b, 03, 33, ...; movsxd, imul and lea too), else r/m is; xchg writes both. */
+  bool to_reg = op == 0x63 || op == 0x69 || op == 0x6b || op == 0x8d || (op < 0x40 && (op & 2)) ||
+                op == 0x8a || op == 0x8b;
+  if (op == 0x86 || op == 0x87) return reg == 4 || (mod == 3 && rm == 4) ? -1 : 0;
+  if (to_reg) return reg == 4 ? -1 : 0;
+  return mod == 3 && rm == 4 ? -1 : 0;
+}
+
+/* SS. See stub_exit.h. One path: taken says whether forward conditional branches are
+ * taken. */
+static int ret_path(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_ra, bool taken, long *ra) {
+  uintptr_t at = pc;
+  uint8_t b[16];
+  long d = 0;
+  for (int n = 0; n < ASGST__STUB_EXIT_MAX_INSNS; n++) {
+    if (at < lo || at >= hi || !asgst__load_bytes(at, b, sizeof b)) return 0;
+    if (b[0] == 0xc3) { *ra = d; return d >= 0; }                             /* ret */
+    /* pop r; jmp r': the return address popped and the path leaves through a register. */
+    int p = (b[0] & 0xf0) == 0x40 ? 1 : 0;
+    if (pop_ra && b[p] >= 0x58 && b[p] <= 0x5f) {
+      int q = p + 1 + ((b[p + 1] & 0xf0) == 0x40 ? 1 : 0);
+      if (b[q] == 0xff && (b[q + 1] & 0xf8) == 0xe0) { *ra = d; return d >= 0; }
+    }
+    int kind;
+    uintptr_t target = 0;
+    int len = insn_len(b, at, &kind, &target);
+    if (len == 0 || kind == INSN_STOP) return 0;
+    long delta = 0;
+    int e = rsp_effect(b, len, &delta);
+    if (e < 0) return 0;
+    if (e > 0) d += delta;
+    if (kind == INSN_JUMP) {
+      /* Back into a loop too (one depth per pc: the loop does not move rsp on the
+       * whole); a path that never leaves it runs out of instructions: no answer. */
+      if (target < lo || target >= hi) return 0;
+      at = target;
+      continue;
+    }
+    uintptr_t j = taken ? jcc_target(b, at) : 0;
+    if (j > at && j < hi) { at = j; continue; }
+    at += (uintptr_t)len;
+  }
+  return 0;
+}
+
+/* SS. See stub_exit.h. */
+int asgst__hs_stub_ret_offset(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_ra, long *ra) {
+  return ret_path(pc, lo, hi, pop_ra, false, ra) || ret_path(pc, lo, hi, pop_ra, true, ra);
 }
 
 /* SS. See stub_exit.h. */

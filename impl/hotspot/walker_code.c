@@ -122,8 +122,9 @@ static bool called_from_c(const asgst__regs *r, asgst__regs *s) {
   return true;
 }
 
-/* SS. A top frame in the adapters' blob at code. Where the code from the pc provably
- * reaches the c2i's pop of its return address, or a jump to a runtime stub entered as if
+/* SS. A top frame in the adapters' blob at code. In the i2c where its decoding from the
+ * blob's start places the return address (asgst__hs_i2c_effect). Where the code from the
+ * pc provably reaches the c2i's pop of its return address, or a jump to a runtime stub entered as if
  * called, with nothing moving rsp on the way (stub_exit.h), the return address is at sp:
  * the c2i between its entry and that pop (inline cache check, class initialization
  * barrier, the test before the fix of the caller's call site: where most walk errors of
@@ -133,6 +134,16 @@ static int adapter_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, 
   uint32_t size;
   uintptr_t out = 0, b;
   if (!asgst__vm_blob_size(blob, &size) || size > (1u << 20)) return ASGST_BAD_FRAME;
+  /* The i2c first (at the blob's start): its caller is interpreted, or the call stub. */
+  long ra, depth;
+  if (asgst__hs_i2c_effect(r->pc, code, blob + size, &ra, &depth)) {
+    if (!asgst__load_ret(r->sp + (uintptr_t)ra, &s->pc)) return ASGST_BAD_FRAME;
+    s->sp = r->sp + (uintptr_t)depth;
+    s->fp = r->fp; /* the i2c never writes rbp */
+    s->lr = 0;
+    int k = asgst__hs_classify(s->pc, &b);
+    return k == ASGST__HK_INTERP || k == ASGST__HK_ENTRY ? 1 : ASGST_UNSAFE_STATE;
+  }
   int how = asgst__hs_c2i_ret_at_sp(r->pc, code, blob + size, &out);
   if (how == 0 || (how == 2 && asgst__hs_classify(out, &b) != ASGST__HK_STUB) || (how == 2 && b == blob))
     return ASGST_UNSAFE_STATE;
@@ -142,6 +153,67 @@ static int adapter_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, 
   if (rc != 1) return rc;
   int k = asgst__hs_classify(s->pc, &b);
   return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP ? 1 : ASGST_UNSAFE_STATE;
+}
+
+/* SS. True if the name of blob contains needle (HotSpot's names of C1's stubs vary by
+ * release: "C1 Runtime slow_subtype_check", "slow_subtype_check_blob", ...). */
+static bool blob_name_has(uintptr_t blob, const char *needle) {
+  uintptr_t name;
+  char buf[64];
+  int n = 0;
+  if (!asgst__vm_blob_name(blob, &name) || name == 0) return false;
+  for (uint8_t c = 1; n < (int)sizeof buf - 1 && c; n++)
+    if (!asgst__load_u8(name + (uintptr_t)n, &c)) return false; else buf[n] = (char)c;
+  buf[n] = 0;
+  for (const char *h = buf; *h; h++) {
+    int i = 0;
+    while (needle[i] && h[i] == needle[i]) i++;
+    if (!needle[i]) return true;
+  }
+  return false;
+}
+
+/* SS. True if the code at pc begins with two pops (pop r or pop r8-r15). */
+static bool two_pops(uintptr_t pc) {
+  uint8_t b[4];
+  if (!asgst__load_bytes(pc, b, sizeof b)) return false;
+  int i = b[0] == 0x41 ? 1 : 0;
+  if (b[i] < 0x58 || b[i] > 0x5f) return false;
+  i++;
+  if (b[i] == 0x41) i++;
+  return b[i] >= 0x58 && b[i] <= 0x5f;
+}
+
+/* SS. C1's runtime stubs that keep no frame record (x86_64), interrupted anywhere or
+ * stopped at a call they made: slow_subtype_check (called with its two arguments pushed,
+ * which the caller pops right after the call) and unwind_exception (jumped to once the
+ * throwing method's frame is gone: its return address is that method's, into the caller
+ * that gets the exception). The way from the pc to the stub's exit tells where the return
+ * address is (asgst__hs_stub_ret_offset). 0 if blob is neither. */
+static int c1_leaf_stub_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, asgst__regs *s) {
+#if !defined(__x86_64__)
+  /* arm64's C1 stubs are not decoded: the frame record test after this call, as before. */
+  (void)blob, (void)code, (void)r, (void)s;
+  return 0;
+#endif
+  bool subtype = blob_name_has(blob, "slow_subtype_check");
+  if (!subtype && !blob_name_has(blob, "unwind_exception")) return 0;
+  uint32_t size;
+  long ra;
+  uintptr_t b;
+  if (!asgst__vm_blob_size(blob, &size) || size > (1u << 20)) return ASGST_BAD_FRAME;
+  if (!asgst__hs_stub_ret_offset(r->pc, code, blob + size, !subtype, &ra)) return ASGST_UNSAFE_STATE;
+  if (!asgst__load_ret(r->sp + (uintptr_t)ra, &s->pc)) return ASGST_BAD_FRAME;
+  s->sp = r->sp + (uintptr_t)ra + 8;
+  s->fp = r->fp; /* neither stub writes rbp */
+  s->lr = 0;
+  int k = asgst__hs_classify(s->pc, &b);
+  if (subtype) {
+    if (k != ASGST__HK_NMETHOD || !two_pops(s->pc)) return ASGST_UNSAFE_STATE;
+    s->sp += 16; /* the two arguments */
+    return 1;
+  }
+  return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP || k == ASGST__HK_ENTRY ? 1 : ASGST_UNSAFE_STATE;
 }
 
 /* SS. A stub without a frame size (frame_size 0: StubRoutines and friends). It is either
@@ -176,6 +248,8 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
    * (the i2c: an interpreted caller's, whose sender the step below would land on, one
    * frame short). Not proven to be a frame record here: an error, not a guess. */
   if (top && asgst__hs_blob_named(blob, "I2C/C2I adapters")) return adapter_sender(blob, code, r, s);
+  int c1 = c1_leaf_stub_sender(blob, code, r, s);
+  if (c1 != 0) return c1;
   /* fp == sp is the moment just after enter()'s mov fp,sp, before anything else is
    * pushed: the frame is complete. */
   if (r->fp < r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base))

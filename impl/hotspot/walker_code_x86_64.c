@@ -19,7 +19,7 @@
 /* SS. Length of a multi-byte nop (0f 1f /0 with ModRM/SIB/disp) at p, 0 if not one. */
 static int nop_len(const uint8_t *p) {
   int n = 0;
-  if (p[0] == 0x66) n = 1;
+  while (n < 3 && p[n] == 0x66) n++; /* C2 pads with 66 66 90 too (JDK 27's prologues) */
   if (p[n] == 0x90) return n + 1;
   if (p[n] != 0x0f || p[n + 1] != 0x1f) return 0;
   uint8_t modrm = p[n + 2];
@@ -54,6 +54,12 @@ static int prologue_insn(const uint8_t *p, asgst__hs_stack_effect *e) {
   if (p[0] == 0x48 && p[1] == 0x89 && p[2] == 0xac && p[3] == 0x24) { /* mov [rsp+d32],rbp */
     e->fp_slot = (long)(p[4] | p[5] << 8 | p[6] << 16 | (uint32_t)p[7] << 24);
     return 8;
+  }
+  /* mov [rsp+d8],rbp: C2's prologue of a small frame (sub rsp,0x18 then the save at
+   * 0x10); JDK 25 and 27 emit this short form, where most of their prologue samples were. */
+  if (p[0] == 0x48 && p[1] == 0x89 && p[2] == 0x6c && p[3] == 0x24 && p[4] < 0x80) {
+    e->fp_slot = p[4];
+    return 5;
   }
   /* The nmethod entry barrier (JDK 20+ with G1, any JDK with ZGC or Shenandoah) ends the
    * prologue: cmp dword [r15+disp],imm32 against the thread's disarmed value, then either

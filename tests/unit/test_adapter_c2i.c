@@ -44,6 +44,27 @@ static const uint8_t code[0x70] = {
     0xff, 0xe1,                               /* 52 jmp rcx */
 };
 
+/* JDK 27's c2i entry: the test before the fix of the call site branches to a pop of the
+ * return address that takes the sender's sp first (lea r13,[rsp+8]). */
+static const uint8_t code27[0x40] = {
+    0x48, 0x83, 0x7b, 0x48, 0x00,             /* 00 cmp qword [rbx+0x48],0 */
+    0x0f, 0x84, 0x0d, 0x00, 0x00, 0x00,       /* 05 je 0x18 */
+    0x4c, 0x8b, 0xec,                         /* 0b mov r13,rsp        (fix the call site) */
+    0x48, 0x83, 0xe4, 0xf0,                   /* 0e and rsp,-16 */
+    0x9c,                                     /* 12 pushf */
+    0xe8, 0x00, 0x00, 0x00, 0x00,             /* 13 call */
+    0x4c, 0x8d, 0x6c, 0x24, 0x08,             /* 18 lea r13,[rsp+8] */
+    0x58,                                     /* 1d pop rax */
+    0x48, 0x83, 0xec, 0x40,                   /* 1e sub rsp,0x40 */
+    0x50,                                     /* 22 push rax */
+    0xff, 0xe1,                               /* 23 jmp rcx */
+};
+
+static int at27(unsigned off, uintptr_t *out) {
+  uintptr_t lo = (uintptr_t)code27;
+  return asgst__hs_c2i_ret_at_sp(lo + off, lo, lo + 0x25, out);
+}
+
 static int at(unsigned off, uintptr_t *out) {
   uintptr_t lo = (uintptr_t)code;
   return asgst__hs_c2i_ret_at_sp(lo + off, lo, lo + 0x54, out);
@@ -73,6 +94,18 @@ static void entries_reach_the_pop_or_the_stub(void **state) {
   assert_int_equal(at(0x33, &out), 1);
   assert_int_equal(at(0x46, &out), 1); /* at the pop itself */
 }
+
+static void jdk27_lea_before_the_pop(void **state) {
+  (void)state;
+  uintptr_t out = 0;
+  assert_int_equal(at27(0x00, &out), 1);
+  assert_int_equal(at27(0x05, &out), 1);
+  assert_int_equal(at27(0x18, &out), 1);
+  /* In the fix, and past the pop: no answer. */
+  assert_int_equal(at27(0x0e, &out), 0);
+  assert_int_equal(at27(0x1d, &out), 0);
+  assert_int_equal(at27(0x1e, &out), 0);
+}
 #else
 static void i2c_and_fix_unproven(void **state) {
   (void)state;
@@ -80,12 +113,18 @@ static void i2c_and_fix_unproven(void **state) {
   assert_int_equal(at(0x46, &out), 0);
 }
 static void entries_reach_the_pop_or_the_stub(void **state) { i2c_and_fix_unproven(state); }
+static void jdk27_lea_before_the_pop(void **state) {
+  (void)state;
+  uintptr_t out = 0;
+  assert_int_equal(at27(0x00, &out), 0);
+}
 #endif
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(i2c_and_fix_unproven),
       cmocka_unit_test(entries_reach_the_pop_or_the_stub),
+      cmocka_unit_test(jdk27_lea_before_the_pop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

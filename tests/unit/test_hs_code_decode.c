@@ -25,6 +25,17 @@ static const uint8_t c2_prologue[80] = { /* padded: the decoders read ahead */
     0x48, 0x8b, 0x06,                               /* 28 mov rax,[rsi]: the method's code */
 };
 
+/* C2's verified entry without a stack bang on JDK 27: the frame first, then rbp saved
+ * with a short displacement, then padding of two operand size prefixes and a nop. */
+static const uint8_t c2_prologue_d8[80] = {
+    0x48, 0x81, 0xec, 0x18, 0x00, 0x00, 0x00,       /*  0 sub rsp,0x18 */
+    0x48, 0x89, 0x6c, 0x24, 0x10,                   /*  7 mov [rsp+0x10],rbp */
+    0x66, 0x66, 0x90,                               /* 12 nop (66 66 90) */
+    0x41, 0x81, 0x7f, 0x20, 0x01, 0x00, 0x00, 0x00, /* 15 cmp dword [r15+0x20],1 */
+    0x0f, 0x85, 0x26, 0x00, 0x00, 0x00,             /* 23 jne slow path */
+    0x48, 0x83, 0xc4, 0x08,                         /* 29 the method's code */
+};
+
 /* C1's build_frame on JDK 21: the barrier calls its stub inline. */
 static const uint8_t c1_prologue[80] = {
     0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff,       /*  0 stack bang */
@@ -96,6 +107,28 @@ static void c2_entry_barrier(void **state) {
   assert_false(ok);
 }
 
+static void c2_short_rbp_save(void **state) {
+  (void)state;
+  bool ok;
+  asgst__hs_stack_effect e = at(c2_prologue_d8, 7, &ok);
+  assert_true(ok);
+  assert_int_equal(e.ra_slot, 0x18);
+  assert_int_equal(e.fp_slot, -1);
+  const size_t offs[] = {12, 15, 23, 29};
+  for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+    e = at(c2_prologue_d8, offs[i], &ok);
+    assert_true(ok);
+    assert_int_equal(e.ra_slot, 0x18);
+    assert_int_equal(e.depth, 0x20);
+    assert_int_equal(e.fp_slot, 0x10);
+  }
+  /* Inside the padding, and past the first instruction of the method. */
+  at(c2_prologue_d8, 13, &ok);
+  assert_false(ok);
+  at(c2_prologue_d8, 33, &ok);
+  assert_false(ok);
+}
+
 static void c1_entry_barrier_call(void **state) {
   (void)state;
   bool ok;
@@ -160,6 +193,7 @@ static void epilogue_jdk8_poll(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(c2_entry_barrier),
+      cmocka_unit_test(c2_short_rbp_save),
       cmocka_unit_test(c1_entry_barrier_call),
       cmocka_unit_test(epilogue_with_poll),
       cmocka_unit_test(epilogue_short_poll),
