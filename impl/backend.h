@@ -70,10 +70,10 @@ struct _ASGST_Iterator {
   asgst__thread thread;
   asgst__regs top;       /* the registers the walk starts from (begin() runs again on rewind) */
   asgst__regs cur;       /* the current physical frame */
-  /* Decoded logical frames not yet handed out, innermost first: from the one next_off
-   * bytes into pending up to pending[npending]. Only frames the options report are kept. */
-  ASGST_Frame pending[ASGST__PENDING_CAP];
-  int32_t npending;
+  /* The fields below up to pending[] are what every walk reads and writes, kept next to
+   * the ones above and to the backend's scratch: a walk starts with cold caches (it runs
+   * in a signal handler), and behind the 3 KiB of pending[] they took lines of their own. */
+  int32_t npending;      /* frames in pending[] (see there) */
   /* In bytes, not frames: NextFrame's fast path then needs no multiply (a frame is 48
    * bytes), a few instructions of every frame's twenty. */
   uint32_t next_off;
@@ -93,6 +93,9 @@ struct _ASGST_Iterator {
   uint32_t cfi_section;  /* the batch's reader section of the C frame tables, opened by the
                             first use of the tables (impl/native/cfi_epoch.h) */
   uint8_t scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
+  /* Decoded logical frames not yet handed out, innermost first: from the one next_off
+   * bytes into pending up to pending[npending]. Only frames the options report are kept. */
+  ASGST_Frame pending[ASGST__PENDING_CAP];
 };
 
 /* SS. Logical frames decode() may still append. */
