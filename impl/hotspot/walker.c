@@ -45,7 +45,8 @@ typedef struct {
   uint8_t top;        /* cur was interrupted anywhere, not stopped at a call */
   uint8_t has_target; /* C frames are being walked toward `target` */
   uint8_t java_seen;  /* a Java physical frame has been decoded */
-  uint8_t leaf_call;  /* in Java with no anchor: Java frames lie below any C or stub top */
+  uint8_t leaf_call;  /* no anchor: if the thread is in Java, Java frames lie below any C or
+                         stub top (the state is read only by leaf_end, which needs it) */
   uint32_t fsize;     /* frame size in words of a compiled cur (0: read it from the blob) */
   uintptr_t blob;     /* code blob of cur (0 for C and interpreter) */
   asgst__regs target; /* the anchor frame the current C frames lead to */
@@ -144,11 +145,11 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   if ((it->options & ASGST__OPT_RECORDED_TOP) || !anchor_frame(jt + model->jt_anchor, &a)) {
     s->top = 1;
     /* A thread in Java code without an anchor that is interrupted in C code or a stub is
-     * mostly in a leaf call from Java (no anchor is set for those): see leaf_end. */
-    uint32_t st;
-    if (!(it->options & ASGST__OPT_RECORDED_TOP) && asgst__load_u32(jt + model->jt_state, &st) &&
-        (int32_t)st == model->st_in_java)
-      s->leaf_call = 1;
+     * mostly in a leaf call from Java (no anchor is set for those): see leaf_end, which
+     * reads the thread state. Not here: most walks never ask, and the state lies on a
+     * line of the JavaThread of its own (a cache miss on a walk's fixed path). The walked
+     * thread is stopped for the whole walk, so the state read later is the same. */
+    s->leaf_call = !(it->options & ASGST__OPT_RECORDED_TOP);
     s->pcmode = ASGST__PC_NEAR;
     return ASGST_JAVA_TRACE;
   }
@@ -698,8 +699,12 @@ ASGST__HOT static bool fp_sender(const asgst__regs *c, uintptr_t limit, asgst__r
  * switch to _thread_in_Java and the call stub, down to the thread's start): an error
  * where the thread is in Java (likely a leaf call whose Java frames were skipped;
  * AsyncGetCallTrace answers not_walkable_Java there), else the end. */
-static inline int leaf_end(const hs_state *s) {
-  return LD(s->leaf_call) && !LD(s->java_seen) ? ASGST_UNSAFE_STATE : 0;
+static inline int leaf_end(const ASGST_Iterator *it, const hs_state *s) {
+  if (!LD(s->leaf_call) || LD(s->java_seen)) return 0;
+  uint32_t st;
+  bool in_java = asgst__load_u32((uintptr_t)it->thread.vm_thread + asgst__vm.jt_state, &st) &&
+                 (int32_t)st == asgst__vm.st_in_java;
+  return in_java ? ASGST_UNSAFE_STATE : 0;
 }
 
 /* SS. Sender of a C frame, by the call frame tables or else by frame pointer, heading for
@@ -714,7 +719,7 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   int cfi = tables ? cfi_sender(c, s, limit, &n) : -1;
   /* The tables' outermost frame (the thread's start), or without a rule an fp of 0. */
   if (cfi == 0 && !s->has_target) return 0;
-  if (cfi < 0 && c->fp == 0 && !s->has_target) return leaf_end(s);
+  if (cfi < 0 && c->fp == 0 && !s->has_target) return leaf_end(it, s);
   if (cfi > 0 || (cfi < 0 && fp_sender(c, limit, &n))) {
     uintptr_t blob;
     /* Through a signal frame: the sender was interrupted anywhere (Java code too), a top
@@ -747,7 +752,7 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
     /* No Java segment is left below: the chain ran into C code with neither a table row
      * nor frame pointers. Nothing below can be Java, so the trace is complete; ending it
      * with an error would flag every full trace. */
-    return leaf_end(s);
+    return leaf_end(it, s);
   }
   /* The C frames reached (or lost their chain before) the anchor of the next Java
    * segment: it is known exactly, continue there. */
@@ -771,7 +776,7 @@ ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
   if (!(it->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) {
     /* The first Java call of the thread: no Java frames below (interrupted in the call
      * stub itself, none yet either). */
-    if (!more) return LD(s->top) ? 0 : leaf_end(s);
+    if (!more) return LD(s->top) ? 0 : leaf_end(it, s);
     set_regs(&it->cur, &a);
     s->pcmode = ASGST__PC_EXACT;
     s->top = 0;
