@@ -434,72 +434,84 @@ ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
   return true;
 }
 
-/* SS. After a frame cache hit (a complete compiled frame of known size at it->cur): its
- * senders while they are frame cache hits or recursions of one (repeat()), taken here
- * without a trip through the batch loop's step and decode dispatch per physical frame
- * (about half of a cached frame's instructions). Each is the step the batch loop would make
- * from a complete compiled frame (sp grows by the frame size; the depth and the stack base
- * are checked as asgst__step_checked does) and the decoding decode_frame would make at a
- * return address. Left to the batch loop: the interpreter and the entry frame (no cache
- * entries: tested first so that the lookup does not miss twice), a miss, a full batch.
- * Each frame is committed as the next one starts; it->cur moves only to a frame that is
- * then decoded. */
-static void cached_run(ASGST_Iterator *it, hs_state *s, uint32_t fsize) {
-  uintptr_t base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
-  /* As in repeat(): sp grows by whole words, so one test of its alignment serves all. */
-  if (it->cur.sp & 7) return;
-  while (it->npending < it->batch_limit && it->depth < ASGST__MAX_DEPTH) {
-    uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)fsize, npc, nfp, blob;
-    if (ssp >= base) return;
-    if (!asgst__load_ptr_a8(ssp - 8, &npc) || !asgst__load_ptr_a8(ssp - 16, &nfp)) return;
+/* SS. The sender of the complete compiled frame at it->cur (fsize words) for
+ * decode_cached's run, into *r: false where the run stops and the batch loop takes over
+ * (past the stack, an unreadable slot, the interpreter or the entry frame, which have no
+ * cache entries: tested first so that the lookup does not miss on them). A recursion
+ * (the sender at the return address of the frame just appended) is taken here whole by
+ * repeat(), and the step made from where it ended. */
+static inline __attribute__((always_inline)) bool cached_sender(ASGST_Iterator *it, hs_state *s,
+                                                                uintptr_t base, asgst__regs *r) {
+  for (;;) {
+    if (it->npending >= it->batch_limit || it->depth >= ASGST__MAX_DEPTH) return false;
+    uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)LD(s->fsize), npc, nfp;
+    if (ssp >= base) return false;
+    if (!asgst__load_ptr_a8(ssp - 8, &npc) || !asgst__load_ptr_a8(ssp - 16, &nfp)) return false;
     npc = asgst__strip_pc(npc);
-    if (asgst__hs_in_interpreter(npc) || asgst__hs_is_entry(npc)) return;
-    asgst__regs r = {npc, ssp, nfp, 0};
+    if (asgst__hs_in_interpreter(npc) || asgst__hs_is_entry(npc)) return false;
+    r->pc = npc;
+    r->sp = ssp;
+    r->fp = nfp;
+    r->lr = 0;
+    /* The frame at it->cur is complete: a fault from here on leaves it counted. */
+    *(volatile int32_t *)&it->committed = it->npending;
     /* Recursion: the frames just appended again (repeat(), which takes the whole run; the
      * frames of the hit are the buffer's last, so it cannot refuse once they fit). */
     int memo_n = LD(s->memo_n);
-    if (npc == s->memo_pc && memo_n != 0) {
-      if (memo_n > asgst__room(it)) return;
-      *(volatile int32_t *)&it->committed = it->npending;
-      set_regs(&it->cur, &r);
-      it->depth++;
-      s->pcmode = ASGST__PC_EXACT;
-      repeat(it, s);
-      continue;
-    }
-    *(volatile int32_t *)&it->committed = it->npending;
-    uint32_t next_size;
-    int n = asgst__hs_fc_frames(&r, false, out_of(it), asgst__room(it), &blob, &next_size, &s->fc_checked,
-                                it->thread.stack_base);
-    if (n <= 0) return;
-    set_regs(&it->cur, &r);
+    if (npc != s->memo_pc || memo_n == 0) return true;
+    if (memo_n > asgst__room(it)) return false;
+    set_regs(&it->cur, r);
     it->depth++;
-    memo(it, s, it->npending, n);
-    it->npending += n;
-    s->blob = blob;
-    s->fsize = fsize = next_size;
     s->pcmode = ASGST__PC_EXACT;
+    repeat(it, s);
   }
 }
 
 /* SS. A compiled frame from the frame cache, at a return address or (top) interrupted where
- * its frame is complete: 0 on a hit, 1 on a miss, ASGST__NO_ROOM if its frames do not fit. */
+ * its frame is complete: 0 on a hit, 1 on a miss, ASGST__NO_ROOM if its frames do not fit.
+ * After a hit, its senders while they are frame cache hits or recursions of one, taken
+ * here without a trip through the batch loop's step and decode dispatch per physical
+ * frame (about half of a cached frame's instructions). Each is the step the batch loop
+ * would make from a complete compiled frame (sp grows by the frame size; the depth and
+ * the stack base are checked as asgst__step_checked does) and the decoding decode_frame
+ * would make at a return address. Left to the batch loop: a miss, a full batch, and what
+ * cached_sender refuses. it->cur moves only to a frame that is then decoded. One loop
+ * with one lookup for the first frame and its senders: the lookup is inline, and a copy
+ * of it for the first frame was a third of this function's code, cache lines every cold
+ * walk loads. */
 ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
-  uintptr_t blob;
-  uint32_t fsize;
-  int n = asgst__hs_fc_frames(&it->cur, top, out_of(it), asgst__room(it), &blob, &fsize, &s->fc_checked,
-                              it->thread.stack_base);
-  if (n <= 0) return n < 0 ? ASGST__NO_ROOM : 1;
-  /* A top frame's decoding differs from that of a return address at the same pc. */
-  if (top) s->memo_n = 0; else memo(it, s, it->npending, n);
-  it->npending += n;
-  s->kind = ASGST__HK_NMETHOD;
-  s->blob = blob;
-  s->fsize = fsize;
-  s->top = 0; /* complete: the sender is found by the frame size */
-  s->java_seen = 1;
-  if (!LD(s->has_target)) cached_run(it, s, fsize);
-  return 0;
+  uintptr_t base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
+  asgst__regs r;
+  set_regs(&r, &it->cur);
+  bool first = true;
+  for (;;) {
+    uintptr_t blob;
+    uint32_t fsize;
+    int n = asgst__hs_fc_frames(&r, top, out_of(it), asgst__room(it), &blob, &fsize,
+                                &s->fc_checked, it->thread.stack_base);
+    if (n <= 0) return !first ? 0 : n < 0 ? ASGST__NO_ROOM : 1;
+    if (!first) {
+      set_regs(&it->cur, &r);
+      it->depth++;
+      s->pcmode = ASGST__PC_EXACT;
+    }
+    /* A top frame's decoding differs from that of a return address at the same pc. */
+    if (top) s->memo_n = 0; else memo(it, s, it->npending, n);
+    it->npending += n;
+    s->blob = blob;
+    s->fsize = fsize;
+    if (first) {
+      s->kind = ASGST__HK_NMETHOD;
+      s->top = 0; /* complete: the sender is found by the frame size */
+      s->java_seen = 1;
+      /* As in repeat(): sp grows by whole words, so one test of its alignment serves all
+       * the run's slots. */
+      if (LD(s->has_target) || (it->cur.sp & 7)) return 0;
+      first = false;
+      top = false;
+    }
+    if (!cached_sender(it, s, base, &r)) return 0;
+  }
 }
 
 /* SS. Scopes of an interrupted pc that no debug information covers, from the stub code's
