@@ -37,6 +37,13 @@ extern "C" {
  * buffer (or, if the buffer was empty, ends the walk with ASGST_BAD_FRAME). Not an API
  * error code; never leaves the library. */
 #define ASGST__NO_ROOM (-1000)
+/* decode() may also take the following physical frames in a run of its own (stepping as
+ * the batch loop does) and return, instead of 0: ASGST__DECODE_STEPPED, it->cur is a
+ * sender not decoded yet (the batch loop decodes it next, without a step), or
+ * ASGST__DECODE_END, it->cur is decoded and the stack ends below it. Never leave the
+ * library. */
+#define ASGST__DECODE_STEPPED 1
+#define ASGST__DECODE_END 2
 /* Bytes of per-walk scratch a backend may keep in the iterator (e.g. the next JavaFrame
  * anchor of a HotSpot thread). */
 #define ASGST__BACKEND_SCRATCH 128
@@ -127,7 +134,8 @@ typedef struct asgst__backend {
    * first; a C frame gives exactly one ASGST_FRAME_NON_JAVA frame, and only with
    * ASGST_INCLUDE_NON_JAVA_FRAMES, none otherwise) at
    * it->pending[it->npending], at most asgst__room(it) of them, and advance it->npending.
-   * Returns 0, ASGST__NO_ROOM (nothing appended) or an error. It may also take the
+   * Returns 0, ASGST__NO_ROOM (nothing appended), ASGST__DECODE_STEPPED or
+   * ASGST__DECODE_END (above) or an error. It may also take the
    * following physical frames when it can prove them (a recursion), stepping it->cur and
    * it->depth as the batch loop would and storing it->committed after each; it stops at
    * it->batch_limit frames. */
