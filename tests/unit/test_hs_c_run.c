@@ -73,6 +73,9 @@ static __attribute__((noinline)) int recurse(int depth) {
 
 static int setup(void **state) {
   (void)state;
+#if !defined(__x86_64__)
+  return 0; /* the test skips itself */
+#endif
   char path[512];
   snprintf(path, sizeof path, "%s/replay/jdk17-c2-inlined-1.asgstrec", ASGST_TEST_DATA);
   FILE *fh = fopen(path, "rb");
@@ -93,8 +96,9 @@ static int setup(void **state) {
 static void run_equals_frame_pointer_walk(void **state) {
   (void)state;
 #if !defined(__x86_64__)
+  (void)recurse;
   skip();
-#endif
+#else
   assert_int_equal(recurse(DEPTH), DEPTH);
   /* walk_here's caller and the rest of the recursion: DEPTH frames, all C. */
   assert_true(by_tables.n >= DEPTH);
@@ -110,6 +114,7 @@ static void run_equals_frame_pointer_walk(void **state) {
     assert_ptr_equal(by_tables.f[i].pc, by_tables.f[1].pc);
     assert_true((uintptr_t)by_tables.f[i].sp > (uintptr_t)by_tables.f[i - 1].sp);
   }
+#endif
 }
 
 int main(void) {
