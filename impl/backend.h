@@ -37,6 +37,13 @@ extern "C" {
  * buffer (or, if the buffer was empty, ends the walk with ASGST_BAD_FRAME). Not an API
  * error code; never leaves the library. */
 #define ASGST__NO_ROOM (-1000)
+/* decode() may also take the following physical frames in a run of its own (stepping as
+ * the batch loop does) and return, instead of 0: ASGST__DECODE_STEPPED, it->cur is a
+ * sender not decoded yet (the batch loop decodes it next, without a step), or
+ * ASGST__DECODE_END, it->cur is decoded and the stack ends below it. Never leave the
+ * library. */
+#define ASGST__DECODE_STEPPED 1
+#define ASGST__DECODE_END 2
 /* Bytes of per-walk scratch a backend may keep in the iterator (e.g. the next JavaFrame
  * anchor of a HotSpot thread). */
 #define ASGST__BACKEND_SCRATCH 128
@@ -70,10 +77,10 @@ struct _ASGST_Iterator {
   asgst__thread thread;
   asgst__regs top;       /* the registers the walk starts from (begin() runs again on rewind) */
   asgst__regs cur;       /* the current physical frame */
-  /* Decoded logical frames not yet handed out, innermost first: from the one next_off
-   * bytes into pending up to pending[npending]. Only frames the options report are kept. */
-  ASGST_Frame pending[ASGST__PENDING_CAP];
-  int32_t npending;
+  /* The fields below up to pending[] are what every walk reads and writes, kept next to
+   * the ones above and to the backend's scratch: a walk starts with cold caches (it runs
+   * in a signal handler), and behind the 3 KiB of pending[] they took lines of their own. */
+  int32_t npending;      /* frames in pending[] (see there) */
   /* In bytes, not frames: NextFrame's fast path then needs no multiply (a frame is 48
    * bytes), a few instructions of every frame's twenty. */
   uint32_t next_off;
@@ -93,6 +100,9 @@ struct _ASGST_Iterator {
   uint32_t cfi_section;  /* the batch's reader section of the C frame tables, opened by the
                             first use of the tables (impl/native/cfi_epoch.h) */
   uint8_t scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
+  /* Decoded logical frames not yet handed out, innermost first: from the one next_off
+   * bytes into pending up to pending[npending]. Only frames the options report are kept. */
+  ASGST_Frame pending[ASGST__PENDING_CAP];
 };
 
 /* SS. Logical frames decode() may still append. */
@@ -124,7 +134,8 @@ typedef struct asgst__backend {
    * first; a C frame gives exactly one ASGST_FRAME_NON_JAVA frame, and only with
    * ASGST_INCLUDE_NON_JAVA_FRAMES, none otherwise) at
    * it->pending[it->npending], at most asgst__room(it) of them, and advance it->npending.
-   * Returns 0, ASGST__NO_ROOM (nothing appended) or an error. It may also take the
+   * Returns 0, ASGST__NO_ROOM (nothing appended), ASGST__DECODE_STEPPED or
+   * ASGST__DECODE_END (above) or an error. It may also take the
    * following physical frames when it can prove them (a recursion), stepping it->cur and
    * it->depth as the batch loop would and storing it->committed after each; it stops at
    * it->batch_limit frames. */

@@ -64,6 +64,12 @@ static inline __attribute__((always_inline)) int asgst__fill_loop(
     it->cur_decoded = 1;
     /* A volatile store: if a later read faults, the frames counted here are complete. */
     *(volatile int32_t *)&it->committed = it->npending;
+    /* After a run of frames (backend.h): the end, or it->cur a sender not decoded yet. One
+     * test on the common path. */
+    if (__builtin_expect(r != 0, 0)) {
+      if (r == ASGST__DECODE_END) return 0;
+      it->cur_decoded = 0;
+    }
     if (it->npending >= limit) return 1;
   }
 }

@@ -45,7 +45,8 @@ typedef struct {
   uint8_t top;        /* cur was interrupted anywhere, not stopped at a call */
   uint8_t has_target; /* C frames are being walked toward `target` */
   uint8_t java_seen;  /* a Java physical frame has been decoded */
-  uint8_t leaf_call;  /* in Java with no anchor: Java frames lie below any C or stub top */
+  uint8_t leaf_call;  /* no anchor: if the thread is in Java, Java frames lie below any C or
+                         stub top (the state is read only by leaf_end, which needs it) */
   uint32_t fsize;     /* frame size in words of a compiled cur (0: read it from the blob) */
   uintptr_t blob;     /* code blob of cur (0 for C and interpreter) */
   asgst__regs target; /* the anchor frame the current C frames lead to */
@@ -144,11 +145,11 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
   if ((it->options & ASGST__OPT_RECORDED_TOP) || !anchor_frame(jt + model->jt_anchor, &a)) {
     s->top = 1;
     /* A thread in Java code without an anchor that is interrupted in C code or a stub is
-     * mostly in a leaf call from Java (no anchor is set for those): see leaf_end. */
-    uint32_t st;
-    if (!(it->options & ASGST__OPT_RECORDED_TOP) && asgst__load_u32(jt + model->jt_state, &st) &&
-        (int32_t)st == model->st_in_java)
-      s->leaf_call = 1;
+     * mostly in a leaf call from Java (no anchor is set for those): see leaf_end, which
+     * reads the thread state. Not here: most walks never ask, and the state lies on a
+     * line of the JavaThread of its own (a cache miss on a walk's fixed path). The walked
+     * thread is stopped for the whole walk, so the state read later is the same. */
+    s->leaf_call = !(it->options & ASGST__OPT_RECORDED_TOP);
     s->pcmode = ASGST__PC_NEAR;
     return ASGST_JAVA_TRACE;
   }
@@ -433,72 +434,84 @@ ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
   return true;
 }
 
-/* SS. After a frame cache hit (a complete compiled frame of known size at it->cur): its
- * senders while they are frame cache hits or recursions of one (repeat()), taken here
- * without a trip through the batch loop's step and decode dispatch per physical frame
- * (about half of a cached frame's instructions). Each is the step the batch loop would make
- * from a complete compiled frame (sp grows by the frame size; the depth and the stack base
- * are checked as asgst__step_checked does) and the decoding decode_frame would make at a
- * return address. Left to the batch loop: the interpreter and the entry frame (no cache
- * entries: tested first so that the lookup does not miss twice), a miss, a full batch.
- * Each frame is committed as the next one starts; it->cur moves only to a frame that is
- * then decoded. */
-static void cached_run(ASGST_Iterator *it, hs_state *s, uint32_t fsize) {
-  uintptr_t base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
-  /* As in repeat(): sp grows by whole words, so one test of its alignment serves all. */
-  if (it->cur.sp & 7) return;
-  while (it->npending < it->batch_limit && it->depth < ASGST__MAX_DEPTH) {
-    uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)fsize, npc, nfp, blob;
-    if (ssp >= base) return;
-    if (!asgst__load_ptr_a8(ssp - 8, &npc) || !asgst__load_ptr_a8(ssp - 16, &nfp)) return;
+/* SS. The sender of the complete compiled frame at it->cur (fsize words) for
+ * decode_cached's run, into *r: false where the run stops and the batch loop takes over
+ * (past the stack, an unreadable slot, the interpreter or the entry frame, which have no
+ * cache entries: tested first so that the lookup does not miss on them). A recursion
+ * (the sender at the return address of the frame just appended) is taken here whole by
+ * repeat(), and the step made from where it ended. */
+static inline __attribute__((always_inline)) bool cached_sender(ASGST_Iterator *it, hs_state *s,
+                                                                uintptr_t base, asgst__regs *r) {
+  for (;;) {
+    if (it->npending >= it->batch_limit || it->depth >= ASGST__MAX_DEPTH) return false;
+    uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)LD(s->fsize), npc, nfp;
+    if (ssp >= base) return false;
+    if (!asgst__load_ptr_a8(ssp - 8, &npc) || !asgst__load_ptr_a8(ssp - 16, &nfp)) return false;
     npc = asgst__strip_pc(npc);
-    if (asgst__hs_in_interpreter(npc) || asgst__hs_is_entry(npc)) return;
-    asgst__regs r = {npc, ssp, nfp, 0};
+    if (asgst__hs_in_interpreter(npc) || asgst__hs_is_entry(npc)) return false;
+    r->pc = npc;
+    r->sp = ssp;
+    r->fp = nfp;
+    r->lr = 0;
+    /* The frame at it->cur is complete: a fault from here on leaves it counted. */
+    *(volatile int32_t *)&it->committed = it->npending;
     /* Recursion: the frames just appended again (repeat(), which takes the whole run; the
      * frames of the hit are the buffer's last, so it cannot refuse once they fit). */
     int memo_n = LD(s->memo_n);
-    if (npc == s->memo_pc && memo_n != 0) {
-      if (memo_n > asgst__room(it)) return;
-      *(volatile int32_t *)&it->committed = it->npending;
-      set_regs(&it->cur, &r);
-      it->depth++;
-      s->pcmode = ASGST__PC_EXACT;
-      repeat(it, s);
-      continue;
-    }
-    *(volatile int32_t *)&it->committed = it->npending;
-    uint32_t next_size;
-    int n = asgst__hs_fc_frames(&r, false, out_of(it), asgst__room(it), &blob, &next_size, &s->fc_checked,
-                                it->thread.stack_base);
-    if (n <= 0) return;
-    set_regs(&it->cur, &r);
+    if (npc != s->memo_pc || memo_n == 0) return true;
+    if (memo_n > asgst__room(it)) return false;
+    set_regs(&it->cur, r);
     it->depth++;
-    memo(it, s, it->npending, n);
-    it->npending += n;
-    s->blob = blob;
-    s->fsize = fsize = next_size;
     s->pcmode = ASGST__PC_EXACT;
+    repeat(it, s);
   }
 }
 
 /* SS. A compiled frame from the frame cache, at a return address or (top) interrupted where
- * its frame is complete: 0 on a hit, 1 on a miss, ASGST__NO_ROOM if its frames do not fit. */
+ * its frame is complete: 0 on a hit, 1 on a miss, ASGST__NO_ROOM if its frames do not fit.
+ * After a hit, its senders while they are frame cache hits or recursions of one, taken
+ * here without a trip through the batch loop's step and decode dispatch per physical
+ * frame (about half of a cached frame's instructions). Each is the step the batch loop
+ * would make from a complete compiled frame (sp grows by the frame size; the depth and
+ * the stack base are checked as asgst__step_checked does) and the decoding decode_frame
+ * would make at a return address. Left to the batch loop: a miss, a full batch, and what
+ * cached_sender refuses. it->cur moves only to a frame that is then decoded. One loop
+ * with one lookup for the first frame and its senders: the lookup is inline, and a copy
+ * of it for the first frame was a third of this function's code, cache lines every cold
+ * walk loads. */
 ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
-  uintptr_t blob;
-  uint32_t fsize;
-  int n = asgst__hs_fc_frames(&it->cur, top, out_of(it), asgst__room(it), &blob, &fsize, &s->fc_checked,
-                              it->thread.stack_base);
-  if (n <= 0) return n < 0 ? ASGST__NO_ROOM : 1;
-  /* A top frame's decoding differs from that of a return address at the same pc. */
-  if (top) s->memo_n = 0; else memo(it, s, it->npending, n);
-  it->npending += n;
-  s->kind = ASGST__HK_NMETHOD;
-  s->blob = blob;
-  s->fsize = fsize;
-  s->top = 0; /* complete: the sender is found by the frame size */
-  s->java_seen = 1;
-  if (!LD(s->has_target)) cached_run(it, s, fsize);
-  return 0;
+  uintptr_t base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
+  asgst__regs r;
+  set_regs(&r, &it->cur);
+  bool first = true;
+  for (;;) {
+    uintptr_t blob;
+    uint32_t fsize;
+    int n = asgst__hs_fc_frames(&r, top, out_of(it), asgst__room(it), &blob, &fsize,
+                                &s->fc_checked, it->thread.stack_base);
+    if (n <= 0) return !first ? 0 : n < 0 ? ASGST__NO_ROOM : 1;
+    if (!first) {
+      set_regs(&it->cur, &r);
+      it->depth++;
+      s->pcmode = ASGST__PC_EXACT;
+    }
+    /* A top frame's decoding differs from that of a return address at the same pc. */
+    if (top) s->memo_n = 0; else memo(it, s, it->npending, n);
+    it->npending += n;
+    s->blob = blob;
+    s->fsize = fsize;
+    if (first) {
+      s->kind = ASGST__HK_NMETHOD;
+      s->top = 0; /* complete: the sender is found by the frame size */
+      s->java_seen = 1;
+      /* As in repeat(): sp grows by whole words, so one test of its alignment serves all
+       * the run's slots. */
+      if (LD(s->has_target) || (it->cur.sp & 7)) return 0;
+      first = false;
+      top = false;
+    }
+    if (!cached_sender(it, s, base, &r)) return 0;
+  }
 }
 
 /* SS. Scopes of an interrupted pc that no debug information covers, from the stub code's
@@ -581,8 +594,12 @@ static bool lost_sender(ASGST_Iterator *it, int callee) {
   return asgst__cfi_outside_code(it->cur.pc);
 }
 
-/* SS. backend.h decode(), inlined into the batch loop. */
-static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it) {
+static __attribute__((noinline)) int c_run(ASGST_Iterator *it, hs_state *s);
+
+/* SS. backend.h decode(), inlined into the batch loop. `runs`: a run of C frames may step
+ * on (c_run: ASGST__DECODE_STEPPED or ASGST__DECODE_END), which only the batch loop
+ * expects. */
+static inline __attribute__((always_inline)) int decode_frame_runs(ASGST_Iterator *it, bool runs) {
   hs_state *s = state_of(it);
   /* Every kind of frame gives at least one logical frame. */
   if (asgst__room(it) < 1) return ASGST__NO_ROOM;
@@ -601,7 +618,7 @@ static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it
     s->kind = proven_c ? ASGST__HK_C : ASGST__HK_ENTRY;
     s->blob = 0;
     non_java(it);
-    return 0;
+    return runs && proven_c ? c_run(it, s) : 0;
   }
   bool interp = asgst__hs_in_interpreter(it->cur.pc);
   if (!interp && cacheable(LD(s->pcmode), top) && !(it->options & ASGST__OPT_REPLAYABLE)) {
@@ -698,8 +715,12 @@ ASGST__HOT static bool fp_sender(const asgst__regs *c, uintptr_t limit, asgst__r
  * switch to _thread_in_Java and the call stub, down to the thread's start): an error
  * where the thread is in Java (likely a leaf call whose Java frames were skipped;
  * AsyncGetCallTrace answers not_walkable_Java there), else the end. */
-static inline int leaf_end(const hs_state *s) {
-  return LD(s->leaf_call) && !LD(s->java_seen) ? ASGST_UNSAFE_STATE : 0;
+static inline int leaf_end(const ASGST_Iterator *it, const hs_state *s) {
+  if (!LD(s->leaf_call) || LD(s->java_seen)) return 0;
+  uint32_t st;
+  bool in_java = asgst__load_u32((uintptr_t)it->thread.vm_thread + asgst__vm.jt_state, &st) &&
+                 (int32_t)st == asgst__vm.st_in_java;
+  return in_java ? ASGST_UNSAFE_STATE : 0;
 }
 
 /* SS. Sender of a C frame, by the call frame tables or else by frame pointer, heading for
@@ -714,7 +735,7 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
   int cfi = tables ? cfi_sender(c, s, limit, &n) : -1;
   /* The tables' outermost frame (the thread's start), or without a rule an fp of 0. */
   if (cfi == 0 && !s->has_target) return 0;
-  if (cfi < 0 && c->fp == 0 && !s->has_target) return leaf_end(s);
+  if (cfi < 0 && c->fp == 0 && !s->has_target) return leaf_end(it, s);
   if (cfi > 0 || (cfi < 0 && fp_sender(c, limit, &n))) {
     uintptr_t blob;
     /* Through a signal frame: the sender was interrupted anywhere (Java code too), a top
@@ -747,7 +768,7 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
     /* No Java segment is left below: the chain ran into C code with neither a table row
      * nor frame pointers. Nothing below can be Java, so the trace is complete; ending it
      * with an error would flag every full trace. */
-    return leaf_end(s);
+    return leaf_end(it, s);
   }
   /* The C frames reached (or lost their chain before) the anchor of the next Java
    * segment: it is known exactly, continue there. */
@@ -771,7 +792,7 @@ ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
   if (!(it->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) {
     /* The first Java call of the thread: no Java frames below (interrupted in the call
      * stub itself, none yet either). */
-    if (!more) return LD(s->top) ? 0 : leaf_end(s);
+    if (!more) return LD(s->top) ? 0 : leaf_end(it, s);
     set_regs(&it->cur, &a);
     s->pcmode = ASGST__PC_EXACT;
     s->top = 0;
@@ -789,6 +810,32 @@ ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
   set_regs(&it->cur, &n);
   s->pcmode = ASGST__PC_EXACT;
   return 1;
+}
+
+/* SS. step_c in the form asgst__step_checked takes. */
+static inline __attribute__((always_inline)) int step_c_of(ASGST_Iterator *it) {
+  return step_c(it, state_of(it));
+}
+
+/* SS. After a C frame proven C by the C step to it (decode_frame): its senders while the
+ * C step proves them C too, stepped here with asgst__step_checked and decoded as
+ * decode_frame decodes proven C code, without a trip through the batch loop's dispatch
+ * per frame (a third of a C frame's instructions). Returns 0 where the batch is full (or
+ * its buffer), ASGST__DECODE_STEPPED where the sender is something else (decoded next
+ * by the batch loop), ASGST__DECODE_END at the stack's end, or the step's error. */
+static __attribute__((noinline)) int c_run(ASGST_Iterator *it, hs_state *s) {
+  for (;;) {
+    if (it->npending >= it->batch_limit || asgst__room(it) < 1) return 0;
+    /* The frame at it->cur is complete: a fault from here on leaves it counted. */
+    *(volatile int32_t *)&it->committed = it->npending;
+    int r = asgst__step_checked(it, step_c_of);
+    if (r <= 0) return r == 0 ? ASGST__DECODE_END : r;
+    /* A pc the step proved C (a row of a loaded object's table, never the code cache)
+     * is decoded as C code whatever else it might be (decode_frame tests it first). */
+    if (it->cur.pc != LD(s->c_pc)) return ASGST__DECODE_STEPPED;
+    /* kind, memo_n, fsize and blob are still those of a C frame. */
+    non_java(it);
+  }
 }
 
 /* SS. backend.h step(), inlined into the batch loop. */
@@ -855,8 +902,13 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
   return 1;
 }
 
-/* SS. */
-int asgst__hs_decode(ASGST_Iterator *it) { return decode_frame(it); }
+/* SS. decode_frame_runs for the batch loop. */
+static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it) {
+  return decode_frame_runs(it, true);
+}
+
+/* SS. A decode that never steps on (next_java_frame steps itself). */
+int asgst__hs_decode(ASGST_Iterator *it) { return decode_frame_runs(it, false); }
 
 /* SS. */
 int asgst__hs_step(ASGST_Iterator *it) { return step_frame(it); }

@@ -17,6 +17,11 @@
  * code heaps none of these pcs is in).
  * There is no hardware counter on every machine; instruction counts are the same
  * everywhere.
+ * With WALK_INSNS_COLD=1 in the environment every counted walk starts with cold caches, as
+ * a walk in a signal handler between stretches of the profiled program does: before each,
+ * evict() (outside the counted function) reads a buffer larger than the last-level cache
+ * the script simulates and runs code larger than the instruction cache, so callgrind's
+ * cache simulation (--cache-sim=yes) counts the lines one walk touches as its misses.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,6 +54,27 @@ __attribute__((noinline)) static int walks(int k) {
     int n = 0;
     asgst__run_with_iterator(rp.be, &rp.thread, &rp.top, options, take_all, &n);
     sum += n;
+  }
+  return sum;
+}
+
+/* Bytes evict() reads: more than walk_insns.sh's simulated last-level cache (8 MiB). */
+#define EVICT_BYTES (32u << 20)
+
+/* N. Evicts the caches: one load per line of a buffer larger than the simulated LL, and
+ * 64 KiB of straight-line code (twice the simulated L1 instruction cache). */
+__attribute__((noinline)) static void evict(void) {
+  static volatile char junk[EVICT_BYTES];
+  for (size_t i = 0; i < EVICT_BYTES; i += 64) (void)junk[i];
+  __asm__ volatile(".rept 16384\n\tnop; nop; nop; nop\n\t.endr" ::: "memory");
+}
+
+/* N. k walks, each with cold caches (evict() before it, not counted). */
+static int cold_walks(int k) {
+  int sum = 0;
+  for (int i = 0; i < k; i++) {
+    evict();
+    sum += walks(1);
   }
   return sum;
 }
@@ -142,7 +168,8 @@ int main(int argc, char **argv) {
   }
   if (argc > 3 && strcmp(argv[3], "replayable") == 0) options |= ASGST__OPT_REPLAYABLE;
   if (check() != 0 || check() != 0) return 1; /* the second walk hits the frame cache */
-  int sum = walks(k);
+  const char *cold = getenv("WALK_INSNS_COLD");
+  int sum = cold && *cold == '1' ? cold_walks(k) : walks(k);
   printf("frames/walk %d (compiled %d interpreted %d C %d) walks %d\n", k ? sum / k : 0, composition[0],
          composition[1], composition[2], k);
   return 0;
