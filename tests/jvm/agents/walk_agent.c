@@ -255,6 +255,29 @@ static int top_debug_info(uintptr_t java_pc, const ucontext_t *u) {
   return r;
 }
 
+/* SS. The STUB_* kind of the first Java frame's pc (java_pc) for the lines=1 histogram:
+ * which samples a walker that does not follow a stub's way back would lose the line of. */
+static int top_stub_kind(uintptr_t java_pc, const ucontext_t *u) {
+  asgst__guard g;
+  volatile int r = STUB_NONE;
+  ASGST__GUARD_BEGIN(g)
+    asgst__regs top;
+    asgst__uc_regs(u, &top);
+    uintptr_t nm = 0;
+    ASGST_Frame one[1];
+    if (asgst__hs_classify(java_pc, &nm) != ASGST__HK_NMETHOD) goto done;
+    if (java_pc == top.pc) {
+      if (asgst__hs_scopes(nm, asgst__hs_real_pc(nm, &top), ASGST__PC_NEAR, one, 1) == 0) r = STUB_INTERRUPTED;
+    } else if (asgst__hs_scopes(nm, java_pc, ASGST__PC_EXACT, one, 1) == 0) {
+      r = STUB_CALLER;
+    }
+  done:;
+  ASGST__GUARD_FAULTED(g)
+    r = STUB_NONE;
+  ASGST__GUARD_END(g);
+  return r;
+}
+
 /* SS. With diag=1, for a failed walk: re-walks the ucontext frame by frame with the
  * backend's begin/decode/step and writes the thread state, the anchor use and the last
  * physical frames (kind/top/pcmode, code offset) with the failing call into s->diag. */
@@ -488,6 +511,9 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   s->top_nodebug = NODEBUG_COVERED;
   if (s->a_rc == 0 && s->a_n > 0 && s->gct_n > 0 && s->a[0].bci != 0 && s->g[0].bci == 0)
     s->top_nodebug = (int8_t)top_debug_info(s->first_java_pc, uc);
+  s->top_stub = STUB_NONE;
+  if (walk_opts.lines && s->a_rc == 0 && s->a_n > 0 && s->a[0].type != ASGST_FRAME_NON_JAVA)
+    s->top_stub = (int8_t)top_stub_kind(s->first_java_pc, uc);
   if (walk_opts.diag && s->a_rc == 0 && s->a_n > 0 && s->gct_n > 0 && s->a[0].bci != s->g[0].bci)
     describe_pcdescs(s, uc);
   s->n_n = 0;
