@@ -21,6 +21,7 @@ public class Stores {
     int v;
   }
 
+  static final int MIN_ROUNDS = 200;
   static Node[] nodes;
   static Object[] slots;
 
@@ -32,11 +33,15 @@ public class Stores {
     System.gc(); /* the nodes and the array are old from here on */
     long end = System.nanoTime() + (long) (secs * 1e9);
     long sink = 0;
-    while (System.nanoTime() < end) {
+    /* At least MIN_ROUNDS rounds: on a starved machine the run lasts until the loops have
+     * run long enough to be sampled (some 0.2-0.6 s of work on a quiet one). */
+    int rounds = 0;
+    while (System.nanoTime() < end || rounds < MIN_ROUNDS) {
       sink += fieldStores();
       sink += arrayStores();
+      rounds++;
     }
-    System.out.println("sink " + sink);
+    System.out.println("sink " + sink + " rounds " + rounds);
   }
 
   /* A young object into a field of each old node; the arithmetic on the same line. */
