@@ -564,8 +564,14 @@ static void JNICALL on_thread_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
 /* N. The sampler thread: signals the registered threads round robin and compares. */
 static void *sampler_main(void *arg) {
   (void)arg;
-  struct timespec iv = {0, (long)walk_opts.interval_us * 1000};
+  struct timespec iv = {0, (long)walk_opts.interval_us * 1000}, ms = {0, 1000000};
   int next = 0;
+  /* Sampling starts once the binding is complete (asgst.h: ASGST_Initialize in the live
+   * phase lists the loaded classes on a library thread; until then every walk answers
+   * ASGST_INIT_PENDING, some 30 ms of samples on a loaded machine, counted as errors
+   * where AsyncGetCallTrace walks). At most 10 s: then the walks say why. */
+  for (int i = 0; i < 10000 && atomic_load(&running) && ASGST_InitializeStatus() == ASGST_INIT_PENDING; i++)
+    nanosleep(&ms, NULL);
   for (unsigned long ticks = 0; atomic_load(&running); ticks++) {
     if (agent_tids_signal_next(threads_tid, MAX_THREADS, &next, SIGPROF)) atomic_fetch_add(&signals_sent, 1);
     nanosleep(&iv, NULL);
