@@ -12,7 +12,7 @@
 # the barrier's cost, in stub code or not, stays on that line. The oracle has teeth: the
 # same G1 histogram with the samples whose pc lies in stub code put at bci -1 (a walker
 # that does not follow the stub's way back), or on the method's first line (AsyncGetCallTrace's
-# placeholder bci 0), must fail the 2-point check wherever stub samples are 2% or more of
+# placeholder bci 0), must fail the 2-point check wherever stub samples are 3% or more of
 # a method's. STUB_SECONDS: seconds a run (default 1.5; four runs).
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
@@ -175,8 +175,8 @@ oracle() {
   else
     tap "not ok" "$1: per-line histogram of the hot methods within 2 points of $2's (largest difference $d at $where)"
   fi
-  if awk -v s="$ss" 'BEGIN { exit !(s < 2) }'; then
-    tap "ok" "$1: the per-line check fails a walker that loses the stub samples' lines # SKIP stub samples are $ss% of a hot method's (fewer than 2%), too few to move a line by 2 points (docs/stub-bci.md: where G1's slow paths are out of line)"
+  if awk -v s="$ss" 'BEGIN { exit !(s < 3) }'; then
+    tap "ok" "$1: the per-line check fails a walker that loses the stub samples' lines # SKIP stub samples are $ss% of a hot method's (under 3%), too few to move a line surely by more than 2 points (docs/stub-bci.md: where G1's slow paths are out of line)"
   elif awk -v a="$d1" -v b="$d0" 'BEGIN { exit !(a > 2 && b > 2) }'; then
     tap "ok" "$1: the per-line check fails a walker that loses the stub samples' lines (stub share $ss%; at bci -1: $d1 points, on the first line: $d0 points)"
   else
