@@ -13,13 +13,13 @@
 # same G1 histogram with the samples whose pc lies in stub code put at bci -1 (a walker
 # that does not follow the stub's way back), or on the method's first line (AsyncGetCallTrace's
 # placeholder bci 0), must fail the 2-point check wherever stub samples are 3% or more of
-# a method's. STUB_SECONDS: seconds a run (default 1.5; four runs).
+# a method's. STUB_SECONDS: seconds a run (default 1.2; four runs, each at least 200 rounds of the loops).
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 AGENT=$BUILD/tests/jvm/libwalk_agent.so
-SECS=${STUB_SECONDS:-1.5}
+SECS=${STUB_SECONDS:-1.2}
 WORK=$BUILD/tests/jvm/stub_bci
 mkdir -p "$WORK/classes"
 n=0
