@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # test_stub_bci.sh BUILD_DIR - the line of samples in compiled methods' out-of-line stub
 # code (docs/stub-bci.md): a workload whose hot loops store references across G1 regions
-# (java/stubs/Stores.java) runs under the walk test agent with G1 (C2 and C1) and with
-# ParallelGC. Checks: the agent's own checks (agreement with AsyncGetCallTrace, ASGST's
-# bci from a stub's way back counted against ASGCT's placeholder 0), fewer than 0.5% of
-# top frames with bci -1, and every (method, bci) named from a stub's way back is a
-# reference store bytecode (putfield, aastore, putstatic). The per-line shares of the G1
-# and ParallelGC runs are figures: G1's barrier slow path costs time on the store lines,
-# so they differ by more than sampling noise. STUB_SECONDS: seconds a run (default 2).
+# (java/stubs/Stores.java) runs under the walk test agent with G1 and with ParallelGC, each
+# C2-compiled and C1-compiled (-XX:TieredStopAtLevel=1). Checks: the agent's own checks
+# (agreement with AsyncGetCallTrace, ASGST's bci from a stub's way back counted against
+# ASGCT's placeholder 0), fewer than 0.5% of top frames with bci -1, every (method, bci)
+# named from a stub's way back lies on the line of a reference store bytecode (putfield,
+# aastore, putstatic), and the per-line oracle: within each hot method (fieldStores, arrayStores),
+# each source line's share of the method's top frames under G1 equals the ParallelGC run's
+# within 2 points. Each hot loop is one source line with a fixed chain of arithmetic, so
+# the barrier's cost, in stub code or not, stays on that line. The oracle has teeth: the
+# same G1 histogram with the samples whose pc lies in stub code put at bci -1 (a walker
+# that does not follow the stub's way back), or on the method's first line (AsyncGetCallTrace's
+# placeholder bci 0), must fail the 2-point check wherever stub samples are 3% or more of
+# a method's. STUB_SECONDS: seconds a run (default 1.2; four runs, each at least 200 rounds of the loops).
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
 AGENT=$BUILD/tests/jvm/libwalk_agent.so
-SECS=${STUB_SECONDS:-2}
+SECS=${STUB_SECONDS:-1.2}
 WORK=$BUILD/tests/jvm/stub_bci
 mkdir -p "$WORK/classes"
 n=0
@@ -27,7 +33,7 @@ fi
 if ! javac_once "$WORK/classes" "$HERE/java/stubs/Stores.java" >"$WORK/javac.log" 2>&1; then
   tap "not ok" "compile Stores.java"; cat "$WORK/javac.log"; echo "1..$n"; exit 1
 fi
-"$JAVA_HOME/bin/javap" -c -cp "$WORK/classes" Stores >"$WORK/javap.txt" 2>&1
+"$JAVA_HOME/bin/javap" -c -l -cp "$WORK/classes" Stores >"$WORK/javap.txt" 2>&1
 
 # The bytecode at BCI of Stores.METHOD, from javap.
 opcode_at() {
@@ -36,16 +42,32 @@ opcode_at() {
     inm && $1 == b ":" { print $2; exit }' "$WORK/javap.txt"
 }
 
+# The source lines of Stores.METHOD that hold a reference store bytecode (javap's code and
+# line table: a bci's line is that of the last table entry starting at or before it).
+store_lines() {
+  awk -v m="$1" '
+    /^  [a-z].*\(.*\);$/ { inm = index($0, " " m "(") > 0; next }
+    inm && $1 ~ /^[0-9]+:$/ && ($2 == "putfield" || $2 == "aastore" || $2 == "putstatic") { st[++ns] = $1 + 0 }
+    inm && $1 == "line" { sub(/:/, "", $2); ls[++nl] = $3 + 0; ln[nl] = $2 }
+    END {
+      for (i = 1; i <= ns; i++) {
+        best = -1
+        for (j = 1; j <= nl; j++) if (ls[j] <= st[i] && (best < 0 || ls[j] > ls[best])) best = j
+        if (best > 0) print ln[best]
+      }
+    }' "$WORK/javap.txt"
+}
+
 # run LABEL "JVM FLAGS": one JVM run under the agent; checks and figures as TAP.
 run() {
   local label=$1 flags=$2 log=$WORK/$1.log rc
   rm -f "$WORK"/hs_err_*.log
-  (cd "$WORK" && timeout -k 5 $((SECS + 60)) "$JAVA_HOME/bin/java" $flags -Xmx256m \
-    "-agentpath:$AGENT=label=$label,lines=1,interval_us=1000" -cp "$WORK/classes" Stores "$SECS") \
+  (cd "$WORK" && timeout -k 5 90 "$JAVA_HOME/bin/java" $flags -Xmx256m \
+    "-agentpath:$AGENT=label=$label,lines=1,interval_us=250" -cp "$WORK/classes" Stores "$SECS") \
     >"$log" 2>&1
   rc=$?
   if [ $rc = 0 ] && grep -q '^sink ' "$log" && ! ls "$WORK"/hs_err_*.log >/dev/null 2>&1; then
-    tap "ok" "$label: JVM ran and exited cleanly"
+    tap "ok" "$label: JVM ran and exited cleanly ($(sed -n 's/^sink .* rounds \([0-9]*\)$/\1/p' "$log") rounds of the hot loops)"
   else
     tap "not ok" "$label: JVM exit status $rc (log: ${log#$BUILD/})"
     tail -5 "$log" | sed 's/^/# /'
@@ -66,34 +88,101 @@ run() {
   else
     tap "not ok" "$label: fewer than 0.5% of top frames have bci -1 ($unknown of $top)"
   fi
-  local stubs=0 bad="" m bci op
-  while read -r m bci; do
+  # A stub's way back gives the scopes C2 or C1 recorded at the stub's continuation: the
+  # store's own bci, or, where C2 gave the code before an unrolled loop copy's back edge
+  # the scope of the loop's goto, that of another bytecode of the store's line (the
+  # precision DebugNonSafepoints gives any sample). The line is what is checked; how many
+  # pairs name the store bytecode itself is a figure.
+  local stubs=0 exact=0 bad="" m bci line op
+  while read -r m bci line; do
     stubs=$((stubs + 1))
     op=$(opcode_at "$m" "$bci")
-    case "$op" in putfield|aastore|putstatic) ;; *) bad="$bad Stores.$m@$bci=${op:-?}" ;; esac
-  done < <(sed -n 's/^WALK # stub Stores\.\([A-Za-z]*\) bci \([0-9]*\) .*/\1 \2/p' "$log")
+    case "$op" in putfield|aastore|putstatic) exact=$((exact + 1)) ;; esac
+    store_lines "$m" | grep -qx "$line" || bad="$bad Stores.$m@$bci(line $line)=${op:-?}"
+  done < <(sed -n 's/^WALK # stub Stores\.\([A-Za-z]*\) bci \([0-9]*\) line \([0-9-]*\) .*/\1 \2 \3/p' "$log")
   if [ $stubs = 0 ]; then
-    tap "ok" "$label: bcis named from a stub's way back are reference stores # SKIP no top frame in stub code without debug information in this run"
+    tap "ok" "$label: bcis named from a stub's way back are on a reference store's line # SKIP no top frame in stub code without debug information in this run"
   elif [ -z "$bad" ]; then
-    tap "ok" "$label: bcis named from a stub's way back are reference stores ($stubs pairs)"
+    tap "ok" "$label: bcis named from a stub's way back are on a reference store's line ($stubs pairs, $exact of them the store bytecode)"
   else
-    tap "not ok" "$label: bcis named from a stub's way back are reference stores:$bad"
+    tap "not ok" "$label: bcis named from a stub's way back are on a reference store's line:$bad"
   fi
 }
 
 run g1 "-XX:+UseG1GC"
-run g1-c1 "-XX:+UseG1GC -XX:TieredStopAtLevel=1"
 run parallel "-XX:+UseParallelGC"
+run g1-c1 "-XX:+UseG1GC -XX:TieredStopAtLevel=1"
+run parallel-c1 "-XX:+UseParallelGC -XX:TieredStopAtLevel=1"
 
-# Figures: each hot line's share of the workload's own top frames (Stores.*), G1 against
-# ParallelGC.
-share() {
-  awk -v k="$2" '$3 == "line" && $4 ~ /^Stores\./ { t += $5; if ($4 == k) c = $5 }
-    END { if (t) printf "%.1f", 100 * c / t; else printf "0" }' "$WORK/$1.log"
+# The line of bci 0 of each method (its first line), from javap: "NAME=LINE ...".
+FIRST_LINES=$(awk '/^  [a-z].*\(.*\);$/ { m = $0; sub(/\(.*/, "", m); sub(/.* /, "", m) }
+  $1 == "line" && $3 == "0" && !(m in seen) { seen[m] = 1; sub(/:/, "", $2); printf "Stores.%s=%s ", m, $2 }' \
+  "$WORK/javap.txt")
+
+# compare G1LOG PARLOG MODE: the largest difference, in points, between the per-line
+# shares of the hot methods' top frames in the two runs, each line's share taken within
+# its method, as "POINTS LINE MINSAMPLES STUBSHARE" (MINSAMPLES: the fewest top frames of a
+# hot method in either run; STUBSHARE: the largest share, in percent, of a hot method's
+# G1 top frames whose pc lies in stub code). MODE honest: the histograms as walked; minus1:
+# the G1 run's stub samples moved to line -1; first: moved to the method's first line.
+compare() {
+  awk -v mode="$3" -v fl="$FIRST_LINES" '
+    BEGIN { n = split(fl, a, " "); for (i = 1; i <= n; i++) { split(a[i], b, "="); first[b[1]] = b[2] } }
+    FNR == 1 { f++ }
+    $1 == "WALK" && $3 == "line" && $4 ~ /^Stores\.(fieldStores|arrayStores):/ {
+      split($4, k, ":"); m = k[1]; c = $5; st = $7; sub(/^stub=/, "", st); st += 0
+      if (f == 1) stubs[m] += st
+      if (f == 1 && mode != "honest" && st > 0) {
+        c -= st; dst = m ":" (mode == "minus1" ? -1 : first[m]); cnt[f, dst] += st; meth[dst] = m
+      }
+      cnt[f, $4] += c; meth[$4] = m; tot[f, m] += $5
+    }
+    END {
+      mx = 0; where = "-"; mins = -1; ss = 0
+      for (key in meth) {
+        m = meth[key]
+        for (r = 1; r <= 2; r++) if (mins < 0 || tot[r, m] < mins) mins = tot[r, m] + 0
+        if (!tot[1, m] || !tot[2, m]) continue
+        if (100 * stubs[m] / tot[1, m] > ss) ss = 100 * stubs[m] / tot[1, m]
+        d = 100 * cnt[1, key] / tot[1, m] - 100 * cnt[2, key] / tot[2, m]
+        if (d < 0) d = -d
+        if (d > mx) { mx = d; where = key }
+      }
+      printf "%.2f %s %d %.1f\n", mx, where, (mins < 0 ? 0 : mins), ss
+    }' "$1" "$2"
 }
-if [ -f "$WORK/g1.log" ] && [ -f "$WORK/parallel.log" ]; then
-  for l in $(sed -n 's/^WALK # line \(Stores\.[A-Za-z]*:[0-9]*\) .*/\1/p' "$WORK/g1.log" | head -6); do
-    echo "# figure: line $l G1 $(share g1 "$l")% ParallelGC $(share parallel "$l")% of the workload's top frames"
-  done
-fi
+
+# oracle G1LABEL PARLABEL: the per-line check of one compiler's pair of runs, and its teeth.
+oracle() {
+  local g=$WORK/$1.log p=$WORK/$2.log d where mins ss d1 w1 d0 w0 x
+  if ! grep -q '^sink ' "$g" 2>/dev/null || ! grep -q '^sink ' "$p" 2>/dev/null; then
+    tap "not ok" "$1: per-line histogram against $2: a run failed (above)"
+    return
+  fi
+  read -r d where mins ss < <(compare "$g" "$p" honest)
+  read -r d1 w1 x x < <(compare "$g" "$p" minus1)
+  read -r d0 w0 x x < <(compare "$g" "$p" first)
+  echo "# figure: stub_oracle=$1 max_line_difference=$d at=$where min_method_samples=$mins stub_share=$ss% stubs_at_minus1=$d1 (at $w1) stubs_at_first_line=$d0 (at $w0)"
+  # Below 20 top frames in a hot method the run did not sample its workload (a starved or
+  # failed JVM), which is a failure, not a pass. The floor is low because JDK 8's C1 run
+  # with G1 loses most of its store loops' samples to ASGST_UNSAFE_STATE in the runtime's
+  # G1 slow path (docs/stub-bci.md): 37-300 remain. Few samples still decide here: outside
+  # the one-line loops a hot method has almost no samples in any run.
+  if [ "$mins" -lt 20 ]; then
+    tap "not ok" "$1: per-line histogram of the hot methods within 2 points of $2's: too few samples ($mins in a hot method)"
+  elif awk -v d="$d" 'BEGIN { exit !(d <= 2) }'; then
+    tap "ok" "$1: per-line histogram of the hot methods within 2 points of $2's (largest difference $d at $where)"
+  else
+    tap "not ok" "$1: per-line histogram of the hot methods within 2 points of $2's (largest difference $d at $where)"
+  fi
+  if awk -v s="$ss" 'BEGIN { exit !(s < 3) }'; then
+    tap "ok" "$1: the per-line check fails a walker that loses the stub samples' lines # SKIP stub samples are $ss% of a hot method's (under 3%), too few to move a line surely by more than 2 points (docs/stub-bci.md: where G1's slow paths are out of line)"
+  elif awk -v a="$d1" -v b="$d0" 'BEGIN { exit !(a > 2 && b > 2) }'; then
+    tap "ok" "$1: the per-line check fails a walker that loses the stub samples' lines (stub share $ss%; at bci -1: $d1 points, on the first line: $d0 points)"
+  else
+    tap "not ok" "$1: the per-line check fails a walker that loses the stub samples' lines (stub share $ss%; at bci -1: $d1 points, on the first line: $d0 points)"
+  fi
+}
+oracle g1 parallel
+oracle g1-c1 parallel-c1
 echo "1..$n"

@@ -255,6 +255,28 @@ static int top_debug_info(uintptr_t java_pc, const ucontext_t *u) {
   return r;
 }
 
+/* SS (under the guard). The STUB_* kind of the first Java frame's pc (java_pc) for the
+ * lines=1 histogram: which samples a walker that does not follow a stub's way back would
+ * lose the line of. */
+static int top_stub_kind_unguarded(uintptr_t java_pc, const ucontext_t *u) {
+  asgst__regs top;
+  asgst__uc_regs(u, &top);
+  uintptr_t nm = 0;
+  ASGST_Frame one[1];
+  if (asgst__hs_classify(java_pc, &nm) != ASGST__HK_NMETHOD) return STUB_NONE;
+  if (java_pc == top.pc)
+    return asgst__hs_scopes(nm, asgst__hs_real_pc(nm, &top), ASGST__PC_NEAR, one, 1) == 0 ? STUB_INTERRUPTED
+                                                                                         : STUB_NONE;
+  return asgst__hs_scopes(nm, java_pc, ASGST__PC_EXACT, one, 1) == 0 ? STUB_CALLER : STUB_NONE;
+}
+
+/* SS. top_stub_kind_unguarded under the guard (STUB_NONE on a fault). */
+static int top_stub_kind(uintptr_t java_pc, const ucontext_t *u) {
+  volatile int r = STUB_NONE;
+  ASGST__GUARDED(r = top_stub_kind_unguarded(java_pc, u), r = STUB_NONE);
+  return r;
+}
+
 /* SS (under the guard). With diag=1, for a failed walk: re-walks the ucontext frame by
  * frame with the backend's begin/decode/step and writes the thread state, the anchor use
  * and the last physical frames (kind/top/pcmode, code offset) with the failing call into
@@ -487,6 +509,9 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   s->top_nodebug = NODEBUG_COVERED;
   if (s->a_rc == 0 && s->a_n > 0 && s->gct_n > 0 && s->a[0].bci != 0 && s->g[0].bci == 0)
     s->top_nodebug = (int8_t)top_debug_info(s->first_java_pc, uc);
+  s->top_stub = STUB_NONE;
+  if (walk_opts.lines && s->a_rc == 0 && s->a_n > 0 && s->a[0].type != ASGST_FRAME_NON_JAVA)
+    s->top_stub = (int8_t)top_stub_kind(s->first_java_pc, uc);
   if (walk_opts.diag && s->a_rc == 0 && s->a_n > 0 && s->gct_n > 0 && s->a[0].bci != s->g[0].bci)
     describe_pcdescs(s, uc);
   s->n_n = 0;
@@ -539,6 +564,7 @@ static void *sampler_main(void *arg) {
   (void)arg;
   struct timespec iv = {0, (long)walk_opts.interval_us * 1000};
   int next = 0;
+  /* Walks work from the start: on_vm_init waited for the binding (agent_initialize_live). */
   for (unsigned long ticks = 0; atomic_load(&running); ticks++) {
     if (agent_tids_signal_next(threads_tid, MAX_THREADS, &next, SIGPROF)) atomic_fetch_add(&signals_sent, 1);
     nanosleep(&iv, NULL);

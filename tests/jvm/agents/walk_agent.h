@@ -19,6 +19,13 @@
 
 enum { SLOT_FREE = 0, SLOT_WRITING, SLOT_READY };
 enum { NODEBUG_COVERED = 0, NODEBUG_OUT_OF_LINE, NODEBUG_OTHER };
+/* Where the first Java frame's pc lies (lines=1, sample.top_stub): STUB_NONE (main code that
+ * debug information covers, or not checked), STUB_INTERRUPTED (the interrupted top frame,
+ * and no PcDesc after the pc has a scope: out-of-line stub code, whose bci the walker finds
+ * from the stub's way back), STUB_CALLER (a return address under a non-Java frame with no
+ * PcDesc at exactly it: a call without debug information, such as C1's G1 barrier stubs'
+ * calls of the runtime's slow path). */
+enum { STUB_NONE = 0, STUB_INTERRUPTED, STUB_CALLER };
 
 
 /* One frame as both sides report it: Method* (pc for non-Java frames) and bci (-3 for
@@ -64,6 +71,7 @@ typedef struct {
    * out-of-line stubs, such as C2's G1 barrier slow paths on JDK 24+, or main code past the
    * last call without DebugNonSafepoints), NODEBUG_OTHER (none does, elsewhere). */
   int8_t top_nodebug;
+  int8_t top_stub; /* STUB_* */
   ASGCT_CallFrame gct[MAXF];
 } sample;
 

@@ -478,6 +478,7 @@ typedef struct {
   uintptr_t method;
   int line; /* -1: bci unknown (-1), or no line table */
   long count;
+  long stub; /* of count, those whose pc lies in stub code (sample.top_stub) */
 } lstat;
 static lstat ltab[LTAB];
 static long lines_total, lines_unknown_bci;
@@ -499,8 +500,12 @@ static void record_line(const sample *s) {
   size_t h = ((m >> 3) * 0x9E3779B97F4A7C15ull + (size_t)line * 0x85EBCA6Bu) >> 52;
   for (size_t i = 0; i < LTAB; i++) {
     lstat *e = &ltab[(h + i) % LTAB];
-    if (e->method == m && e->line == line) { e->count++; return; }
-    if (e->method == 0) { e->method = m, e->line = line, e->count = 1; return; }
+    if (e->method == 0) e->method = m, e->line = line;
+    if (e->method == m && e->line == line) {
+      e->count++;
+      e->stub += s->top_stub != STUB_NONE;
+      return;
+    }
   }
 }
 
@@ -511,7 +516,8 @@ static int by_count(const void *a, const void *b) {
 }
 
 /* N. Prints the lines=1 histogram: the share of top frames with bci -1, then the 25
- * hottest (method, line) pairs as "WALK # line NAME:LINE COUNT PERCENT". */
+ * hottest (method, line) pairs as "WALK # line NAME:LINE COUNT PERCENT stub=K", K of
+ * COUNT with the pc in stub code (sample.top_stub). */
 void walk_report_lines(void) {
   if (!walk_opts.lines || lines_total == 0) return;
   walk_report_stub_bcis();
@@ -527,8 +533,8 @@ void walk_report_lines(void) {
   for (int i = 0; i < 25 && ltab[i].count > 0; i++) {
     char name[128];
     walk_method_name(ltab[i].method, name, sizeof name);
-    fprintf(stderr, "WALK # line %s:%d %ld %.2f\n", name, ltab[i].line, ltab[i].count,
-            100.0 * (double)ltab[i].count / (double)lines_total);
+    fprintf(stderr, "WALK # line %s:%d %ld %.2f stub=%ld\n", name, ltab[i].line, ltab[i].count,
+            100.0 * (double)ltab[i].count / (double)lines_total, ltab[i].stub);
   }
 }
 
