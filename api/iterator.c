@@ -53,7 +53,6 @@ ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
   it->npending = 0;
   it->next_off = 0;
   it->committed = 0;
-  asgst__guard g;
   volatile int kind = from_top ? ASGST_WALK_FAULTED : 1;
   volatile int r = ASGST_WALK_FAULTED;
   /* The batch is a reader section of the C frame tables (impl/native/cfi_epoch.h), which
@@ -61,13 +60,13 @@ ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
    * closed here, after the guard, so that a fault, which comes back here, closes it too.
    * Nothing found in the tables outlives the batch (the backend's fill drops it). */
   it->cfi_section = 0;
-  ASGST__GUARD_BEGIN(g)
+  ASGST__GUARDED({
     if (from_top) kind = it->be->begin(it, &it->top);
     r = kind > 0 ? it->be->fill(it, limit) : kind;
-  ASGST__GUARD_FAULTED(g)
+  }, {
     r = ASGST_WALK_FAULTED;
     it->npending = it->committed; /* a partly decoded frame is not handed out */
-  ASGST__GUARD_END(g);
+  });
   return batch_done(it, kind, r);
 }
 
@@ -84,19 +83,18 @@ ASGST__HOT static int batch_here(ASGST_Iterator *it, int limit) {
   it->next_off = 0;
   it->committed = 0;
   it->cfi_section = 0; /* as in batch() */
-  asgst__guard g;
   volatile int kind = LOOKUP_FAULTED;
   volatile int r = ASGST_WALK_FAULTED;
-  ASGST__GUARD_BEGIN(g)
+  ASGST__GUARDED({
     int k = it->be->current_thread_unguarded(&it->thread);
     /* A fault in begin() is then reported as begin()'s own would be. */
     kind = k > 0 ? ASGST_WALK_FAULTED : k;
     if (k > 0) kind = it->be->begin(it, &it->top);
     r = kind > 0 ? it->be->fill(it, limit) : kind;
-  ASGST__GUARD_FAULTED(g)
+  }, {
     r = ASGST_WALK_FAULTED;
     it->npending = it->committed; /* a partly decoded frame is not handed out */
-  ASGST__GUARD_END(g);
+  });
   if (kind == LOOKUP_FAULTED) {
     asgst__cfi_section_close(&it->cfi_section);
     return kind;

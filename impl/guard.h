@@ -9,7 +9,7 @@
  * runs the statement `call` (reads through safe_read.h, or a function making them) and, if
  * it faulted, the statement `fallback` instead of the rest of it. It is made of three
  * macros, for a region that needs its guard by name (a test comparing asgst__guard_top
- * with it) and for the walk's batch in api/iterator.c, which still writes them out:
+ * with it):
  *
  *     ASGST__GUARD_BEGIN(g) { ...reads through safe_read.h... }
  *     ASGST__GUARD_FAULTED(g) { ...recover: the reads faulted... }
