@@ -48,6 +48,7 @@ typedef struct {
 } target;
 
 static jvmtiEnv *jvmti;
+static atomic_int checked; /* the checker has printed its lines */
 static target targets[MAX_TARGETS];
 static atomic_int ntargets;
 static int sig;
@@ -106,10 +107,11 @@ static void check_target(target *t) {
   int stable = 0, same = 0, last_lib = 0, last_jvmti = 0;
   for (int r = 0; r < ROUNDS; r++) {
     jint before = 0, after = 0;
-    (*jvmti)->GetThreadState(jvmti, t->thread, &before);
+    jvmtiError e1 = (*jvmti)->GetThreadState(jvmti, t->thread, &before);
     int lib = r % 2 ? ask_remote(t) : ask_library(t);
-    (*jvmti)->GetThreadState(jvmti, t->thread, &after);
-    if ((before & COMPARED) != (after & COMPARED)) continue;
+    jvmtiError e2 = (*jvmti)->GetThreadState(jvmti, t->thread, &after);
+    /* Only reads where JVMTI answered (both times) and the thread did not move count. */
+    if (e1 != JVMTI_ERROR_NONE || e2 != JVMTI_ERROR_NONE || (before & COMPARED) != (after & COMPARED)) continue;
     stable++;
     last_lib = lib, last_jvmti = before & COMPARED;
     if (lib == last_jvmti) same++;
@@ -133,6 +135,14 @@ static void JNICALL checker(jvmtiEnv *env, JNIEnv *jni, void *arg) {
   for (int i = 0; i < n; i++) check_target(&targets[i]);
   printf("STATE done\n");
   fflush(stdout);
+  atomic_store(&checked, 1);
+}
+
+/* N. The workload's time may run out before the checker is done on a busy machine (JVMTI
+ * then answers WRONG_PHASE): the VM's end waits for it, at most 30 s. */
+static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni) {
+  (void)env, (void)jni;
+  for (int i = 0; i < 3000 && !atomic_load(&checked); i++) sleep_ms(10);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread t) {
@@ -156,6 +166,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   memset(&cb, 0, sizeof cb);
   cb.ThreadStart = on_thread_start;
   cb.VMInit = on_vm_init;
-  jvmtiEvent events[] = {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_VM_INIT};
-  return agent_setup(vm, &jvmti, &cb, events, 2) == 0 ? 0 : 1;
+  cb.VMDeath = on_vm_death;
+  jvmtiEvent events[] = {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH};
+  return agent_setup(vm, &jvmti, &cb, events, 3) == 0 ? 0 : 1;
 }
