@@ -107,6 +107,26 @@ run() {
   else
     tap "not ok" "$label: bcis named from a stub's way back are on a reference store's line:$bad"
   fi
+  # The top Java frames at a return address in stub code without a PcDesc under a non-Java
+  # frame (C1's G1 barrier stubs' calls of the runtime's slow path, where ASGCT fails):
+  # their bci comes from the stub's way back once the return address is proven to lie in
+  # stub code (stub_exit.h). Checked by line as above; how many samples name the store
+  # bytecode itself is a figure.
+  local calls=0 csamples=0 cexact=0 cbad="" cnt
+  while read -r m bci line cnt; do
+    calls=$((calls + 1)) csamples=$((csamples + cnt))
+    op=$(opcode_at "$m" "$bci")
+    case "$op" in putfield|aastore|putstatic) cexact=$((cexact + cnt)) ;; esac
+    store_lines "$m" | grep -qx "$line" || cbad="$cbad Stores.$m@$bci(line $line)=${op:-?}"
+  done < <(sed -n 's/^WALK # stub_call Stores\.\([A-Za-z]*\) bci \([0-9-]*\) line \([0-9-]*\) \([0-9]*\)$/\1 \2 \3 \4/p' "$log")
+  echo "# figure: stub_calls=$label pairs=$calls samples=$csamples store_bytecode=$cexact"
+  if [ $calls = 0 ]; then
+    tap "ok" "$label: top frames at a stub's runtime call are on a reference store's line # SKIP no such top frame in this run"
+  elif [ -z "$cbad" ]; then
+    tap "ok" "$label: top frames at a stub's runtime call are on a reference store's line ($csamples samples, $cexact of them at the store bytecode)"
+  else
+    tap "not ok" "$label: top frames at a stub's runtime call are on a reference store's line:$cbad"
+  fi
 }
 
 run g1 "-XX:+UseG1GC"
