@@ -274,6 +274,44 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
   return 1;
 }
 
+/* Bytes of the frame record enter() builds at a stub's first instruction: push rbp; mov
+ * rbp,rsp on x86_64, stp x29,x30,[sp,#-16]!; mov x29,sp on arm64. */
+#if defined(__x86_64__)
+#define ENTER_BYTES 4
+#else
+#define ENTER_BYTES 8
+#endif
+
+/* SS. A top frame in a stub that has a frame size but which the VM never walks while it
+ * runs (frame_complete -1: C1's runtime stubs), at a pc past its prologue (or at its
+ * return). JDK 8's g1_post_barrier_slow is one: its frame size is that of the register
+ * save on its runtime path, while its fast path, where most of its samples are (the card
+ * checks after a StoreLoad fence), has pushed two registers only; the size says nothing
+ * there. Such a stub that begins with enter() keeps fp its frame record up to the leave
+ * before its return: C1's stubs read their arguments through it everywhere in between
+ * (StubFrame's load_argument), and the C code they call saves it. So the sender is read
+ * from the record, and accepted only if it is compiled Java code, the only caller of C1's
+ * stubs. At the return, the return address is at sp. ASGST_UNSAFE_STATE otherwise. */
+static int never_safe_stub_sender(uintptr_t code, const asgst__regs *r, const asgst__thread *t,
+                                  asgst__regs *s) {
+  asgst__hs_stack_effect e;
+  if (asgst__hs_at_return(r->pc)) {
+    asgst__hs_entry_effect(&e);
+    if (sender_from_effect(r, &e, s) != 1) return ASGST_UNSAFE_STATE;
+  } else {
+    if (r->pc < code + ENTER_BYTES || !asgst__hs_decode_prologue(code, code + ENTER_BYTES, 0, &e) ||
+        !e.fp_moved || e.fp_slot < 0)
+      return ASGST_UNSAFE_STATE;
+    if (r->fp < r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base))
+      return ASGST_UNSAFE_STATE;
+    if (!asgst__load_ptr(r->fp + 8, &s->pc) || !asgst__load_ptr(r->fp, &s->fp)) return ASGST_BAD_FRAME;
+    s->pc = asgst__strip_pc(s->pc);
+    s->sp = r->fp + 16;
+    s->lr = 0;
+  }
+  return asgst__hs_classify(s->pc, &(uintptr_t){0}) == ASGST__HK_NMETHOD ? 1 : ASGST_UNSAFE_STATE;
+}
+
 /* SS. */
 ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
                           const asgst__thread *t, asgst__regs *s) {
@@ -314,8 +352,9 @@ ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool 
       }
       entry = vep;
     }
-    if (!asgst__hs_decode_prologue(entry, r->pc, 8 * (long)size, &e)) return ASGST_UNSAFE_STATE;
-    return sender_from_effect(r, &e, s);
+    if (asgst__hs_decode_prologue(entry, r->pc, 8 * (long)size, &e)) return sender_from_effect(r, &e, s);
+    if (complete < 0 && kind == ASGST__HK_STUB) return never_safe_stub_sender(code, r, t, s);
+    return ASGST_UNSAFE_STATE;
   }
   if (asgst__hs_decode_epilogue(r->pc, &e)) return sender_from_effect(r, &e, s);
   return sender_by_size(r, size, s);
