@@ -282,9 +282,8 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
 #define ENTER_BYTES 8
 #endif
 
-/* SS. A top frame in a stub that has a frame size but which the VM never walks while it
- * runs (frame_complete -1: C1's runtime stubs), at a pc past its prologue (or at its
- * return). JDK 8's g1_post_barrier_slow is one: its frame size is that of the register
+/* SS. A top frame in a C1 runtime stub that has a frame size but which the VM never
+ * walks while it runs (frame_complete -1), at a pc past its prologue (or at its return). JDK 8's g1_post_barrier_slow is one: its frame size is that of the register
  * save on its runtime path, while its fast path, where most of its samples are (the card
  * checks after a StoreLoad fence), has pushed two registers only; the size says nothing
  * there. Such a stub that begins with enter() keeps fp its frame record up to the leave
@@ -353,7 +352,12 @@ ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool 
       entry = vep;
     }
     if (asgst__hs_decode_prologue(entry, r->pc, 8 * (long)size, &e)) return sender_from_effect(r, &e, s);
-    if (complete < 0 && kind == ASGST__HK_STUB) return never_safe_stub_sender(code, r, t, s);
+    /* C1's runtime stubs only, by name ("X Runtime1 stub" on 8-17, "C1 Runtime X" later):
+     * other never-safe blobs that begin with enter() move fp later (the deoptimization
+     * blob replaces the frames it unpacks) or run without a Java caller. */
+    if (complete < 0 && kind == ASGST__HK_STUB &&
+        (blob_name_has(blob, "Runtime1") || blob_name_has(blob, "C1 Runtime")))
+      return never_safe_stub_sender(code, r, t, s);
     return ASGST_UNSAFE_STATE;
   }
   if (asgst__hs_decode_epilogue(r->pc, &e)) return sender_from_effect(r, &e, s);
