@@ -30,6 +30,7 @@
 #include "../native/cfi.h"
 #include "../native/cfi_inline.h" /* the C step inlines the lookup and the step */
 #include "../native/sigframe.h"
+#include "call_stub.h"
 #include "walker.h"
 #include "codecache.h"
 #include "walker_code.h"
@@ -645,6 +646,15 @@ static inline __attribute__((always_inline)) int decode_frame_runs(ASGST_Iterato
     case ASGST__HK_NMETHOD:
     case ASGST__HK_NATIVE: r = decode_compiled(it, s); break;
     case ASGST__HK_STUB:
+      if (top && asgst__hs_call_stub_phase(blob, it->cur.pc) == ASGST__CS_WRAPPER) {
+        /* The call stub past its store of the JavaCallWrapper, before its call returns:
+         * its frame record at fp holds all an entry frame's step reads (step_entry), as
+         * at its return address. */
+        s->kind = ASGST__HK_ENTRY;
+        s->blob = 0;
+        non_java(it);
+        return 0;
+      }
       r = asgst__hs_barrier_frame(&it->thread, &it->cur, &blob);
       if (r == 0) { non_java(it); return 0; }
       if (r < 0) return r;
