@@ -14,6 +14,13 @@
  * The return address of that call is StubRoutines::_call_stub_return_address. Nothing
  * after enter() writes rbp up to the call, so from the wrapper's store on the stub is an
  * entry frame as at its return address: the wrapper at rbp + 8 * entry_frame_call_wrapper_offset.
+ * After the call (the Java callee returns rbp as it found it):
+ *   mov rdi,[rbp-0x28]; mov esi,[rbp-0x20]; cmp esi,T_OBJECT; je store_long; ...; mov [rdi],eax
+ *   exit: lea rsp,[rbp-0x60]; (JDK 21+: cmp rsp,[r15+d]; jb; mov qword [r15+d],0)
+ *   mov r15,[rbp-0x58] ... mov rbx,[rbp-0x38]; vldmxcsr [rbp-0x60]; add rsp,0x60
+ *   vzeroupper; pop rbp; ret
+ *   store_long: mov [rdi],rax; jmp exit   (and vmovss, vmovsd for float and double)
+ * an entry frame again up to the pop rbp, the return address at sp at the ret.
  */
 #if defined(__x86_64__)
 #include <stdbool.h>
@@ -50,22 +57,35 @@ static int modrm_len(const uint8_t *p, int rex, int *reg_rm) {
 /* SS. The ModRM's reg field (REX.R applied). */
 static int modrm_reg(uint8_t modrm, int rex) { return ((modrm >> 3) & 7) | (rex & 4) << 1; }
 
-/* SS. VEX-encoded instructions of the stub: vzeroupper, vstmxcsr/vldmxcsr m32. */
-static int vex_insn(const uint8_t *p) {
-  int r;
-  if (p[0] != 0xc5) return 0;
-  if (p[2] == 0x77) return 3;
-  int ext = (p[3] >> 3) & 7;
-  if (p[2] == 0xae && (ext == 2 || ext == 3) && (p[3] >> 6) != 3) return 3 + modrm_len(p + 3, 0, &r);
+/* SS. The stub's SSE instructions, VEX-encoded (c5) or not (f3/f2 prefixes, none): at p
+ * vzeroupper, vstmxcsr/vldmxcsr m32 or the result's store (v)movss/(v)movsd m,xmm; their
+ * length, 0 if none of them. None writes a general register. */
+static int sse_insn(const uint8_t *p) {
+  int r, i = 0;
+  if (p[0] == 0xc5) {
+    if (p[2] == 0x77) return 3;
+    i = 2;
+  } else if ((p[0] == 0xf3 || p[0] == 0xf2) && p[1] == 0x0f && p[2] == 0x11) {
+    i = 2;
+  } else {
+    return 0;
+  }
+  int ext = (p[i + 1] >> 3) & 7, mem = (p[i + 1] >> 6) != 3;
+  if (p[i] == 0xae && (ext == 2 || ext == 3) && mem) return i + 1 + modrm_len(p + i + 1, 0, &r);
+  if (p[i] == 0x11 && mem) return i + 1 + modrm_len(p + i + 1, 0, &r);
   return 0;
 }
 
+/* What body_insn met besides an ordinary instruction. */
+enum { PLAIN, JCC, JMP, CALL_REG };
+
 /* SS. One instruction of the stub after the wrapper's store at p: its length, 0 if not
- * one the decoder knows or it writes rbp. A conditional branch sets *jump and its
- * displacement *rel (from the next instruction); call through a register sets *call. */
-static int body_insn(const uint8_t *p, long *rel, bool *jump, bool *call) {
-  *jump = *call = false;
-  int v = vex_insn(p);
+ * one the decoder knows or it writes rbp. *kind says a conditional branch (JCC) or a
+ * direct jump (JMP), their displacement in *rel (from the next instruction), or a call
+ * through a register (CALL_REG). */
+static int body_insn(const uint8_t *p, long *rel, int *kind) {
+  *kind = PLAIN;
+  int v = sse_insn(p);
   if (v) return v;
   int i = 0, rex = 0, r, written = -1;
   if ((p[0] & 0xf0) == 0x40) rex = p[i++];
@@ -97,7 +117,7 @@ static int body_insn(const uint8_t *p, long *rel, bool *jump, bool *call) {
       break;
     case 0xff: {
       int ext = (p[i] >> 3) & 7;
-      if (ext == 2 && (p[i] >> 6) == 3) { *call = true; return i + 1; } /* call reg */
+      if (ext == 2 && (p[i] >> 6) == 3) { *kind = CALL_REG; return i + 1; } /* call reg */
       if (ext > 1) return 0;                                            /* only inc, dec */
       i += modrm_len(p + i, rex, &r);
       written = r;
@@ -110,7 +130,7 @@ static int body_insn(const uint8_t *p, long *rel, bool *jump, bool *call) {
       op = p[i++];
       if (op >= 0x80 && op <= 0x8f) { /* jcc rel32 */
         *rel = (int32_t)(p[i] | p[i + 1] << 8 | p[i + 2] << 16 | (uint32_t)p[i + 3] << 24);
-        *jump = true;
+        *kind = JCC;
         return i + 4;
       }
       if (op == 0xae) { /* stmxcsr, ldmxcsr m32 (without VEX) */
@@ -121,10 +141,15 @@ static int body_insn(const uint8_t *p, long *rel, bool *jump, bool *call) {
       if (op == 0x1f) return i + modrm_len(p + i, rex, &r); /* nop r/m */
       return 0;
     default:
-      if (op >= 0x70 && op <= 0x7f) { /* jcc rel8 */
+      if ((op >= 0x70 && op <= 0x7f) || op == 0xeb) { /* jcc rel8, jmp rel8 */
         *rel = (int8_t)p[i];
-        *jump = true;
+        *kind = op == 0xeb ? JMP : JCC;
         return i + 1;
+      }
+      if (op == 0xe9) { /* jmp rel32 */
+        *rel = (int32_t)(p[i] | p[i + 1] << 8 | p[i + 2] << 16 | (uint32_t)p[i + 3] << 24);
+        *kind = JMP;
+        return i + 4;
       }
       if (op >= 0x50 && op <= 0x57) return i; /* push: rsp moves, rbp does not */
       if (op == 0x90) return i;
@@ -164,62 +189,126 @@ static bool argument_stores(const uint8_t *b, int n, int *at, int pcoff, long wr
 }
 
 /* SS. The code of b[0, n) (n: the return address) from entry, decoded as the call stub's:
- * where pcoff lies in it (ASGST__CS_*), NONE if the code is not the stub's or pcoff is no
- * boundary of it. b has 16 readable bytes past n. */
+ * -1 if it is not the stub's, else where pcoff lies in it (ASGST__CS_*; NONE if pcoff is
+ * no boundary of it, or -1). b has 16 readable bytes past n. */
 static int decode_from(const uint8_t *b, int n, int entry, int pcoff, long wrapper_disp) {
   int at = entry, phase = ASGST__CS_NONE;
-  if (b[at] != 0x55) return ASGST__CS_NONE; /* push rbp */
+  if (b[at] != 0x55) return -1; /* push rbp */
   if (at == pcoff) phase = ASGST__CS_ENTRY;
   at++;
-  if (!mov_rbp_rsp(b + at)) return ASGST__CS_NONE;
+  if (!mov_rbp_rsp(b + at)) return -1;
   if (at == pcoff) phase = ASGST__CS_PUSHED;
   at += 3;
   if (at == pcoff) phase = ASGST__CS_RECORD;
   if (b[at] == 0x48 && b[at + 1] == 0x83 && b[at + 2] == 0xec) at += 4;      /* sub rsp,imm8 */
   else if (b[at] == 0x48 && b[at + 1] == 0x81 && b[at + 2] == 0xec) at += 7; /* sub rsp,imm32 */
-  if (!argument_stores(b, n, &at, pcoff, wrapper_disp, &phase)) return ASGST__CS_NONE;
+  if (!argument_stores(b, n, &at, pcoff, wrapper_disp, &phase)) return -1;
   int body = at, targets[MAX_TARGETS], ntargets = 0;
   bool boundary[ASGST__CALL_STUB_SPAN + 1] = {false};
   for (int k = 0; k < MAX_BODY && at < n; k++) {
     boundary[at] = true;
     if (at == pcoff) phase = ASGST__CS_WRAPPER;
     long rel;
-    bool jump, call;
-    int len = body_insn(b + at, &rel, &jump, &call);
-    if (len == 0) return ASGST__CS_NONE;
+    int kind, len = body_insn(b + at, &rel, &kind);
+    if (len == 0 || kind == JMP) return -1;
     at += len;
-    if (call) {
-      if (at != n) return ASGST__CS_NONE;
+    if (kind == CALL_REG) {
+      if (at != n) return -1;
       /* Every branch lands on an instruction after the wrapper's store. */
       for (int t = 0; t < ntargets; t++)
-        if (!boundary[targets[t]]) return ASGST__CS_NONE;
+        if (!boundary[targets[t]]) return -1;
       return phase;
     }
-    if (jump) {
+    if (kind == JCC) {
       long t = at + rel;
-      if (t < body || t >= n || ntargets == MAX_TARGETS) return ASGST__CS_NONE;
+      if (t < body || t >= n || ntargets == MAX_TARGETS) return -1;
       targets[ntargets++] = (int)t;
     }
   }
-  return ASGST__CS_NONE;
+  return -1;
+}
+
+/* SS. The phase of pcoff in the stub's code up to its call, b[0, n) (n: the return
+ * address), from the nearest entry at or below pcoff whose code decodes as the stub's;
+ * pcoff -1: any such entry (the answer is then NONE). -1 where there is none. */
+static int prologue_phase(const uint8_t *b, int n, int pcoff, long wrapper_disp) {
+  for (int e = pcoff >= 0 ? pcoff : n - 1; e >= 0; e--) {
+    if (b[e] != 0x55) continue;
+    int phase = decode_from(b, n, e, pcoff, wrapper_disp);
+    if (phase > ASGST__CS_NONE || (phase == ASGST__CS_NONE && pcoff < 0)) return phase;
+  }
+  return -1;
+}
+
+/* SS. The path of a result store out of line (a long, float or double result) at b[at]:
+ * its instructions (none writes rbp) to a jump back to an instruction of the main path
+ * (main[t]); their boundaries marked in side[]. False if it is not that. */
+static bool result_store(const uint8_t *b, int n, int at, const bool *main, bool *side) {
+  for (int k = 0; k < 8 && at < n; k++) {
+    side[at] = true;
+    long rel;
+    int kind, len = body_insn(b + at, &rel, &kind);
+    if (len == 0 || kind == JCC || kind == CALL_REG) return false;
+    at += len;
+    if (kind == JMP) return at + rel >= 0 && at + rel < n && main[at + rel];
+  }
+  return false;
+}
+
+/* SS. The phase of pcoff in the stub's code after its call, b[0, n) (b[0] at the return
+ * address): its result stores, restores, the frame's release and pop rbp, every
+ * instruction but that pop leaving rbp alone, then ret; the out-of-line stores of the
+ * other result types after the ret, each jumping back. Up to the pop rbp the frame record
+ * is the one enter() made (the Java callee returns with rbp as it found it): WRAPPER; at
+ * the ret, ENTRY. NONE if pcoff is no boundary of that code or the code is not that. */
+static int epilogue_phase(const uint8_t *b, int n, int pcoff) {
+  bool main[ASGST__CALL_STUB_TAIL + 1] = {false}, side[ASGST__CALL_STUB_TAIL + 1] = {false};
+  int targets[MAX_TARGETS], ntargets = 0, at = 0, ret_at = -1;
+  for (int k = 0; k < MAX_BODY && at < n; k++) {
+    main[at] = true;
+    if (b[at] == 0x5d && b[at + 1] == 0xc3) { /* pop rbp; ret */
+      ret_at = at + 1;
+      break;
+    }
+    long rel;
+    int kind, len = body_insn(b + at, &rel, &kind);
+    if (len == 0 || (kind != PLAIN && kind != JCC)) return ASGST__CS_NONE;
+    at += len;
+    if (kind == JCC) {
+      if (at + rel < 0 || at + rel >= n || ntargets == MAX_TARGETS) return ASGST__CS_NONE;
+      targets[ntargets++] = (int)(at + rel);
+    }
+  }
+  if (ret_at < 0) return ASGST__CS_NONE;
+  for (int t = 0; t < ntargets; t++) {
+    if (targets[t] > ret_at ? !result_store(b, n, targets[t], main, side) : !main[targets[t]])
+      return ASGST__CS_NONE;
+  }
+  if (pcoff == ret_at) return ASGST__CS_ENTRY;
+  return pcoff < n && (main[pcoff] || side[pcoff]) ? ASGST__CS_WRAPPER : ASGST__CS_NONE;
 }
 
 /* SS. See call_stub.h. */
 int asgst__hs_call_stub_at(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t ret,
                            long wrapper_disp) {
-  if (ret == 0 || pc >= ret || pc < lo || ret > hi || ret - pc > ASGST__CALL_STUB_SPAN) return ASGST__CS_NONE;
+  if (ret == 0 || pc < lo || ret > hi || ret - lo < 8) return ASGST__CS_NONE;
+  /* At ret itself the stub is the entry frame the VM exports (the walker knows it so). */
+  if (pc == ret || (pc < ret ? ret - pc > ASGST__CALL_STUB_SPAN : pc - ret >= ASGST__CALL_STUB_TAIL || pc >= hi))
+    return ASGST__CS_NONE;
   uintptr_t start = ret - lo > ASGST__CALL_STUB_SPAN ? ret - ASGST__CALL_STUB_SPAN : lo;
   int n = (int)(ret - start);
   uint8_t b[ASGST__CALL_STUB_SPAN + 16];
   if (!asgst__load_bytes(start, b, (size_t)n)) return ASGST__CS_NONE;
   for (int i = n; i < n + 16; i++) b[i] = 0; /* no instruction the decoder knows */
-  /* The nearest entry at or below pc: a push rbp whose code decodes as the stub's. */
-  for (int e = (int)(pc - start); e >= 0; e--) {
-    if (b[e] != 0x55) continue;
-    int phase = decode_from(b, n, e, (int)(pc - start), wrapper_disp);
-    if (phase != ASGST__CS_NONE) return phase;
-  }
-  return ASGST__CS_NONE;
+  /* The code up to the call: the pc's phase there, or (a pc after it) the proof that
+   * the stub is the call stub and its frame record at rbp from its enter() on. */
+  int phase = prologue_phase(b, n, pc < ret ? (int)(pc - start) : -1, wrapper_disp);
+  if (pc < ret || phase < 0) return phase < 0 ? ASGST__CS_NONE : phase;
+  uint8_t t[ASGST__CALL_STUB_TAIL + 16];
+  int m = hi - ret < ASGST__CALL_STUB_TAIL ? (int)(hi - ret) : ASGST__CALL_STUB_TAIL;
+  if (!asgst__load_bytes(ret, t, (size_t)m)) return ASGST__CS_NONE;
+  for (int i = m; i < m + 16; i++) t[i] = 0;
+  return epilogue_phase(t, m, (int)(pc - ret));
 }
 
 #endif

@@ -222,20 +222,20 @@ int asgst__hs_call_stub_phase(uintptr_t blob, uintptr_t pc) {
   uintptr_t code, ret;
   uint32_t size;
   /* The return address first: a pc far from it costs no read of the blob. */
-  if (!asgst__load_ptr(asgst__vm.call_stub_return, &ret) || pc >= ret ||
-      ret - pc > ASGST__CALL_STUB_SPAN)
+  if (!asgst__load_ptr(asgst__vm.call_stub_return, &ret) ||
+      (pc < ret ? ret - pc > ASGST__CALL_STUB_SPAN : pc - ret >= ASGST__CALL_STUB_TAIL))
     return ASGST__CS_NONE;
   if (!asgst__vm_code_begin(blob, &code) || !asgst__vm_blob_size(blob, &size) || size > (1u << 20))
     return ASGST__CS_NONE;
   return asgst__hs_call_stub_at(pc, code, blob + size, ret, 8 * (long)asgst__vm.entry_wrapper_slot);
 }
 
-/* SS. The call stub interrupted before its store of the JavaCallWrapper (phase, one of
- * ASGST__CS_ENTRY, _PUSHED, _RECORD): its sender is its C caller (the VM's
+/* SS. The call stub interrupted before its store of the JavaCallWrapper or at its ret
+ * (phase, one of ASGST__CS_ENTRY, _PUSHED, _RECORD): its sender is its C caller (the VM's
  * JavaCalls::call_helper), the return address where enter() has put it so far. The
- * previous Java segment is reachable only through the wrapper, which is still in rdi:
- * the walk goes on through the C frames as from a sample in that caller. A sender outside
- * C code is no caller of the stub. */
+ * previous Java segment is reachable only through the wrapper, which is in rdi (or no
+ * longer in the stub's frame): the walk goes on through the C frames as from a sample in
+ * that caller. A sender outside C code is no caller of the stub. */
 static int call_stub_caller(int phase, const asgst__regs *r, const asgst__thread *t, asgst__regs *s) {
   uintptr_t ra_at = r->sp, fp_at = 0, b;
   s->sp = r->sp + 8;
@@ -282,8 +282,8 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
   if (top && r->pc - code <= 4 && asgst__hs_decode_prologue(code, r->pc, 0, &e) && e.fp_slot >= 0)
     return sender_from_effect(r, &e, s);
   if (top && called_from_c(r, s)) return 1;
-  /* The call stub before its wrapper's store (after it, decode_frame walks it as an entry
-   * frame and never asks here). */
+  /* The call stub before its wrapper's store or at its ret (in between, decode_frame walks
+   * it as an entry frame and never asks here). */
   int cs = top ? asgst__hs_call_stub_phase(blob, r->pc) : ASGST__CS_NONE;
   if (cs != ASGST__CS_NONE && cs != ASGST__CS_WRAPPER) return call_stub_caller(cs, r, t, s);
   /* The adapters (I2C/C2I) build no frame record of their own except around the c2i's
