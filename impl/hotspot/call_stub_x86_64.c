@@ -23,6 +23,7 @@
  * an entry frame again up to the pop rbp, the return address at sp at the ret.
  */
 #if defined(__x86_64__)
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "../safe_read.h"
@@ -229,12 +230,14 @@ static int decode_from(const uint8_t *b, int n, int entry, int pcoff, long wrapp
 }
 
 /* SS. The phase of pcoff in the stub's code up to its call, b[0, n) (n: the return
- * address), from the nearest entry at or below pcoff whose code decodes as the stub's;
- * pcoff -1: any such entry (the answer is then NONE). -1 where there is none. */
-static int prologue_phase(const uint8_t *b, int n, int pcoff, long wrapper_disp) {
+ * address), from the nearest entry at or below pcoff whose code decodes as the stub's
+ * (its offset in *entry); pcoff -1: any such entry (the answer is then NONE). -1 where
+ * there is none. */
+static int prologue_phase(const uint8_t *b, int n, int pcoff, long wrapper_disp, int *entry) {
   for (int e = pcoff >= 0 ? pcoff : n - 1; e >= 0; e--) {
     if (b[e] != 0x55) continue;
     int phase = decode_from(b, n, e, pcoff, wrapper_disp);
+    *entry = e;
     if (phase > ASGST__CS_NONE || (phase == ASGST__CS_NONE && pcoff < 0)) return phase;
   }
   return -1;
@@ -288,6 +291,24 @@ static int epilogue_phase(const uint8_t *b, int n, int pcoff) {
   return pcoff < n && (main[pcoff] || side[pcoff]) ? ASGST__CS_WRAPPER : ASGST__CS_NONE;
 }
 
+/* The entry the last answer found: where the next search begins (the stub's code never
+ * changes while the VM lives). A hint only, read and written racily by any thread: every
+ * answer decodes the code from an entry again, and where the hint gives none the whole
+ * span is searched. It saves copying and searching the 512 bytes before the return
+ * address (most of an answer's time). */
+static _Atomic uintptr_t entry_hint;
+
+/* SS. The stub's code [start, ret) copied to b (16 bytes of zeros after it), and the phase
+ * of pc there (prologue_phase; pc at or above ret: -1 for no offset). -1 if unreadable. */
+static int phase_from(uintptr_t start, uintptr_t ret, uintptr_t pc, long wrapper_disp, uint8_t *b) {
+  int n = (int)(ret - start), entry = 0;
+  if (!asgst__load_bytes(start, b, (size_t)n)) return -1;
+  for (int i = n; i < n + 16; i++) b[i] = 0; /* no instruction the decoder knows */
+  int phase = prologue_phase(b, n, pc < ret ? (int)(pc - start) : -1, wrapper_disp, &entry);
+  if (phase >= 0) atomic_store_explicit(&entry_hint, start + (uintptr_t)entry, memory_order_relaxed);
+  return phase;
+}
+
 /* SS. See call_stub.h. */
 int asgst__hs_call_stub_at(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t ret,
                            long wrapper_disp) {
@@ -296,13 +317,13 @@ int asgst__hs_call_stub_at(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t r
   if (pc == ret || (pc < ret ? ret - pc > ASGST__CALL_STUB_SPAN : pc - ret >= ASGST__CALL_STUB_TAIL || pc >= hi))
     return ASGST__CS_NONE;
   uintptr_t start = ret - lo > ASGST__CALL_STUB_SPAN ? ret - ASGST__CALL_STUB_SPAN : lo;
-  int n = (int)(ret - start);
+  uintptr_t hint = atomic_load_explicit(&entry_hint, memory_order_relaxed);
   uint8_t b[ASGST__CALL_STUB_SPAN + 16];
-  if (!asgst__load_bytes(start, b, (size_t)n)) return ASGST__CS_NONE;
-  for (int i = n; i < n + 16; i++) b[i] = 0; /* no instruction the decoder knows */
   /* The code up to the call: the pc's phase there, or (a pc after it) the proof that
    * the stub is the call stub and its frame record at rbp from its enter() on. */
-  int phase = prologue_phase(b, n, pc < ret ? (int)(pc - start) : -1, wrapper_disp);
+  int phase = -1;
+  if (hint > start && hint < ret && (pc >= ret || hint <= pc)) phase = phase_from(hint, ret, pc, wrapper_disp, b);
+  if (phase < 0) phase = phase_from(start, ret, pc, wrapper_disp, b);
   if (pc < ret || phase < 0) return phase < 0 ? ASGST__CS_NONE : phase;
   uint8_t t[ASGST__CALL_STUB_TAIL + 16];
   int m = hi - ret < ASGST__CALL_STUB_TAIL ? (int)(hi - ret) : ASGST__CALL_STUB_TAIL;
