@@ -8,6 +8,7 @@
  * root method like any other, and (JNI callbacks) its first Java frame is the native
  * method that called the JNI function.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,10 +31,37 @@ static bool at_root(const wframe *f, int n) {
   return dot && (strcmp(dot, ".main") == 0 || strcmp(dot, ".run") == 0);
 }
 
+/* N. The non-Java walk of one sample, frame by frame (C frames by symbol), to show what a
+ * walk from the call stub reports. */
+static void print_example(const sample *s) {
+  fprintf(stderr, "WALK # call stub example (%s, phase %d):", s->call_stub_after ? "after the call" : "before the call",
+          s->call_stub);
+  for (int i = 0; i < s->n_n && i < 12; i++) {
+    const wframe *f = &s->nj[i];
+    char name[160] = "?";
+    Dl_info di = {0};
+    if (f->type != ASGST_FRAME_NON_JAVA) walk_method_name(f->method, name, sizeof name);
+    else if (dladdr((void *)f->method, &di) && di.dli_sname) snprintf(name, sizeof name, "%s", di.dli_sname);
+    else if (di.dli_fname && di.dli_fbase) /* libjvm's symbols are hidden: its offset */
+      snprintf(name, sizeof name, "%s+%#lx", strrchr(di.dli_fname, '/') ? strrchr(di.dli_fname, '/') + 1 : di.dli_fname,
+               (unsigned long)(f->method - (uintptr_t)di.dli_fbase));
+    else snprintf(name, sizeof name, "%#lx", (unsigned long)f->method);
+    fprintf(stderr, " %s%s", f->type == ASGST_FRAME_NON_JAVA ? "C:" : "", name);
+  }
+  fprintf(stderr, "%s\n", s->n_n > 12 ? " ..." : "");
+}
+
 /* N. */
 void walk_call_stub_count(const sample *s) {
   if (s->call_stub == ASGST__CS_NONE) return;
   cs_stats *t = s->call_stub_after ? &after_call : &before_call;
+  /* One example of each way a walk leaves the stub (its frame record, or its C caller). */
+  static bool shown[2];
+  bool by_caller = s->call_stub != ASGST__CS_WRAPPER;
+  if (walk_opts.nonjava && s->n_rc == 0 && s->n_n > 0 && !shown[by_caller]) {
+    shown[by_caller] = true;
+    print_example(s);
+  }
   t->samples++;
   t->by_caller += s->call_stub != ASGST__CS_WRAPPER; /* walked on through the stub's C caller */
   t->errors += s->a_rc < 0;
