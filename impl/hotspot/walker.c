@@ -30,6 +30,7 @@
 #include "../native/cfi.h"
 #include "../native/cfi_inline.h" /* the C step inlines the lookup and the step */
 #include "../native/sigframe.h"
+#include "call_stub.h"
 #include "walker.h"
 #include "codecache.h"
 #include "walker_code.h"
@@ -671,6 +672,15 @@ static inline __attribute__((always_inline)) int decode_frame_runs(ASGST_Iterato
     case ASGST__HK_NMETHOD:
     case ASGST__HK_NATIVE: r = decode_compiled(it, s); break;
     case ASGST__HK_STUB:
+      if (top && asgst__hs_call_stub_phase(blob, it->cur.pc) == ASGST__CS_WRAPPER) {
+        /* The call stub past its store of the JavaCallWrapper, before its pop rbp: its
+         * frame record at fp holds all an entry frame's step reads (step_entry), as at
+         * its return address. */
+        s->kind = ASGST__HK_ENTRY;
+        s->blob = 0;
+        non_java(it);
+        return 0;
+      }
       r = asgst__hs_barrier_frame(&it->thread, &it->cur, &blob);
       if (r == 0) { non_java(it); return 0; }
       if (r < 0) return r;
@@ -811,7 +821,9 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
 ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
   const asgst__vm_model *model = &asgst__vm;
   uintptr_t fp = it->cur.fp, jcw;
-  if (fp <= it->cur.sp || (fp & 7)) return ASGST_BAD_FRAME;
+  /* fp == sp only in a top frame at the end of the stub, its locals released (add rsp)
+   * before its pop rbp. */
+  if (fp < it->cur.sp || (fp == it->cur.sp && !LD(s->top)) || (fp & 7)) return ASGST_BAD_FRAME;
   if (!asgst__load_ptr(fp + 8 * model->entry_wrapper_slot, &jcw) || jcw == 0) return ASGST_BAD_FRAME;
   asgst__regs a;
   bool more = anchor_frame(jcw + model->jcw_anchor, &a);

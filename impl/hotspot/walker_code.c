@@ -15,6 +15,7 @@
  * stores stall on failed store forwarding. */
 #pragma GCC optimize("no-tree-slp-vectorize")
 #include "../safe_read.h"
+#include "call_stub.h"
 #include "codecache.h"
 #include "stub_exit.h"
 #include "walker_code.h"
@@ -216,6 +217,48 @@ static int c1_leaf_stub_sender(uintptr_t blob, uintptr_t code, const asgst__regs
   return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP || k == ASGST__HK_ENTRY ? 1 : ASGST_UNSAFE_STATE;
 }
 
+/* SS. See walker_code.h. */
+int asgst__hs_call_stub_phase(uintptr_t blob, uintptr_t pc) {
+#if !defined(__x86_64__)
+  (void)blob, (void)pc;
+  return ASGST__CS_NONE; /* not decoded on arm64 (call_stub_aarch64.c) */
+#endif
+  uintptr_t code, ret;
+  uint32_t size;
+  /* The return address first: a pc far from it costs no read of the blob. */
+  if (!asgst__load_ptr(asgst__vm.call_stub_return, &ret) ||
+      (pc < ret ? ret - pc > ASGST__CALL_STUB_SPAN : pc - ret >= ASGST__CALL_STUB_TAIL))
+    return ASGST__CS_NONE;
+  if (!asgst__vm_code_begin(blob, &code) || !asgst__vm_blob_size(blob, &size) || size > (1u << 20))
+    return ASGST__CS_NONE;
+  return asgst__hs_call_stub_at(pc, code, blob + size, ret, 8 * (long)asgst__vm.entry_wrapper_slot);
+}
+
+/* SS. The call stub interrupted before its store of the JavaCallWrapper or at its ret
+ * (phase, one of ASGST__CS_ENTRY, _PUSHED, _RECORD): its sender is its C caller (the VM's
+ * JavaCalls::call_helper), the return address where enter() has put it so far. The
+ * previous Java segment is reachable only through the wrapper, which is in rdi (or no
+ * longer in the stub's frame): the walk goes on through the C frames as from a sample in
+ * that caller. A sender outside C code is no caller of the stub. */
+static int call_stub_caller(int phase, const asgst__regs *r, const asgst__thread *t, asgst__regs *s) {
+  uintptr_t ra_at = r->sp, fp_at = 0, b;
+  s->sp = r->sp + 8;
+  s->fp = r->fp;
+  if (phase == ASGST__CS_PUSHED) {
+    ra_at = r->sp + 8;
+    fp_at = r->sp;
+    s->sp = r->sp + 16;
+  } else if (phase == ASGST__CS_RECORD) {
+    if (r->fp < r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base)) return ASGST_UNSAFE_STATE;
+    ra_at = r->fp + 8;
+    fp_at = r->fp;
+    s->sp = r->fp + 16;
+  }
+  if (!asgst__load_ret(ra_at, &s->pc) || (fp_at && !asgst__load_ptr(fp_at, &s->fp))) return ASGST_BAD_FRAME;
+  s->lr = 0;
+  return asgst__hs_classify(s->pc, &b) == ASGST__HK_C ? 1 : ASGST_BAD_FRAME;
+}
+
 /* SS. A stub without a frame size (frame_size 0: StubRoutines and friends). It is either
  * at its first instruction or at a return (nothing saved), or (arm64) a leaf called from C
  * (called_from_c), or has built a frame record with enter() (push rbp; mov rbp,rsp on
@@ -243,6 +286,10 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
   if (top && r->pc - code <= 4 && asgst__hs_decode_prologue(code, r->pc, 0, &e) && e.fp_slot >= 0)
     return sender_from_effect(r, &e, s);
   if (top && called_from_c(r, s)) return 1;
+  /* The call stub before its wrapper's store or at its ret (in between, decode_frame walks
+   * it as an entry frame and never asks here). */
+  int cs = top ? asgst__hs_call_stub_phase(blob, r->pc) : ASGST__CS_NONE;
+  if (cs != ASGST__CS_NONE && cs != ASGST__CS_WRAPPER) return call_stub_caller(cs, r, t, s);
   /* The adapters (I2C/C2I) build no frame record of their own except around the c2i's
    * call to fix the caller's call site: a top pc elsewhere in them has the caller's fp
    * (the i2c: an interpreted caller's, whose sender the step below would land on, one

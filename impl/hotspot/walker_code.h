@@ -38,6 +38,13 @@ bool asgst__hs_adapter_ret_at_sp(uintptr_t pc);
  * the current JavaThread that it loads the stack pointer from; -1 otherwise. */
 long asgst__hs_barrier_thread_offset(uintptr_t pc);
 
+/* SS. Where the top pc lies in the call stub if blob is the call stub's (one of
+ * call_stub.h's ASGST__CS_*; NONE elsewhere, and on arm64). At ASGST__CS_WRAPPER (the
+ * JavaCallWrapper stored below the frame record at fp, before or after the call) the
+ * frame is an entry frame as at the stub's return address; in the other phases
+ * asgst__hs_blob_sender gives its C caller. */
+int asgst__hs_call_stub_phase(uintptr_t blob, uintptr_t pc);
+
 /* SS. Sender of a frame of code blob `blob` (compiled or stub) at r. `top` says r was
  * interrupted anywhere (prologue/epilogue possible); otherwise r.pc is a return address.
  * Returns 1 and fills *s, or an error. */

@@ -119,12 +119,24 @@ bool asgst__hs_decode_epilogue(uintptr_t pc, asgst__hs_stack_effect *e) {
   } else if (b[i] == 0x85 && b[i + 1] == 0x05) {                                /* test [rip+d],eax */
     i += 6; /* older JDK 8 updates' return poll reads the global polling page (8u504
                here polls the thread's word, as above) */
+  } else if ((b[i] == 0x4d && b[i + 1] == 0x8b && b[i + 2] == 0x97) ||
+             (b[i] == 0x41 && b[i + 1] == 0x85 && b[i + 2] == 0x02)) {
+    /* JDK 11's return poll reads the thread's polling page: mov r10,[r15+d32], then
+     * test [r10],eax (a loop's poll is followed by its backward jump, never by ret).
+     * Without it a sample at the test was sized as a whole frame: JDK 11's walk errors
+     * in test_walk's JNI callback run. */
+    if (b[i] == 0x4d) i += 7;
+    if (b[i] != 0x41 || b[i + 1] != 0x85 || b[i + 2] != 0x02) return false;
+    i += 3;
   } else if (!add && !pop) {
     /* A native method's wrapper, its frame already left: cmp qword [r15+d32],0 (a pending
      * exception?) and jne to the code that forwards it. Neither moves rsp, and the
      * fall-through is the ret, so the return address is at sp (a JNI call in a tight loop
      * is often stopped here). */
     if (b[i] == 0x49 && b[i + 1] == 0x83 && b[i + 2] == 0xbf && b[i + 7] == 0) i += 8;
+    /* JDK 11 compares with an imm32 zero and an 8-bit displacement: cmp qword [r15+d8],0 */
+    else if (b[i] == 0x49 && b[i + 1] == 0x81 && b[i + 2] == 0x7f && !(b[i + 4] | b[i + 5] | b[i + 6] | b[i + 7]))
+      i += 8;
     if (b[i] == 0x0f && b[i + 1] == 0x85) i += 6;                               /* jne rel32 */
   }
   if (b[i] != 0xc3) return false;                                               /* ret */

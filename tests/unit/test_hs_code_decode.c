@@ -75,6 +75,29 @@ static const uint8_t epilogue8[80] = {
     0xc3,                                           /* 11 ret */
 };
 
+/* JDK 11's epilogue: the return poll reads the thread's polling page through r10. */
+static const uint8_t epilogue11[80] = {
+    0x48, 0x83, 0xc4, 0x20,                         /*  0 add rsp,0x20 */
+    0x5d,                                           /*  4 pop rbp */
+    0x4d, 0x8b, 0x97, 0x08, 0x01, 0x00, 0x00,       /*  5 mov r10,[r15+0x108] */
+    0x41, 0x85, 0x02,                               /* 12 test [r10],eax (return poll) */
+    0xc3,                                           /* 15 ret */
+    0x41, 0x85, 0x02,                               /* 16 test [r10],eax (a loop's poll) */
+    0xeb, 0xe0,                                     /* 19 jmp back */
+};
+
+/* JDK 11's native method wrapper after leave: the pending exception test compares with
+ * an imm32 zero at an 8-bit displacement. */
+static const uint8_t native11[80] = {
+    0xc9,                                           /*  0 leave */
+    0x49, 0x81, 0x7f, 0x08, 0x00, 0x00, 0x00, 0x00, /*  1 cmp qword [r15+8],0 */
+    0x0f, 0x85, 0x01, 0x00, 0x00, 0x00,             /*  9 jne the exception path */
+    0xc3,                                           /* 15 ret */
+    0x49, 0x81, 0x7f, 0x08, 0x01, 0x00, 0x00, 0x00, /* 16 cmp qword [r15+8],1 (not that test) */
+    0x0f, 0x85, 0x01, 0x00, 0x00, 0x00,             /* 24 jne */
+    0xc3,                                           /* 30 ret */
+};
+
 static asgst__hs_stack_effect at(const uint8_t *code, size_t off, bool *ok) {
   asgst__hs_stack_effect e;
   *ok = asgst__hs_decode_prologue((uintptr_t)code, (uintptr_t)code + off, 0, &e);
@@ -190,6 +213,31 @@ static void epilogue_jdk8_poll(void **state) {
   assert_int_equal(e.fp_slot, -1);
 }
 
+static void epilogue_jdk11_poll(void **state) {
+  (void)state;
+  asgst__hs_stack_effect e;
+  assert_true(asgst__hs_decode_epilogue((uintptr_t)epilogue11, &e));
+  assert_int_equal(e.ra_slot, 0x28);
+  assert_int_equal(e.fp_slot, 0x20);
+  assert_true(asgst__hs_decode_epilogue((uintptr_t)epilogue11 + 4, &e));
+  assert_int_equal(e.ra_slot, 8);
+  static const unsigned after_pop[] = {5, 12, 15};
+  for (size_t k = 0; k < sizeof after_pop / sizeof after_pop[0]; k++) {
+    assert_true(asgst__hs_decode_epilogue((uintptr_t)epilogue11 + after_pop[k], &e));
+    assert_int_equal(e.ra_slot, 0);
+    assert_int_equal(e.fp_slot, -1);
+  }
+  /* A loop's poll is no epilogue. */
+  assert_false(asgst__hs_decode_epilogue((uintptr_t)epilogue11 + 16, &e));
+  /* The native wrapper after its leave: the return address at sp; not at the leave
+   * itself (its frame is whole there), nor with another compare. */
+  assert_true(asgst__hs_decode_epilogue((uintptr_t)native11 + 1, &e));
+  assert_int_equal(e.ra_slot, 0);
+  assert_true(asgst__hs_decode_epilogue((uintptr_t)native11 + 9, &e));
+  assert_false(asgst__hs_decode_epilogue((uintptr_t)native11, &e));
+  assert_false(asgst__hs_decode_epilogue((uintptr_t)native11 + 16, &e));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(c2_entry_barrier),
@@ -198,6 +246,7 @@ int main(void) {
       cmocka_unit_test(epilogue_with_poll),
       cmocka_unit_test(epilogue_short_poll),
       cmocka_unit_test(epilogue_jdk8_poll),
+      cmocka_unit_test(epilogue_jdk11_poll),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

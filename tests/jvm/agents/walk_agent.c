@@ -42,6 +42,7 @@
 #include "common/agent_setup.h"
 #include "impl/guard.h"
 #include "impl/safe_read.h"
+#include "impl/hotspot/call_stub.h"
 #include "impl/hotspot/codecache.h"
 #include "impl/hotspot/walker_code.h"
 #include "impl/hotspot/scopes.h"
@@ -343,6 +344,23 @@ static void trace_failure_unguarded(sample *s, const ucontext_t *u) {
 #undef it
 }
 
+/* SS (under the guard). Where the top pc lies in the call stub (call_stub.h). */
+static void call_stub_of_unguarded(sample *s, const ucontext_t *u) {
+  asgst__regs top;
+  uintptr_t blob, ret;
+  asgst__uc_regs(u, &top);
+  if (asgst__hs_classify(top.pc, &blob) != ASGST__HK_STUB) return;
+  s->call_stub = (int8_t)asgst__hs_call_stub_phase(blob, top.pc);
+  s->call_stub_after = asgst__load_ptr(asgst__vm.call_stub_return, &ret) && top.pc > ret;
+}
+
+/* SS. call_stub_of_unguarded() under the guard (none on a fault). */
+static void call_stub_of(sample *s, const ucontext_t *u) {
+  s->call_stub = ASGST__CS_NONE;
+  s->call_stub_after = 0;
+  ASGST__GUARDED(call_stub_of_unguarded(s, u), s->call_stub = ASGST__CS_NONE);
+}
+
 /* SS. trace_failure_unguarded() under the guard: a fault ends the diagnosis. */
 static void trace_failure(sample *s, const ucontext_t *u) {
   s->diag[0] = 0;
@@ -505,6 +523,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc) {
   s->released_n = tl_released_n;
   check_top_java_frame(s, uc);
   s->anchor = anchor_kind(&s->vmstate);
+  call_stub_of(s, uc);
   s->c_n = -1;
   if ((s->anchor == 2 || s->anchor == 3) && s->a_rc == 0 && s->gct_n > 0 && traces_differ(s)) {
     walk_asgst(uc, ASGST__OPT_ASGCT_PCDESC_RULE, s->c, &s->c_n, &s->c_rc, NULL);

@@ -72,6 +72,8 @@ typedef struct {
    * last call without DebugNonSafepoints), NODEBUG_OTHER (none does, elsewhere). */
   int8_t top_nodebug;
   int8_t top_stub; /* STUB_* */
+  int8_t call_stub;       /* where the top pc lies in the call stub (ASGST__CS_*, call_stub.h) */
+  int8_t call_stub_after; /* 1 if that is after the stub's call */
   ASGCT_CallFrame gct[MAXF];
 } sample;
 
@@ -112,6 +114,10 @@ void walk_check_self(void);
 void walk_states_count(const sample *s, bool a_ok, bool g_ok, long agree, long explained);
 /* N. The per-state figure line and, with trans=1, its checks. */
 void walk_states_report(void);
+/* N. Counts a processed sample whose top pc is in the call stub (walk_call_stub.c). */
+void walk_call_stub_count(const sample *s);
+/* N. The call stub's figure line and check, if any sample was there. */
+void walk_call_stub_report(void);
 /* N. Sets DebugNonSafepoints through the library's flag writer. */
 void walk_set_debug_non_safepoints(bool on);
 

@@ -587,6 +587,7 @@ static void process(const sample *s) {
                    explained0;
   count_kind(s, a_ok, g_ok, ws.agree - agree0, explained);
   walk_states_count(s, a_ok, g_ok, ws.agree - agree0, explained);
+  walk_call_stub_count(s);
   if (walk_opts.nonjava) check_nonjava(s);
   /* A sample of a thread with Java frames: either walker found some or failed. */
   ws.java_samples += s->a_rc < 0 || s->a_n > 0 || s->gct_n > 0 || (s->gct_n < 0 && s->gct_n != -3);

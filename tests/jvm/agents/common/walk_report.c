@@ -212,6 +212,7 @@ void walk_report(long signals, long dropped) {
         "(proven ASGCT PcDesc misreads and frames without jmethodID set apart)");
   report_vthreads(st);
   walk_states_report();
+  walk_call_stub_report();
   /* Under qemu the rare ASGST_BAD_FRAME of arm64 (about 2 in 10,000 signals, mostly inside
    * the deoptimization handler, where AsyncGetCallTrace answers -9; docs/arm64.md)
    * can leave ASGST one or two samples behind on a workload where both walk nearly every

@@ -28,7 +28,9 @@
 
 #include "asgst.h"
 #include "impl/guard.h"
+#include "impl/hotspot/call_stub.h"
 #include "impl/hotspot/codecache.h"
+#include "impl/hotspot/walker_code.h"
 
 FILE *sh_out;
 
@@ -264,6 +266,21 @@ static int set_apart(int walker, int cls, const sh_sample *s, const iframe *w, i
 }
 
 /* N. */
+/* Samples whose interrupted pc is in the call stub outside its call (call_stub.h), by
+ * ASGST's class: the new Java call has no frame there yet (or none any more), so the
+ * shadow holds the previous segment's frames, which AsyncGetCallTrace cannot walk to. */
+static long cs_samples, cs_class[NCLASS];
+
+/* N. True if pc is in the call stub outside its call (the stub's code never goes away). */
+static bool in_call_stub(uintptr_t pc) {
+  volatile int phase = ASGST__CS_NONE;
+  ASGST__GUARDED({
+    uintptr_t blob = 0;
+    if (asgst__hs_classify(pc, &blob) == ASGST__HK_STUB) phase = asgst__hs_call_stub_phase(blob, pc);
+  }, phase = ASGST__CS_NONE);
+  return phase != ASGST__CS_NONE;
+}
+
 void sh_compare(const sh_sample *s) {
   static iframe wa[SH_MAXF], wg[SH_MAXF];
   int ha, hg, ia, ig, ca, cg;
@@ -278,6 +295,7 @@ void sh_compare(const sh_sample *s) {
   if (ca == C_ERROR) errors[W_ASGST][-s->a_rc & 63]++;
   if (ia && ca != C_AGREE) inlined_at[ca]++;
   if (ca != C_AGREE && ca != C_ERROR && examples[W_ASGST][ca]++ < 2) print_example(W_ASGST, ca, wa, na, s);
+  if (in_call_stub(s->uc_pc)) cs_samples++, cs_class[ca]++;
   if (s->g_n == -100) return;
   int ng = reduce(s->g, s->g_n > 0 ? s->g_n : 0, wg, &hg);
   if (s->g_n <= 0) cg = C_ERROR;
@@ -327,6 +345,12 @@ void sh_report(long signals, long dropped, long unregistered, int min_agree_pm, 
   int nd = 0;
   for (int i = 1; i < MAX_IDS; i++) nd += defs[i].key != NULL;
   fprintf(sh_out, "%d\n", nd);
+  if (cs_samples) {
+    fprintf(sh_out, "SHADOW # figure: ASGST in the call stub samples=%ld", cs_samples);
+    for (int c = 0; c < NCLASS; c++)
+      if (cs_class[c]) fprintf(sh_out, " %s=%ld", class_names[c], cs_class[c]);
+    fprintf(sh_out, "\n");
+  }
   double pct[NWALKER] = {0}, raw[NWALKER] = {0}, err_pct[NWALKER] = {0};
   for (int w = 0; w < (asgct_on ? NWALKER : 1); w++) {
     long tot = 0, win = counts[w][C_WIN_HELPER] + counts[w][C_WIN_ENTRY] + counts[w][C_WIN_EXIT] +
