@@ -99,11 +99,14 @@ static void walks_live_c_chain(void **state) {
   assert_true(inner.end > inner.start && middle.end > middle.start && outer.end > outer.start);
   pthread_t th;
   start_spinner(&th, chain_thread, NULL);
-  int good = 0;
+  int good = 0, late = 0;
   for (int i = 0; i < 1000; i++) {
     trace t = {0};
     int kind = ASGST_RunWithIteratorOnThread(spinner_tid, ASGST_INCLUDE_NON_JAVA_FRAMES,
                                              100000, collect, &t);
+    /* On a busy machine the spinner may get no CPU within the 100 ms: that walk is not
+     * made (a figure); every walk that is made must be exact. */
+    if (kind == ASGST_THREAD_NOT_ANSWERING) { late++; continue; }
     assert_int_equal(kind, ASGST_NON_JAVA_TRACE);
     assert_true(t.n >= 3);
     uintptr_t pc0 = (uintptr_t)t.frames[0].pc, pc1 = (uintptr_t)t.frames[1].pc,
@@ -113,8 +116,10 @@ static void walks_live_c_chain(void **state) {
       good++;
   }
   stop_spinner(th);
-  print_message("# figure: out-of-thread walks of a live C chain: %d/1000 exact\n", good);
-  assert_int_equal(good, 1000);
+  print_message("# figure: out-of-thread walks of a live C chain: %d/%d exact (%d not answered within 100 ms)\n",
+                good, 1000 - late, late);
+  assert_true(late < 100);
+  assert_int_equal(good, 1000 - late);
 }
 
 /* Spins with the frame pointer = fake_fp (first argument) until *stop (second) is
