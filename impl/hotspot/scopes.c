@@ -34,8 +34,9 @@ ASGST__HOT static long lower_bound(uintptr_t base, long lo, long hi, int32_t tar
 }
 
 /* SS. The scope decode offset of the PcDesc chosen for pc under `mode`; 0 if there is no
- * debug information there, -1 on a bad read. */
-ASGST__HOT static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
+ * debug information there, -1 on a bad read. *at_pc: whether a PcDesc lies at exactly pc
+ * (left alone on a bad read before that is known). */
+ASGST__HOT static long find_scope(uintptr_t nm, uintptr_t pc, int mode, bool *at_pc) {
   const asgst__vm_model *model = &asgst__vm;
   uintptr_t code, base, end;
   if (!asgst__vm_code_begin(nm, &code) || !asgst__vm_nm_pcs(nm, &base, &end)) return -1;
@@ -50,6 +51,7 @@ ASGST__HOT static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
   uint32_t v = 0;
   if (i < n && !asgst__load_u32(base + i * model->pcdesc_size + model->pcdesc_pc_offset, &v)) return -1;
   bool exact = i < n && (int32_t)v == off;
+  *at_pc = exact;
   if (mode == ASGST__PC_NEAR || (mode == ASGST__PC_ANCHOR && !exact)) {
     /* The first PcDesc strictly after pc; if that carries no scope (pc is past the last
      * one, e.g. just back from the method's last call), the one at exactly pc, which
@@ -75,9 +77,12 @@ ASGST__HOT static long find_scope(uintptr_t nm, uintptr_t pc, int mode) {
   return (long)scope;
 }
 
-/* SS. */
-ASGST__HOT int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int max) {
-  long scope = find_scope(nm, pc, mode);
+/* SS. asgst__hs_scopes_at, inlined into both entry points: the walk's ordinary lookup
+ * keeps its single call. */
+static inline __attribute__((always_inline)) int scopes(uintptr_t nm, uintptr_t pc, int mode,
+                                                        ASGST_Frame *out, int max, bool *at_pc) {
+  *at_pc = true;
+  long scope = find_scope(nm, pc, mode, at_pc);
   if (scope < 0) return ASGST_BAD_FRAME;
   if (scope == 0) return 0;
   uintptr_t data, meta;
@@ -107,4 +112,15 @@ ASGST__HOT int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Fram
   }
   if (count > 0) out[count - 1].type = ASGST_FRAME_JAVA;
   return count;
+}
+
+/* SS. */
+ASGST__HOT int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int max) {
+  bool at_pc;
+  return scopes(nm, pc, mode, out, max, &at_pc);
+}
+
+/* SS. */
+ASGST__HOT int asgst__hs_scopes_at(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int max, bool *at_pc) {
+  return scopes(nm, pc, mode, out, max, at_pc);
 }

@@ -5,6 +5,7 @@
 #ifndef ASGST_HOTSPOT_SCOPES_H
 #define ASGST_HOTSPOT_SCOPES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "asgst.h"
@@ -23,5 +24,9 @@ enum {
  * first, into out[0..max). Returns the count, or an error (< 0): ASGST__NO_ROOM if they
  * do not fit but could in a buffer of ASGST__MAX_FRAMES_PER_PHYS. */
 int asgst__hs_scopes(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int max);
+
+/* SS. asgst__hs_scopes, and in *at_pc whether a PcDesc lies at exactly pc (true where
+ * that is not known: a bad read). */
+int asgst__hs_scopes_at(uintptr_t nm, uintptr_t pc, int mode, ASGST_Frame *out, int max, bool *at_pc);
 
 #endif

@@ -28,6 +28,18 @@
  * the end of its code blob. */
 bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *back);
 
+/* SS. For ret, a return address in [lo, hi) that no PcDesc names (a call made without
+ * debug information, such as C1's G1 barrier stubs' calls of the runtime's slow path):
+ * true, with *back as asgst__hs_stub_way_back gives it, if ret is proven to lie in
+ * out-of-line stub code serving the branch just before *back. The proof: the path from
+ * ret jumps back to *back; the instruction that ends at *back is a direct branch (taken
+ * or not) whose target e lies in (*back, ret]; and the path from e, followed by the same
+ * rules, reaches ret. Then the code from e through ret to the jump back is entered only
+ * from that branch and leaves only to the instruction after it: a stub. A return address
+ * in a method's main code (a leaf call in a loop, whose path may well meet the loop's
+ * backward jump) fails the second or third test. */
+bool asgst__hs_stub_call_way_back(uintptr_t ret, uintptr_t lo, uintptr_t hi, uintptr_t *back);
+
 /* SS. The I2C/C2I adapters' blob [lo, hi), interrupted at pc (x86_64): follows the code
  * from pc (through every conditional branch one way, then, failing that, the other) and
  * answers 1 if it reaches the c2i's pop of its return address (pop rax; mov r13,rsp, or

@@ -9,16 +9,19 @@
 #include "../safe_read.h"
 #include "stub_exit.h"
 
-/* SS. See stub_exit.h. */
-bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
-  uintptr_t at = pc;
+/* SS. Follows the code from `from` as asgst__hs_stub_way_back does. until == 0: true at
+ * the first b to [lo, from), its target in *back. until != 0: true once the path reaches
+ * the instruction at until, false if it passes it (the path only moves forward). */
+static bool follow(uintptr_t from, uintptr_t until, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
+  uintptr_t at = from;
   for (int n = 0; n < ASGST__STUB_EXIT_MAX_INSNS; n++) {
+    if (until != 0 && at >= until) return at == until;
     uint32_t w;
-    if (at < pc || at >= hi || (at & 3) != 0 || !asgst__load_u32(at, &w)) return false;
+    if (at < from || at >= hi || (at & 3) != 0 || !asgst__load_u32(at, &w)) return false;
     if ((w & 0xfc000000u) == 0x14000000u) { /* b imm26 */
       int32_t imm = (int32_t)(w << 6) >> 6;
       uintptr_t target = at + (uintptr_t)((intptr_t)imm * 4);
-      if (target >= lo && target < pc) { *back = target; return true; }
+      if (until == 0 && target >= lo && target < from) { *back = target; return true; }
       if (target <= at) return false;
       at = target;
       continue;
@@ -32,6 +35,33 @@ bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t
     at += 4;
   }
   return false;
+}
+
+/* SS. See stub_exit.h. */
+bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
+  return follow(pc, 0, lo, hi, back);
+}
+
+/* SS. The target of the direct branch at `at` (b.cond, cbz/cbnz, tbz/tbnz, b), or 0. */
+static uintptr_t branch_target(uint32_t w, uintptr_t at) {
+  if ((w & 0xff000010u) == 0x54000000u || (w & 0x7e000000u) == 0x34000000u) /* b.cond, cb(n)z */
+    return at + (uintptr_t)((intptr_t)((int32_t)(w << 8) >> 13) * 4);
+  if ((w & 0x7e000000u) == 0x36000000u) /* tb(n)z imm14 */
+    return at + (uintptr_t)((intptr_t)((int32_t)(w << 13) >> 18) * 4);
+  if ((w & 0xfc000000u) == 0x14000000u) /* b imm26 */
+    return at + (uintptr_t)((intptr_t)((int32_t)(w << 6) >> 6) * 4);
+  return 0;
+}
+
+/* SS. See stub_exit.h. */
+bool asgst__hs_stub_call_way_back(uintptr_t ret, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
+  uintptr_t b;
+  uint32_t w;
+  if (!follow(ret, 0, lo, hi, &b) || b < lo + 4 || !asgst__load_u32(b - 4, &w)) return false;
+  uintptr_t e = branch_target(w, b - 4);
+  if (e <= b || e > ret || !follow(e, ret, lo, hi, &(uintptr_t){0})) return false;
+  *back = b;
+  return true;
 }
 
 /* SS. See stub_exit.h: arm64's adapters are not decoded. */

@@ -131,18 +131,22 @@ static int insn_len(const uint8_t *b, uintptr_t at, int *kind, uintptr_t *target
   }
 }
 
-/* SS. See stub_exit.h. */
-bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
-  uintptr_t at = pc;
+/* SS. Follows the code from `from` as asgst__hs_stub_way_back does. until == 0: true at
+ * the first unconditional direct jump to [lo, from), its target in *back. until != 0:
+ * true once the path reaches the instruction at until, false if it passes it (the path
+ * only moves forward). */
+static bool follow(uintptr_t from, uintptr_t until, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
+  uintptr_t at = from;
   uint8_t b[16];
   for (int n = 0; n < ASGST__STUB_EXIT_MAX_INSNS; n++) {
-    if (at < pc || at >= hi || !asgst__load_bytes(at, b, sizeof b)) return false;
+    if (until != 0 && at >= until) return at == until;
+    if (at < from || at >= hi || !asgst__load_bytes(at, b, sizeof b)) return false;
     int kind;
     uintptr_t target = 0;
     int len = insn_len(b, at, &kind, &target);
     if (len == 0 || kind == INSN_STOP) return false;
     if (kind == INSN_JUMP) {
-      if (target >= lo && target < pc) { *back = target; return true; }
+      if (until == 0 && target >= lo && target < from) { *back = target; return true; }
       if (target <= at) return false; /* a loop on the path, or out of the method */
       at = target;                    /* forward within the stub code: checked above */
       continue;
@@ -150,6 +154,36 @@ bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t
     at += (uintptr_t)len;
   }
   return false;
+}
+
+/* SS. See stub_exit.h. */
+bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
+  return follow(pc, 0, lo, hi, back);
+}
+
+/* SS. The target of a direct branch whose last byte is just before `end` (jcc rel32
+ * 0f 8x, jmp rel32 e9, jcc rel8 7x, jmp rel8 eb), if that target lies in (end, until] and
+ * the path from it reaches until. x86_64 code cannot be decoded backwards, so each form
+ * is tried; the path's check is what proves the bytes a branch into the stub. */
+static bool branch_into(uintptr_t end, uintptr_t until, uintptr_t lo, uintptr_t hi) {
+  uint8_t b[6];
+  if (end < lo + 6 || !asgst__load_bytes(end - 6, b, sizeof b)) return false;
+  int32_t rel32 = (int32_t)(b[2] | b[3] << 8 | b[4] << 16 | (uint32_t)b[5] << 24);
+  uintptr_t t[3];
+  int n = 0;
+  if ((b[0] == 0x0f && (b[1] & 0xf0) == 0x80) || b[1] == 0xe9) t[n++] = end + (uintptr_t)(intptr_t)rel32;
+  if ((b[4] & 0xf0) == 0x70 || b[4] == 0xeb) t[n++] = end + (uintptr_t)(intptr_t)(int8_t)b[5];
+  for (int i = 0; i < n; i++)
+    if (t[i] > end && t[i] <= until && follow(t[i], until, lo, hi, &(uintptr_t){0})) return true;
+  return false;
+}
+
+/* SS. See stub_exit.h. */
+bool asgst__hs_stub_call_way_back(uintptr_t ret, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
+  uintptr_t b;
+  if (!follow(ret, 0, lo, hi, &b) || !branch_into(b, ret, lo, hi)) return false;
+  *back = b;
+  return true;
 }
 
 /* SS. True if the instruction at b, of length len, may move rsp or touch the stack

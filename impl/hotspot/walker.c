@@ -528,6 +528,21 @@ static int stub_scopes(ASGST_Iterator *it, uintptr_t nm, uintptr_t pc, ASGST_Fra
   return asgst__hs_scopes(nm, back - 1, ASGST__PC_NEAR, out, asgst__room(it));
 }
 
+/* SS. Scopes of a return address ret that no PcDesc names (a call without debug
+ * information, before any Java frame: C1's G1 barrier stubs call the runtime's slow path
+ * so) once it is proven to lie in out-of-line stub code (asgst__hs_stub_call_way_back):
+ * those of the branch into the stub, as stub_scopes gives them for an interrupted pc. The
+ * near rule would take the first PcDesc after ret, which in C1 code is mostly a later
+ * CodeStub's (another bytecode's). 0 if not proven. */
+static int stub_call_scopes(ASGST_Iterator *it, uintptr_t nm, uintptr_t ret, ASGST_Frame *out) {
+  uintptr_t code, back;
+  uint32_t size;
+  if (!asgst__vm_code_begin(nm, &code) || !asgst__vm_blob_size(nm, &size) ||
+      !asgst__hs_stub_call_way_back(ret, code, nm + size, &back) || back <= code)
+    return 0;
+  return asgst__hs_scopes(nm, back - 1, ASGST__PC_NEAR, out, asgst__room(it));
+}
+
 /* SS. A compiled frame: its scopes at pc, innermost first. */
 ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
   uintptr_t nm = s->blob, method;
@@ -544,8 +559,19 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
     n = 1;
   } else {
     uintptr_t pc = asgst__hs_real_pc(nm, &it->cur);
-    n = asgst__hs_scopes(nm, pc, s->pcmode, out, asgst__room(it));
+    bool at_pc;
+    n = asgst__hs_scopes_at(nm, pc, s->pcmode, out, asgst__room(it), &at_pc);
     if (n < 0) return n;
+    /* A return address (not top) read by a rule other than exact: the call had no debug
+     * information (a leaf call, or the anchor's pc). Without a PcDesc at exactly it, it may
+     * lie in stub code: proven so, the stub's way back names the bci. */
+    if (!at_pc && !LD(s->top) && s->pcmode != ASGST__PC_EXACT) {
+      int k = stub_call_scopes(it, nm, pc, out);
+      if (k == ASGST__NO_ROOM) return k;
+      /* A torn scope may have overwritten part of the near rule's frames: read again. */
+      n = k > 0 ? k : k < 0 ? asgst__hs_scopes(nm, pc, s->pcmode, out, asgst__room(it)) : n;
+      if (n < 0) return n;
+    }
     if (n == 0 && s->pcmode != ASGST__PC_EXACT) {
       /* A stub walk that fails (a read fault, a torn scope) leaves the bci unknown, as it
        * was without it; only a full buffer is passed on, for the caller to retry. */

@@ -321,6 +321,53 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
   return 1;
 }
 
+/* Bytes of the frame record enter() builds at a stub's first instruction: push rbp; mov
+ * rbp,rsp on x86_64, stp x29,x30,[sp,#-16]!; mov x29,sp on arm64. */
+#if defined(__x86_64__)
+#define ENTER_BYTES 4
+#else
+#define ENTER_BYTES 8
+#endif
+
+/* SS. True if blob is one of C1's runtime stubs, by name ("X Runtime1 stub" on 8-17, "C1
+ * Runtime X" later). */
+static bool c1_runtime_stub(uintptr_t blob) {
+  return blob_name_has(blob, "Runtime1") || blob_name_has(blob, "C1 Runtime");
+}
+
+/* SS. A frame in a C1 runtime stub that has a frame size but which the VM never walks
+ * while it runs (frame_complete -1), interrupted (top) past its prologue or at its return,
+ * or stopped at a call it made where the frame size does not describe its frame. JDK 8's
+ * g1_post_barrier_slow is one: its frame size (60 words) is close to, not equal to, what
+ * its runtime path has pushed at its call of the C runtime (enter, three pushes, a save
+ * area of 58 words, and the alignment word of call_VM_leaf: 63 or 64), and its fast
+ * path, where most of its samples are (the card checks after the StoreLoad fence), has
+ * pushed two registers only. Such a stub begins with enter() and keeps fp its frame record
+ * up to the leave before its return: C1's stubs read their arguments through it in
+ * between (StubFrame's load_argument), save and restore it around their calls, and the C
+ * code they call preserves it (callee-saved). So the sender is read from the record, and
+ * accepted only if it is compiled Java code, the only caller of C1's stubs. At the
+ * return, the return address is at sp. ASGST_UNSAFE_STATE otherwise. */
+static int never_safe_stub_sender(uintptr_t code, const asgst__regs *r, bool top,
+                                  const asgst__thread *t, asgst__regs *s) {
+  asgst__hs_stack_effect e;
+  if (top && asgst__hs_at_return(r->pc)) {
+    asgst__hs_entry_effect(&e);
+    if (sender_from_effect(r, &e, s) != 1) return ASGST_UNSAFE_STATE;
+  } else {
+    if (r->pc < code + ENTER_BYTES || !asgst__hs_decode_prologue(code, code + ENTER_BYTES, 0, &e) ||
+        !e.fp_moved || e.fp_slot < 0)
+      return ASGST_UNSAFE_STATE;
+    if (r->fp < r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base))
+      return ASGST_UNSAFE_STATE;
+    if (!asgst__load_ptr(r->fp + 8, &s->pc) || !asgst__load_ptr(r->fp, &s->fp)) return ASGST_BAD_FRAME;
+    s->pc = asgst__strip_pc(s->pc);
+    s->sp = r->fp + 16;
+    s->lr = 0;
+  }
+  return asgst__hs_classify(s->pc, &(uintptr_t){0}) == ASGST__HK_NMETHOD ? 1 : ASGST_UNSAFE_STATE;
+}
+
 /* SS. */
 ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool top,
                           const asgst__thread *t, asgst__regs *s) {
@@ -344,7 +391,15 @@ ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool 
   if (size > (1u << 20)) return ASGST_BAD_FRAME;
   /* Stopped at a call (a return address or an anchor), a blob with a frame size has its
    * whole frame, even one the VM calls never safe (safepoint handler, runtime stubs). */
-  if (!top) return sender_by_size(r, size, s);
+  if (!top) {
+    /* A C1 runtime stub whose frame record and frame size disagree (JDK 8's
+     * g1_post_barrier_slow at its leaf call of the C runtime): the record, where it proves
+     * a Java sender. At the VM's own call sites (with an oop map) the two agree. */
+    if (complete < 0 && r->fp + 16 != r->sp + 8 * (uintptr_t)size && c1_runtime_stub(blob) &&
+        never_safe_stub_sender(code, r, false, t, s) == 1)
+      return 1;
+    return sender_by_size(r, size, s);
+  }
   asgst__hs_stack_effect e;
   if (complete < 0 || r->pc < code + (uint32_t)complete) {
     uintptr_t entry = code;
@@ -361,8 +416,12 @@ ASGST__HOT int asgst__hs_blob_sender(uintptr_t blob, const asgst__regs *r, bool 
       }
       entry = vep;
     }
-    if (!asgst__hs_decode_prologue(entry, r->pc, 8 * (long)size, &e)) return ASGST_UNSAFE_STATE;
-    return sender_from_effect(r, &e, s);
+    if (asgst__hs_decode_prologue(entry, r->pc, 8 * (long)size, &e)) return sender_from_effect(r, &e, s);
+    /* C1's runtime stubs only: other never-safe blobs that begin with enter() move fp
+     * later (the deoptimization blob replaces the frames it unpacks). */
+    if (complete < 0 && kind == ASGST__HK_STUB && c1_runtime_stub(blob))
+      return never_safe_stub_sender(code, r, true, t, s);
+    return ASGST_UNSAFE_STATE;
   }
   if (asgst__hs_decode_epilogue(r->pc, &e)) return sender_from_effect(r, &e, s);
   return sender_by_size(r, size, s);

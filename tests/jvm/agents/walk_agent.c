@@ -328,8 +328,11 @@ static void trace_failure_unguarded(sample *s, const ucontext_t *u) {
       for (int q = 0; np && q < 23; q++) { uint8_t c; asgst__load_u8(np + q, &c); name[q] = (char)c; if (!c) break; }
       asgst__load_ptr(old, &a);
       if (top.fp >= old) asgst__load_ptr(top.fp + 8, &b);
-      len += snprintf(s->diag + len, sizeof s->diag - len, " [%s sp0=%c fp1=%c fp-sp=%ld]", name,
-                      kc[asgst__hs_classify(a, &(uintptr_t){0})], kc[asgst__hs_classify(b, &(uintptr_t){0})], (long)(top.fp - old));
+      int32_t fsize = 0, complete = 0;
+      if (blob) asgst__vm_blob_frame(blob, &fsize, &complete);
+      len += snprintf(s->diag + len, sizeof s->diag - len, " [%s sp0=%c fp1=%c fp-sp=%ld size=%d complete=%d]", name,
+                      kc[asgst__hs_classify(a, &(uintptr_t){0})], kc[asgst__hs_classify(b, &(uintptr_t){0})],
+                      (long)(top.fp - old), (int)fsize, (int)complete);
     }
     if (r < 0) { snprintf(s->diag + len, sizeof s->diag - len, " step=%d", r); break; }
     if (r > 0 && it.cur.sp <= old) { snprintf(s->diag + len, sizeof s->diag - len, " loop"); break; }

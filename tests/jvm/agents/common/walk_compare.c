@@ -173,26 +173,39 @@ static bool ends_at_root(const sample *s) {
   return dot && (strcmp(dot, ".main") == 0 || strcmp(dot, ".run") == 0);
 }
 
-/* The (method, bci) pairs ASGST named from a stub's way back (lines=1 prints them). */
+/* The (method, bci) pairs ASGST named from a stub's way back (lines=1 prints them): at an
+ * interrupted pc where ASGCT has its placeholder 0 (stab), and the top Java frames at a
+ * return address without a PcDesc under a non-Java frame (sample.top_stub STUB_CALLER:
+ * C1's G1 barrier stubs' calls of the runtime's slow path, where ASGCT fails), ctab. */
 #define STAB 64
-static struct { uintptr_t method; int bci; long count; } stab[STAB];
+typedef struct { uintptr_t method; int bci; long count; } stub_pair;
+static stub_pair stab[STAB], ctab[STAB];
 
 /* N. */
-static void record_stub_bci(const sample *s) {
+static void record_pair(stub_pair *t, const sample *s) {
   for (int i = 0; i < STAB; i++) {
-    if (stab[i].method == s->a[0].method && stab[i].bci == s->a[0].bci) { stab[i].count++; return; }
-    if (stab[i].method == 0) { stab[i].method = s->a[0].method, stab[i].bci = s->a[0].bci, stab[i].count = 1; return; }
+    if (t[i].method == s->a[0].method && t[i].bci == s->a[0].bci) { t[i].count++; return; }
+    if (t[i].method == 0) { t[i].method = s->a[0].method, t[i].bci = s->a[0].bci, t[i].count = 1; return; }
   }
 }
 
-/* N. Prints "WALK # stub NAME bci BCI line LINE COUNT" for each pair record_stub_bci saw. */
-static void walk_report_stub_bcis(void) {
-  for (int i = 0; i < STAB && stab[i].method; i++) {
+/* N. */
+static void record_stub_bci(const sample *s) { record_pair(stab, s); }
+
+/* N. Prints "WALK # WHAT NAME bci BCI line LINE COUNT" for each pair of table t. */
+static void report_pairs(const stub_pair *t, const char *what) {
+  for (int i = 0; i < STAB && t[i].method; i++) {
     char name[128];
-    walk_method_name(stab[i].method, name, sizeof name);
-    fprintf(stderr, "WALK # stub %s bci %d line %d %ld\n", name, stab[i].bci,
-            (int)ASGST_GetMethodLineNumber((ASGST_Method)stab[i].method, stab[i].bci), stab[i].count);
+    walk_method_name(t[i].method, name, sizeof name);
+    fprintf(stderr, "WALK # %s %s bci %d line %d %ld\n", what, name, t[i].bci,
+            (int)ASGST_GetMethodLineNumber((ASGST_Method)t[i].method, t[i].bci), t[i].count);
   }
+}
+
+/* N. The pairs of both tables: "WALK # stub ..." and "WALK # stub_call ...". */
+static void walk_report_stub_bcis(void) {
+  report_pairs(stab, "stub");
+  report_pairs(ctab, "stub_call");
 }
 
 /* N. */
@@ -492,6 +505,7 @@ static void record_line(const sample *s) {
   int line = s->a[0].bci >= 0 ? (int)ASGST_GetMethodLineNumber((ASGST_Method)m, s->a[0].bci) : -1;
   lines_total++;
   lines_unknown_bci += s->a[0].bci == -1;
+  if (s->top_stub == STUB_CALLER) record_pair(ctab, s);
   for (int i = 0; s->a[0].bci == -1 && i < UTAB; i++) {
     lstat *e = &utab[i];
     if (e->method == m && e->line == s->a[0].level) { e->count++; break; }

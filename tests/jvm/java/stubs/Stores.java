@@ -13,7 +13,15 @@
  * per-line histogram of a G1 run can be compared with a ParallelGC run's
  * (tests/jvm/test_stub_bci.sh). A sample in stub code that loses its bci lands on line
  * -1, or with AsyncGetCallTrace's placeholder bci 0 on the method's first line (int s),
- * neither of which the loops' samples reach otherwise. Usage: Stores SECONDS (a decimal).
+ * neither of which the loops' samples reach otherwise.
+ *
+ * A third method, mixedStores, is not part of that comparison: its store line is followed
+ * by lines with int array accesses, whose range checks C1 emits as CodeStubs with debug
+ * information after the store's G1 barrier stubs. A sample in the barrier's call of the
+ * runtime's slow path that a walker names by the first PcDesc after the stub's return
+ * address lands on one of those later lines; the stub's way back names the putfield.
+ * Its loop header is on the store line, so that C2's loop-end scope stays there too.
+ * Usage: Stores SECONDS (a decimal).
  */
 public class Stores {
   static final class Node {
@@ -24,11 +32,13 @@ public class Stores {
   static final int MIN_ROUNDS = 200;
   static Node[] nodes;
   static Object[] slots;
+  static int[] counts;
 
   public static void main(String[] args) {
     double secs = args.length > 0 ? Double.parseDouble(args[0]) : 3;
     nodes = new Node[1 << 14];
     slots = new Object[1 << 14];
+    counts = new int[1 << 14];
     for (int i = 0; i < nodes.length; i++) { nodes[i] = new Node(); nodes[i].v = i; }
     System.gc(); /* the nodes and the array are old from here on */
     long end = System.nanoTime() + (long) (secs * 1e9);
@@ -39,6 +49,7 @@ public class Stores {
     while (System.nanoTime() < end || rounds < MIN_ROUNDS) {
       sink += fieldStores();
       sink += arrayStores();
+      sink += mixedStores(rounds);
       rounds++;
     }
     System.out.println("sink " + sink + " rounds " + rounds);
@@ -57,6 +68,18 @@ public class Stores {
     int s = 1;
     Object[] a = slots;
     for (int i = 0; i < a.length; i++) { a[i] = new Object(); s = (s ^ i) * 0x9E3779B1; s = (s ^ (s >>> 15)) * 0x85EBCA6B; s = (s ^ (s >>> 13)) * 0xC2B2AE35; s = (s ^ (s >>> 16)) * 0x27D4EB2F; s = (s ^ (s >>> 15)) * 0x165667B1; s = (s ^ (s >>> 13)) * 0x9E3779B1; s = (s ^ (s >>> 16)) * 0x85EBCA6B; s ^= s >>> 15; }
+    return s;
+  }
+
+  /* A young object into a field of each old node, then int array work on other lines. */
+  static int mixedStores(int r) {
+    int s = 0;
+    Node[] ns = nodes;
+    int[] c = counts;
+    for (int i = 0; i < ns.length; i++) { Node n = ns[i]; n.ref = new Object();
+      c[(i * 7 + r) & (c.length - 1)] += n.v;
+      s += c[i];
+    }
     return s;
   }
 }
