@@ -12,7 +12,7 @@
  *
  * Owner thread: env's, which must be the calling thread's (or NULL). A backend that
  * processes queues itself (queue_bind: HotSpot brings the owner to a safe point from its
- * processing thread, impl/hotspot/queue_thread.c) gets a handle of the owner at
+ * processing thread, impl/hotspot/queues/queue_thread.c) gets a handle of the owner at
  * registration; otherwise the owner processes its queues with ASGST_ProcessQueues.
  */
 #include <pthread.h>

@@ -6,15 +6,15 @@
  * demo profiler's refusal test; asgst_test_san, its sanitized twin, for the unit tests).
  * libasgst.so and libasgst.a are compiled without it and carry none of the following
  * (tests/conformance/test_exports.sh checks their symbols and strings). The whole list:
- *  1. ASGST__OPT_ASGCT_PCDESC_RULE, an iterator option (impl/hotspot/walker.c).
+ *  1. ASGST__OPT_ASGCT_PCDESC_RULE, an iterator option (impl/hotspot/walking/walker.c).
  *  2. ASGST__OPT_COPY_CHECK, an option of ASGST_RunWithIteratorOnThread
  *     (api/remote_walk.c).
  *  3. vmStructs names hidden from the model, to see a VM refused:
- *     asgst__vm_hide_for_test (impl/hotspot/vm_model.c), and the environment variable
+ *     asgst__vm_hide_for_test (impl/hotspot/model/vm_model.c), and the environment variable
  *     ASGST_TEST_HIDE_FIELD read once per binding (impl/hotspot/hotspot_init.c).
- *  4. Counters of class shadows, asgst__hs_shadow_stats (impl/hotspot/class_shadow.c).
+ *  4. Counters of class shadows, asgst__hs_shadow_stats (impl/hotspot/classes/class_shadow.c).
  *  5. Counters and times of queue processing, asgst__hs_queue_stats_get and
- *     asgst__hs_queue_median_ns (impl/hotspot/queue_thread.c).
+ *     asgst__hs_queue_median_ns (impl/hotspot/queues/queue_thread.c).
  * In the product the two option bits are 0, so every test of them folds away at compile
  * time (the walk's frame step reads no test switch), and the definitions behind 3-5 are
  * not compiled. A file with test-only code holds it in one `#if ASGST__TEST_BUILD` block.

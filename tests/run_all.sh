@@ -117,7 +117,7 @@ SAME_VERSION_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh)
 # A JDK newer than the newest the library is tested on (an early-access build) runs the
 # walk and info suites with the opt-in (ASGST_INIT_UNTESTED_JDK, through the test agents'
 # ASGST_TEST_UNTESTED_JDK); its results are reported apart and not counted in the totals.
-NEWEST_TESTED=27 # impl/hotspot/vm_model.c, tested[]
+NEWEST_TESTED=27 # impl/hotspot/model/vm_model.c, tested[]
 UNTESTED_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh)
 # run_untested LABEL HOME: the untested JDK's suites, with their own tally.
 run_untested() {

@@ -7,12 +7,17 @@
  * answers must come from the copy taken while the class was alive. Outside unload
  * reporting that costs one relaxed load and a not-taken branch per call.
  */
-#include "class_shadow.h"
-#include "codecache.h"
-#include "hotspot.h"
-#include "walker.h"
-#include "framecache.h"
-#include "vm_model.h"
+#include "classes/class_shadow.h"
+#include "walking/codecache.h"
+#include "hotspot_backend.h"
+#include "classes/classes.h"
+#include "classes/metadata.h"
+#include "threads/threads.h"
+#include "queues/queues.h"
+#include "model/bound_vm.h"
+#include "walking/walker.h"
+#include "walking/framecache.h"
+#include "model/vm_model.h"
 
 /* SS (all of the following; the caller holds the guard). */
 static void method_info(ASGST_Method m, ASGST_MethodInfo *info) {

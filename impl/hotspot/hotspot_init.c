@@ -16,23 +16,21 @@
 #include <string.h>
 #include <time.h>
 
-#include "hotspot.h"
-#include "vmstructs.h"
-#include "walker.h"
-#include "framecache.h"
-#include "vm_model.h"
-#include "init_timing.h"
+#include "hotspot_backend.h"
+#include "classes/classes.h"
+#include "threads/threads.h"
+#include "model/bound_vm.h"
+#include "model/vmstructs.h"
+#include "walking/walker.h"
+#include "walking/framecache.h"
+#include "model/vm_model.h"
+#include "model/init_timing.h"
 
 #include "../services.h"
 #include "../guard.h"
 #include "../safe_read.h"
 #include "../test_build.h"
 #include "../native/cfi.h"
-
-JavaVM *asgst__hs_vm;
-bool asgst__hs_can_suspend;
-bool asgst__hs_realtime_queues;
-jvmtiEnv *asgst__hs_jvmti;
 
 enum { UNBOUND, PENDING, READY };
 static int state = UNBOUND;
@@ -77,9 +75,11 @@ void asgst__bind_on_outcome(ASGST_InitializeCallback cb, void *arg) {
   if (now) cb(s, arg);
 }
 
-/* N. The listing thread announced `listed` before this call, so a binding waiting for it
- * under init_lock has gone on and let go of the lock. */
-void asgst__bind_listed(void) {
+/* N. Called by the class listing's thread once walks work (the classes are listed): runs
+ * the caller's pending ASGST_SetInitializeCallback callback of a live-phase binding. The
+ * listing thread announced `listed` before this call, so a binding waiting for it under
+ * init_lock has gone on and let go of the lock. */
+static void bind_listed(void) {
   ASGST_InitializeCallback cb = NULL;
   void *arg = NULL;
   pthread_mutex_lock(&init_lock);
@@ -382,7 +382,8 @@ static int finish(JNIEnv *env, bool at_vm_init) {
   error[0] = '\0';
   refused = 0;
   set_state(READY);
-  asgst__hs_backlog_start(jvmti, env, listing, at_vm_init ? -1 : ASGST__LISTING_WAIT_MS);
+  asgst__hs_backlog_start(jvmti, env, listing, &asgst__hotspot_backend, bind_listed,
+                          at_vm_init ? -1 : ASGST__LISTING_WAIT_MS);
   return 0;
 }
 

@@ -21,9 +21,10 @@
 #include "../guard.h"
 #include "../replay.h"
 #include "../safe_read.h"
-#include "codecache.h"
-#include "hotspot.h"
-#include "layout_tables.h"
+#include "walking/codecache.h"
+#include "hotspot_backend.h"
+#include "model/layout_tables.h"
+#include "model/vm_model.h"
 
 static char error[512];
 static asgst__layout_tables tables;

@@ -20,9 +20,11 @@
 #include <string.h>
 
 #include "../guard.h"
-#include "hotspot.h"
-#include "vm_model.h"
-#include "codecache.h"
+#include "hotspot_backend.h"
+#include "classes/classes.h"
+#include "classes/metadata.h"
+#include "model/vm_model.h"
+#include "walking/codecache.h"
 
 #define MAX_LINES 512
 

@@ -21,7 +21,7 @@
 /* Hot path: no SLP vectorization (see walker_code.c). */
 #pragma GCC optimize("no-tree-slp-vectorize")
 #include "../safe_read.h"
-#include "walker_code.h"
+#include "walking/walker_code.h"
 
 #define SP 31 /* register number 31 is sp in the instructions below (xzr elsewhere) */
 #define FP 29

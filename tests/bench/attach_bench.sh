@@ -5,7 +5,7 @@
 # binding thread's CPU time beside the wall time (initialize_cpu_ms: the steady figure on a
 # busy machine; ASGST_INIT_TIMING=1 breaks both down by phase, docs/budgets.md), and how
 # long walks still said ASGST_INIT_PENDING after the answer (walks_pending_ms: the classes
-# loaded before being listed in the background, impl/hotspot/class_backlog.c).
+# loaded before being listed in the background, impl/hotspot/classes/class_backlog.c).
 # Budgets, one "ok -" or "not ok -" line each per JDK (budget.sh): <= 10 ms at 50k, on the
 # slower of the two 50k runs; flat in the number of classes: the CPU time at 50k within
 # 1 ms of that at 1k (same loader kind, the slower kind counts).

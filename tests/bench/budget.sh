@@ -8,7 +8,7 @@
 #   PASS is 1 or 0; FIGURE reads "<figure> vs <budget>", or "no figure: <why>" with PASS 0.
 # The bench is not a test: a budget missed prints "not ok" and the scripts go on (exit 0).
 
-# The newest feature version the library is tested on (impl/hotspot/vm_model.c, tested[];
+# The newest feature version the library is tested on (impl/hotspot/model/vm_model.c, tested[];
 # tests/run_all.sh has the same number). Newer JDKs run only with ASGST_TEST_UNTESTED_JDK=1.
 NEWEST_TESTED=27
 

@@ -90,7 +90,7 @@ expect "unload: every loader was collected" "$WORK/unload.out" "loaders alive 0"
 if [ $rc = 0 ]; then tap ok "unload: JVM exited normally"; else tap "not ok" "unload: JVM exit status $rc"; fi
 
 # 4b. The window between a live binding's answer and the listing of the classes loaded
-#     before it (impl/hotspot/class_backlog.c), held open 1.5 s by the test build: a class
+#     before it (impl/hotspot/classes/class_backlog.c), held open 1.5 s by the test build: a class
 #     dropped inside it unloads unlisted (walks still pending: nothing of it was handed
 #     out); a class converted inside it (the conversion waits for the listing) and dropped
 #     after gets its unload handler call.

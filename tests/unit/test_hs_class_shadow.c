@@ -1,4 +1,4 @@
-/* test_hs_class_shadow.c - shadow copies of class metadata (impl/hotspot/class_shadow.c)
+/* test_hs_class_shadow.c - shadow copies of class metadata (impl/hotspot/classes/class_shadow.c)
  * over a hand-built JDK 17 class with one method (no JVM): the backend's accessors answer
  * from a published shadow after the class's memory is wiped (as after an unload), and
  * from VM memory again once the shadow is retired; retired shadows are freed. */
@@ -10,8 +10,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/class_shadow.h"
-#include "impl/hotspot/hotspot.h"
+#include "impl/hotspot/classes/class_shadow.h"
+#include "impl/hotspot/hotspot_backend.h"
+#include "impl/hotspot/classes/metadata.h"
+#include "impl/hotspot/model/vm_model.h"
 #include "impl/test_build.h" /* asgst__hs_shadow_stats */
 
 /* JDK 17 offsets, as in test_hs_line_table.c. */

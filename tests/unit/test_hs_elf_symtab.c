@@ -1,4 +1,4 @@
-/* test_hs_elf_symtab.c - the .symtab lookup (impl/hotspot/elf_symtab.c) that finds libjvm's
+/* test_hs_elf_symtab.c - the .symtab lookup (impl/hotspot/model/elf_symtab.c) that finds libjvm's
  * unexported statics (JDK 21's ContinuationEntry::_return_pc), tried on this test program's
  * own file: the symbols of its globals must give their run-time addresses once the load bias
  * is added, a name that is only the tail of a longer name must still be found, and a name
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/elf_symtab.h"
+#include "impl/hotspot/model/elf_symtab.h"
 
 /* Not static, used: kept in .symtab under these names. The second name is a tail of the
  * first, which a linker may store once (the tail sharing the lookup must handle). */

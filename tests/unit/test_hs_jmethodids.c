@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/hotspot.h"
-#include "impl/hotspot/vm_model.h"
+#include "impl/hotspot/classes/classes.h"
+#include "impl/hotspot/model/vm_model.h"
 
 #define NM 5
 

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/hotspot.h"
+#include "impl/hotspot/classes/metadata.h"
+#include "impl/hotspot/model/vm_model.h"
 
 /* JDK 17 offsets (see the vmStructs dump): Method::_constMethod 8, _access_flags 40;
  * ConstMethod::_constants 8, _constMethod_size 24, _flags 28 (u2), _code_size 32,

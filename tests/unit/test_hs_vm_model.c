@@ -1,4 +1,4 @@
-/* test_hs_vm_model.c - the HotSpot model (impl/hotspot/vm_model.c) over recorded vmStructs
+/* test_hs_vm_model.c - the HotSpot model (impl/hotspot/model/vm_model.c) over recorded vmStructs
  * tables, without a JVM. Each file in tests/data/vmstructs (written by the
  * vmstructs_dump test agent from a real JVM) is turned back into the tables a libjvm
  * exports: this program defines gHotSpotVMStructs and friends itself, so the library's
@@ -15,13 +15,13 @@
 #include <cmocka.h>
 
 #include "asgst.h"
-#include "impl/hotspot/vm_model.h"
-#include "impl/hotspot/vmstructs.h"
+#include "impl/hotspot/model/vm_model.h"
+#include "impl/hotspot/model/vmstructs.h"
 #include "impl/test_build.h" /* asgst__vm_hide_for_test */
 
 /* The interpreter and call stub slots that vmStructs does not export: the recorded dumps
  * are x86_64 JVMs', whose slots an x86_64 build takes; an arm64 build takes arm64's frame
- * layout whatever JVM the dump came from (impl/hotspot/vm_model.c, derive()). */
+ * layout whatever JVM the dump came from (impl/hotspot/model/vm_model.c, derive()). */
 #if defined(__aarch64__)
 #define X86_DUMP_SLOT(x86_64, arm64) (arm64)
 #else

@@ -26,7 +26,7 @@ static jlong now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 static jlong init_cpu_ns = -1;
 /* How long after ASGST_Initialize's answer a walk of this thread still said
  * ASGST_INIT_PENDING (the classes loaded before the binding being listed:
- * impl/hotspot/class_backlog.c), -1 if a walk failed otherwise. */
+ * impl/hotspot/classes/class_backlog.c), -1 if a walk failed otherwise. */
 static jlong pending_ns = -1;
 
 /* SS. */

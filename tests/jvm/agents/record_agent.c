@@ -30,8 +30,8 @@
 #include "asgst.h"
 #include "common/agent_setup.h"
 #include "impl/guard.h"
-#include "impl/hotspot/codecache.h"
-#include "impl/hotspot/vm_model.h"
+#include "impl/hotspot/walking/codecache.h"
+#include "impl/hotspot/model/vm_model.h"
 #include "tests/unit/test_arch.h"
 
 #define POOL 8

@@ -43,13 +43,13 @@
 #include "impl/guard.h"
 #include "impl/safe_read.h"
 #include "impl/hotspot/call_stub.h"
-#include "impl/hotspot/codecache.h"
-#include "impl/hotspot/walker_code.h"
-#include "impl/hotspot/scopes.h"
-#include "impl/hotspot/vm_model.h"
-#include "impl/hotspot/hotspot.h"
-#include "impl/hotspot/walker.h"
-#include "impl/hotspot/vmstructs.h"
+#include "impl/hotspot/walking/codecache.h"
+#include "impl/hotspot/walking/walker_code.h"
+#include "impl/hotspot/walking/scopes.h"
+#include "impl/hotspot/model/vm_model.h"
+#include "impl/hotspot/threads/threads.h"
+#include "impl/hotspot/walking/walker.h"
+#include "impl/hotspot/model/vmstructs.h"
 #include "impl/test_build.h" /* ASGST__OPT_ASGCT_PCDESC_RULE */
 _Static_assert(ASGST__OPT_ASGCT_PCDESC_RULE != 0, "the agent links the test build (impl/test_build.h)");
 #include <ucontext.h>

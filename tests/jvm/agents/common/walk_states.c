@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "asgst.h"
-#include "impl/hotspot/vm_model.h"
+#include "impl/hotspot/model/vm_model.h"
 #include "agent_setup.h"
 #include "../walk_agent.h"
 #include "walk_stats.h"

@@ -9,7 +9,7 @@
 #include <ucontext.h>
 
 #include "../fuzz_agent.h"
-#include "impl/hotspot/codecache.h"
+#include "impl/hotspot/walking/codecache.h"
 #include "tests/unit/test_arch.h"
 
 fuzz_range fuzz_heaps[MAX_HEAPS], fuzz_libjvm;

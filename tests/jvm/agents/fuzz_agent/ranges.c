@@ -9,7 +9,7 @@
 
 #include "../fuzz_agent.h"
 #include "impl/guard.h"
-#include "impl/hotspot/vm_model.h"
+#include "impl/hotspot/model/vm_model.h"
 
 /* N. The code heaps' reserved ranges; none if the VM has not created them yet. JDK 8 has
  * one heap, CodeCache::_heap: the static is then a one-element array. */

@@ -29,8 +29,8 @@
 #include "asgst.h"
 #include "impl/guard.h"
 #include "impl/hotspot/call_stub.h"
-#include "impl/hotspot/codecache.h"
-#include "impl/hotspot/walker_code.h"
+#include "impl/hotspot/walking/codecache.h"
+#include "impl/hotspot/walking/walker_code.h"
 
 FILE *sh_out;
 

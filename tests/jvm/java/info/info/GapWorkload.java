@@ -6,7 +6,7 @@ import java.lang.reflect.Method;
 
 /**
  * GapWorkload LIB: the window between a live-phase ASGST_Initialize's answer and the
- * listing of the classes loaded before it (impl/hotspot/class_backlog.c), widened by the
+ * listing of the classes loaded before it (impl/hotspot/classes/class_backlog.c), widened by the
  * test build's ASGST_TEST_LISTING_DELAY_MS. Two copies of info.Unloadee are loaded before
  * the binding, each by a loader of its own. Inside the window copy B is dropped and
  * collected (a class the profiler was never handed: it unloads unlisted), and copy A's
