@@ -19,9 +19,9 @@
 #define ASGST_IMPL_ARCH_H
 
 #if defined(__x86_64__)
-#include "x86_64.h"
+#include "x86_64/regs.h"
 #elif defined(__aarch64__)
-#include "aarch64.h"
+#include "aarch64/regs.h"
 #else
 #error "asgst: no impl/arch/ header for this architecture (x86_64 and aarch64 are supported)"
 #endif

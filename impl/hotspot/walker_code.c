@@ -15,9 +15,9 @@
  * stores stall on failed store forwarding. */
 #pragma GCC optimize("no-tree-slp-vectorize")
 #include "../safe_read.h"
-#include "call_stub.h"
+#include "../arch/call_stub.h"
 #include "codecache.h"
-#include "stub_exit.h"
+#include "../arch/stub_exit.h"
 #include "walker_code.h"
 #include "vm_model.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/stub_exit.h"
+#include "impl/arch/stub_exit.h"
 
 /* JDK 25's i2c for a method with a stack argument (padded: the decoder reads 16 bytes at
  * each instruction), then the c2i's first instruction. */

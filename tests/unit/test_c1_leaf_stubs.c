@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/stub_exit.h"
+#include "impl/arch/stub_exit.h"
 
 /* padded: the decoder reads 16 bytes at each instruction */
 static uint8_t subtype[0x70] = {

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/call_stub.h"
+#include "impl/arch/call_stub.h"
 
 /* Where the call stub begins in the blob, and its return address's offset from there. */
 #define STUB 0x20

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/stub_exit.h"
+#include "impl/arch/stub_exit.h"
 
 #if defined(__x86_64__)
 /* The continuation at 0 (a nop standing for the main code after the branch to the stub),

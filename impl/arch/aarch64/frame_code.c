@@ -20,8 +20,8 @@
 #if defined(__aarch64__)
 /* Hot path: no SLP vectorization (see walker_code.c). */
 #pragma GCC optimize("no-tree-slp-vectorize")
-#include "../safe_read.h"
-#include "walker_code.h"
+#include "../../safe_read.h"
+#include "../../hotspot/walker_code.h"
 
 #define SP 31 /* register number 31 is sp in the instructions below (xzr elsewhere) */
 #define FP 29

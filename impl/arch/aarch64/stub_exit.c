@@ -6,8 +6,8 @@
  * an instruction.
  */
 #if defined(__aarch64__)
-#include "../safe_read.h"
-#include "stub_exit.h"
+#include "../../safe_read.h"
+#include "../stub_exit.h"
 
 /* SS. Follows the code from `from` as asgst__hs_stub_way_back does. until == 0: true at
  * the first b to [lo, from), its target in *back. until != 0: true once the path reaches

@@ -13,8 +13,8 @@
 #if defined(__x86_64__)
 /* Hot path: no SLP vectorization (see walker_code.c). */
 #pragma GCC optimize("no-tree-slp-vectorize")
-#include "../safe_read.h"
-#include "walker_code.h"
+#include "../../safe_read.h"
+#include "../../hotspot/walker_code.h"
 
 /* SS. Length of a multi-byte nop (0f 1f /0 with ModRM/SIB/disp) at p, 0 if not one. */
 static int nop_len(const uint8_t *p) {

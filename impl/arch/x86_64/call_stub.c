@@ -26,8 +26,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "../safe_read.h"
-#include "call_stub.h"
+#include "../../safe_read.h"
+#include "../call_stub.h"
 
 /* Branch targets remembered to check they are instruction boundaries. */
 #define MAX_TARGETS 8

@@ -9,8 +9,8 @@
  * below are not understood: the walk gives up rather than guess a length.
  */
 #if defined(__x86_64__)
-#include "../safe_read.h"
-#include "stub_exit.h"
+#include "../../safe_read.h"
+#include "../stub_exit.h"
 
 enum { INSN_NEXT, INSN_JUMP, INSN_STOP };
 
