@@ -1,7 +1,13 @@
 /*
- * arch.h - what the library needs to know of the processor it runs on, one header per
- * architecture (x86_64.h, aarch64.h); everything outside impl/arch/ and the code decoders
- * of impl/hotspot/walker_code_<arch>.c is architecture-neutral. Each header defines:
+ * arch.h - what the library needs to know of the processor it runs on: the one header
+ * shared code includes, and the only one that names a room of impl/arch/ (x86_64/,
+ * aarch64/). Each room holds the same files:
+ *   regs.h          registers of a signal context, the user address limit, the spin hint
+ *   dwarf_regs.h    the DWARF register numbers the call frame tables follow
+ *                   (ASGST_DW_SP, ASGST_DW_FP, ASGST_DW_RA)
+ *   frame_code.c, stub_exit.c, call_stub.c  the decoders of HotSpot's code, behind the
+ *                   neutral frame_code.h, stub_exit.h and call_stub.h of impl/arch/
+ * Everything outside impl/arch/ is architecture-neutral. regs.h defines:
  *   ASGST__MAX_ADDR         the first address above user space
  *   asgst__cpu_relax()      SS. the spin-wait hint
  *   asgst__strip_pc(pc)     SS. a return address without pointer-authentication bits
@@ -20,10 +26,12 @@
 
 #if defined(__x86_64__)
 #include "x86_64/regs.h"
+#include "x86_64/dwarf_regs.h"
 #elif defined(__aarch64__)
 #include "aarch64/regs.h"
+#include "aarch64/dwarf_regs.h"
 #else
-#error "asgst: no impl/arch/ header for this architecture (x86_64 and aarch64 are supported)"
+#error "asgst: no impl/arch/ room for this architecture (x86_64 and aarch64 are supported)"
 #endif
 
 #endif

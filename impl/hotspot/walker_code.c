@@ -8,8 +8,8 @@
  * frame is only partly there. Instead of guessing, the walker decodes the few
  * instructions HotSpot's compilers put there, from the entry (prologue) or from the pc
  * (epilogue), and knows exactly where the return address is: the decoders are per
- * architecture (walker_code_x86_64.c, walker_code_aarch64.c). Anything else ends the walk
- * with ASGST_UNSAFE_STATE.
+ * architecture (impl/arch/<arch>/frame_code.c, behind impl/arch/frame_code.h). Anything
+ * else ends the walk with ASGST_UNSAFE_STATE.
  */
 /* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
  * stores stall on failed store forwarding. */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/walker_code.h"
+#include "impl/arch/frame_code.h"
 
 #if defined(__x86_64__)
 

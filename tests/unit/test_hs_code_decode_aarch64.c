@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/walker_code.h"
+#include "impl/arch/frame_code.h"
 
 #if defined(__aarch64__)
 /* C2's verified entry with G1 on JDK 21: a frame of 0x30 bytes. */

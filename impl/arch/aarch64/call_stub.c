@@ -1,5 +1,5 @@
 /*
- * call_stub_aarch64.c - the arm64 half of call_stub.h: the call stub is not decoded there
+ * call_stub.c - the arm64 half of call_stub.h: the call stub is not decoded there
  * (a top pc in it before its call stays ASGST_UNSAFE_STATE).
  */
 #if defined(__aarch64__)

@@ -1,5 +1,5 @@
 /*
- * aarch64.h - arm64 Linux: registers of a signal context, the user address limit, the
+ * regs.h - arm64 Linux: registers of a signal context, the user address limit, the
  * spin-wait hint, return addresses signed by pointer authentication. Included through
  * arch.h only.
  */

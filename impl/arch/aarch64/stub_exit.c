@@ -1,5 +1,5 @@
 /*
- * stub_exit_aarch64.c - the arm64 half of stub_exit.h. Instructions are 4 bytes: the path
+ * stub_exit.c - the arm64 half of stub_exit.h. Instructions are 4 bytes: the path
  * falls through conditional branches (b.cond, cbz/cbnz, tbz/tbnz) and calls (bl, blr), and
  * ends at the first unconditional b. HotSpot's arm64 stubs load constants with movz/movk
  * or adrp, not from literal pools among their instructions, so each word on the path is

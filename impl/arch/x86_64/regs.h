@@ -1,5 +1,5 @@
 /*
- * x86_64.h - x86_64 Linux: registers of a signal context, the user address limit, the
+ * regs.h - x86_64 Linux: registers of a signal context, the user address limit, the
  * spin-wait hint. Included through arch.h only.
  */
 #ifndef ASGST_IMPL_ARCH_X86_64_H
