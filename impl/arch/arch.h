@@ -5,6 +5,9 @@
  *   regs.h          registers of a signal context, the user address limit, the spin hint
  *   dwarf_regs.h    the DWARF register numbers the call frame tables follow
  *                   (ASGST_DW_SP, ASGST_DW_FP, ASGST_DW_RA)
+ *   interp_frame.h  the slots of HotSpot's frames the VM's tables do not export, for the
+ *                   model (ASGST__FRAME_SLOTS_EXPORTED, ASGST__INTERP_*_SLOT,
+ *                   ASGST__ENTRY_WRAPPER_SLOT)
  *   frame_code.c, stub_exit.c, call_stub.c  the decoders of HotSpot's code, behind the
  *                   neutral frame_code.h, stub_exit.h and call_stub.h of impl/arch/
  * Everything outside impl/arch/ is architecture-neutral. regs.h defines:
@@ -27,9 +30,11 @@
 #if defined(__x86_64__)
 #include "x86_64/regs.h"
 #include "x86_64/dwarf_regs.h"
+#include "x86_64/interp_frame.h"
 #elif defined(__aarch64__)
 #include "aarch64/regs.h"
 #include "aarch64/dwarf_regs.h"
+#include "aarch64/interp_frame.h"
 #else
 #error "asgst: no impl/arch/ room for this architecture (x86_64 and aarch64 are supported)"
 #endif
