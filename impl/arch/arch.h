@@ -10,6 +10,9 @@
  *                   ASGST__ENTRY_WRAPPER_SLOT)
  *   frame_code.c, stub_exit.c, call_stub.c  the decoders of HotSpot's code, behind the
  *                   neutral frame_code.h, stub_exit.h and call_stub.h of impl/arch/
+ *   decoders.h      what those decoders cover, for the walker's choices
+ *                   (ASGST__ENTER_BYTES, ASGST__CALL_STUB_DECODED,
+ *                   ASGST__C1_LEAF_STUBS_DECODED)
  * Everything outside impl/arch/ is architecture-neutral. regs.h defines:
  *   ASGST__MAX_ADDR         the first address above user space
  *   asgst__cpu_relax()      SS. the spin-wait hint
@@ -31,10 +34,12 @@
 #include "x86_64/regs.h"
 #include "x86_64/dwarf_regs.h"
 #include "x86_64/interp_frame.h"
+#include "x86_64/decoders.h"
 #elif defined(__aarch64__)
 #include "aarch64/regs.h"
 #include "aarch64/dwarf_regs.h"
 #include "aarch64/interp_frame.h"
+#include "aarch64/decoders.h"
 #else
 #error "asgst: no impl/arch/ room for this architecture (x86_64 and aarch64 are supported)"
 #endif

@@ -14,10 +14,11 @@
 /* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
  * stores stall on failed store forwarding. */
 #pragma GCC optimize("no-tree-slp-vectorize")
-#include "../safe_read.h"
+#include "../arch/arch.h"
 #include "../arch/call_stub.h"
-#include "codecache.h"
 #include "../arch/stub_exit.h"
+#include "../safe_read.h"
+#include "codecache.h"
 #include "walker_code.h"
 #include "vm_model.h"
 
@@ -192,11 +193,6 @@ static bool two_pops(uintptr_t pc) {
  * that gets the exception). The way from the pc to the stub's exit tells where the return
  * address is (asgst__hs_stub_ret_offset). 0 if blob is neither. */
 static int c1_leaf_stub_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, asgst__regs *s) {
-#if !defined(__x86_64__)
-  /* arm64's C1 stubs are not decoded: the frame record test after this call, as before. */
-  (void)blob, (void)code, (void)r, (void)s;
-  return 0;
-#endif
   bool subtype = blob_name_has(blob, "slow_subtype_check");
   if (!subtype && !blob_name_has(blob, "unwind_exception")) return 0;
   uint32_t size;
@@ -295,7 +291,8 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
    * (the i2c: an interpreted caller's, whose sender the step below would land on, one
    * frame short). Not proven to be a frame record here: an error, not a guess. */
   if (top && asgst__hs_blob_named(blob, "I2C/C2I adapters")) return adapter_sender(blob, code, r, s);
-  int c1 = c1_leaf_stub_sender(blob, code, r, s);
+  /* Where they are not decoded (arm64): the frame record test below. */
+  int c1 = ASGST__C1_LEAF_STUBS_DECODED ? c1_leaf_stub_sender(blob, code, r, s) : 0;
   if (c1 != 0) return c1;
   /* fp == sp is the moment just after enter()'s mov fp,sp, before anything else is
    * pushed: the frame is complete. */
