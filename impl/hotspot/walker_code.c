@@ -215,10 +215,7 @@ static int c1_leaf_stub_sender(uintptr_t blob, uintptr_t code, const asgst__regs
 
 /* SS. See walker_code.h. */
 int asgst__hs_call_stub_phase(uintptr_t blob, uintptr_t pc) {
-#if !defined(__x86_64__)
-  (void)blob, (void)pc;
-  return ASGST__CS_NONE; /* not decoded on arm64 (call_stub_aarch64.c) */
-#endif
+  if (!ASGST__CALL_STUB_DECODED) return ASGST__CS_NONE; /* arm64: impl/arch/aarch64/call_stub.c */
   uintptr_t code, ret;
   uint32_t size;
   /* The return address first: a pc far from it costs no read of the blob. */
