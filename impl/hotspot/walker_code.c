@@ -315,14 +315,6 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
   return 1;
 }
 
-/* Bytes of the frame record enter() builds at a stub's first instruction: push rbp; mov
- * rbp,rsp on x86_64, stp x29,x30,[sp,#-16]!; mov x29,sp on arm64. */
-#if defined(__x86_64__)
-#define ENTER_BYTES 4
-#else
-#define ENTER_BYTES 8
-#endif
-
 /* SS. True if blob is one of C1's runtime stubs, by name ("X Runtime1 stub" on 8-17, "C1
  * Runtime X" later). */
 static bool c1_runtime_stub(uintptr_t blob) {
@@ -349,7 +341,9 @@ static int never_safe_stub_sender(uintptr_t code, const asgst__regs *r, bool top
     asgst__hs_entry_effect(&e);
     if (sender_from_effect(r, &e, s) != 1) return ASGST_UNSAFE_STATE;
   } else {
-    if (r->pc < code + ENTER_BYTES || !asgst__hs_decode_prologue(code, code + ENTER_BYTES, 0, &e) ||
+    /* Past enter() (ASGST__ENTER_BYTES, decoders.h): its frame record built. */
+    if (r->pc < code + ASGST__ENTER_BYTES ||
+        !asgst__hs_decode_prologue(code, code + ASGST__ENTER_BYTES, 0, &e) ||
         !e.fp_moved || e.fp_slot < 0)
       return ASGST_UNSAFE_STATE;
     if (r->fp < r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base))
