@@ -16,6 +16,7 @@
  * Everything outside impl/arch/ is architecture-neutral. regs.h defines:
  *   ASGST__MAX_ADDR         the first address above user space
  *   asgst__cpu_relax()      SS. the spin-wait hint
+ *   ASGST__RMW_IS_FENCE     1 where an atomic read-modify-write is a full fence already
  *   asgst__strip_pc(pc)     SS. a return address without pointer-authentication bits
  *   asgst__uc_pc(uc)        SS. the pc of a signal context
  *   asgst__uc_regs(uc, r)   SS. pc, sp, fp (and the link register) of a signal context

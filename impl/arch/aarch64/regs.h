@@ -17,6 +17,10 @@
  * holds it there. */
 #define ASGST__RET_AT_SP 0
 
+/* 0: a sequentially consistent atomic read-modify-write is not taken as a full fence for
+ * the loads after it (arm64's store-release half may complete after them); a fence follows. */
+#define ASGST__RMW_IS_FENCE 0
+
 /* SS. */
 static inline void asgst__cpu_relax(void) { __asm__ __volatile__("yield" ::: "memory"); }
 

@@ -14,6 +14,10 @@
 /* A call pushes the return address: it is at sp in a callee that has pushed nothing. */
 #define ASGST__RET_AT_SP 1
 
+/* 1: a sequentially consistent atomic read-modify-write is also a full fence for the
+ * accesses after it (x86_64's locked instructions are). */
+#define ASGST__RMW_IS_FENCE 1
+
 /* SS. */
 static inline void asgst__cpu_relax(void) { __builtin_ia32_pause(); }
 
