@@ -1,9 +1,22 @@
 /*
- * arch.h - what the library needs to know of the processor it runs on, one header per
- * architecture (x86_64.h, aarch64.h); everything outside impl/arch/ and the code decoders
- * of impl/hotspot/walker_code_<arch>.c is architecture-neutral. Each header defines:
+ * arch.h - what the library needs to know of the processor it runs on: the one header
+ * shared code includes, and the only one that names a room of impl/arch/ (x86_64/,
+ * aarch64/). Each room holds the same files:
+ *   regs.h          registers of a signal context, the user address limit, the spin hint
+ *   dwarf_regs.h    the DWARF register numbers the call frame tables follow
+ *                   (ASGST_DW_SP, ASGST_DW_FP, ASGST_DW_RA)
+ *   interp_frame.h  the slots of HotSpot's frames the VM's tables do not export, for the
+ *                   model (ASGST__FRAME_SLOTS_EXPORTED, ASGST__INTERP_*_SLOT,
+ *                   ASGST__ENTRY_WRAPPER_SLOT)
+ *   frame_code.c, stub_exit.c, call_stub.c  the decoders of HotSpot's code, behind the
+ *                   neutral frame_code.h, stub_exit.h and call_stub.h of impl/arch/
+ *   decoders.h      what those decoders cover, for the walker's choices
+ *                   (ASGST__ENTER_BYTES, ASGST__CALL_STUB_DECODED,
+ *                   ASGST__C1_LEAF_STUBS_DECODED)
+ * Everything outside impl/arch/ is architecture-neutral. regs.h defines:
  *   ASGST__MAX_ADDR         the first address above user space
  *   asgst__cpu_relax()      SS. the spin-wait hint
+ *   ASGST__RMW_IS_FENCE     1 where an atomic read-modify-write is a full fence already
  *   asgst__strip_pc(pc)     SS. a return address without pointer-authentication bits
  *   asgst__uc_pc(uc)        SS. the pc of a signal context
  *   asgst__uc_regs(uc, r)   SS. pc, sp, fp (and the link register) of a signal context
@@ -19,11 +32,17 @@
 #define ASGST_IMPL_ARCH_H
 
 #if defined(__x86_64__)
-#include "x86_64.h"
+#include "x86_64/regs.h"
+#include "x86_64/dwarf_regs.h"
+#include "x86_64/interp_frame.h"
+#include "x86_64/decoders.h"
 #elif defined(__aarch64__)
-#include "aarch64.h"
+#include "aarch64/regs.h"
+#include "aarch64/dwarf_regs.h"
+#include "aarch64/interp_frame.h"
+#include "aarch64/decoders.h"
 #else
-#error "asgst: no impl/arch/ header for this architecture (x86_64 and aarch64 are supported)"
+#error "asgst: no impl/arch/ room for this architecture (x86_64 and aarch64 are supported)"
 #endif
 
 #endif

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "impl/native/cfi_arch.h"
+#include "impl/arch/arch.h"
 #include "impl/native/dwarf_cursor.h"
 
 /* The rule of one tracked register. */

@@ -45,6 +45,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "impl/arch/arch.h"
+
 enum { ASGST_CFI_SLOTS = 64 };
 
 /* One cache line: the counters of both parities of one slot. */
@@ -64,11 +66,10 @@ static inline unsigned asgst__cfi_enter(void) {
   unsigned slot = (unsigned)(((uint64_t)a * 0x9E3779B97F4A7C15ull) >> 58); /* 64 slots */
   unsigned parity = (unsigned)(__atomic_load_n(&asgst__cfi_epoch, __ATOMIC_RELAXED) & 1);
   __atomic_fetch_add(&asgst__cfi_slots[slot].n[parity], 1, __ATOMIC_SEQ_CST);
-#if !defined(__x86_64__)
-  /* x86_64's locked add is a full fence already; elsewhere the increment must be visible
-   * before the section's loads of the published pointer (see the proof above). */
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
+  /* The increment must be visible before the section's loads of the published pointer
+   * (see the proof above): a fence, unless the atomic add is one already (x86_64's locked
+   * add; ASGST__RMW_IS_FENCE, impl/arch/<arch>/regs.h). */
+  if (!ASGST__RMW_IS_FENCE) __atomic_thread_fence(__ATOMIC_SEQ_CST);
   return slot * 2 + parity;
 }
 

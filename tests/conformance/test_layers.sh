@@ -8,7 +8,14 @@
 #   4. The backends do not include each other.
 #   5. profiler-demo/src and examples/ use the library only through include/; tools/ also
 #      through the recording format (impl/record/format.h).
-#   6. The rooms of profiler-demo/src include only rooms below them.
+#   6. The rooms of profiler-demo/src include only rooms below them (arch/ the lowest).
+#   7. No architecture #if (__x86_64__, __aarch64__) in api/, impl/ or profiler-demo/src
+#      outside impl/arch/ and profiler-demo/src/arch/: shared code is neutral.
+#   8. Only impl/arch/arch.h and profiler-demo/src/arch/syscall_regs.h include a
+#      per-architecture header (a path naming x86_64 or aarch64), in the library, the demo
+#      and the tests.
+#   9. impl/arch/ includes nothing but impl/safe_read.h and impl/arch/'s own headers (and
+#      system headers): it stays below every backend.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
@@ -19,7 +26,7 @@ check() { # check NAME OFFENDING-LINES
   else echo "not ok $n - $1"; echo "$2" | head -20 | sed 's/^/#   /'; fi
 }
 includes() { grep -rnE '^#include "' --include='*.c' --include='*.h' "$@" 2>/dev/null; }
-echo "1..7"
+echo "1..10"
 
 check "impl/ includes nothing of api/" "$(includes impl | grep -E '"(\.\./)*api/')"
 # Functions api/ defines (internal asgst__ ones and the public ASGST_ ones): the name of
@@ -41,7 +48,7 @@ check "the profiler, tools and examples use the library through include/ (and th
   "$(includes profiler-demo/src examples tools | grep -E '"(\.\./)*(api|impl)/' | grep -v '^tools/[^:]*:[0-9]*:#include "impl/record/format.h"')"
 # Rooms of profiler-demo/src from the top floor down; a room may include only itself and
 # the rooms after it.
-rooms=(control sampling output fd walk symbols core)
+rooms=(control sampling output fd walk symbols core arch)
 bad=""
 for i in "${!rooms[@]}"; do
   above=$(printf '%s|' "${rooms[@]:0:$i}")
@@ -49,3 +56,17 @@ for i in "${!rooms[@]}"; do
   bad+=$(includes "profiler-demo/src/${rooms[$i]}" | grep -E "#include \"(${above%|})/")
 done
 check "profiler-demo/src rooms include only rooms below them (${rooms[*]})" "$bad"
+check "no architecture #if outside impl/arch/ and profiler-demo/src/arch/" \
+  "$(grep -rnE '^[[:space:]]*#[[:space:]]*(if|elif|ifdef|ifndef)\b.*__(x86_64|aarch64|amd64|arm64)__' \
+      --include='*.c' --include='*.h' api impl profiler-demo/src | grep -vE '^(impl|profiler-demo/src)/arch/')"
+check "only impl/arch/arch.h and profiler-demo/src/arch/syscall_regs.h name a per-architecture header" \
+  "$(includes api impl profiler-demo/src tests | grep -E '#include "[^"]*(x86_64|aarch64)' \
+      | grep -vE '^(impl/arch/arch\.h|profiler-demo/src/arch/syscall_regs\.h):')"
+# Each quoted include of impl/arch/, resolved from the including file's directory.
+bad=""
+while IFS=: read -r file line text; do
+  inc=$(echo "$text" | sed -E 's/^#include "([^"]*)".*/\1/')
+  target=$(realpath -m --relative-to="$ROOT" "$(dirname "$file")/$inc")
+  case "$target" in impl/safe_read.h | impl/arch/*) ;; *) bad+="$file:$line: $inc"$'\n' ;; esac
+done < <(includes impl/arch)
+check "impl/arch/ includes only impl/safe_read.h and its own headers" "${bad%$'\n'}"

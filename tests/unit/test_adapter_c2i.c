@@ -1,5 +1,5 @@
 /* test_adapter_c2i.c - where the I2C/C2I adapters' return address is provably at sp
- * (impl/hotspot/stub_exit_*.c, asgst__hs_c2i_ret_at_sp) over the bytes of an adapter laid
+ * (impl/arch/<arch>/stub_exit.c, asgst__hs_c2i_ret_at_sp) over the bytes of an adapter laid
  * out as HotSpot's x86_64 ones are (an i2c, then the c2i's unverified entry with its
  * inline cache check, the c2i entry with the test before fixing the caller's call site,
  * that fix's aligned stack and call, and the pop of the return address; assembled here,
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/stub_exit.h"
+#include "impl/arch/stub_exit.h"
 
 /* padded: the decoder reads 16 bytes at each instruction */
 static const uint8_t code[0x70] = {

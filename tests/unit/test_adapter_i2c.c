@@ -1,5 +1,5 @@
 /* test_adapter_i2c.c - where the i2c adapter's return address and its caller's sp are
- * (impl/hotspot/stub_exit_*.c, asgst__hs_i2c_effect) at each pc of i2c adapters laid out
+ * (impl/arch/<arch>/stub_exit.c, asgst__hs_i2c_effect) at each pc of i2c adapters laid out
  * as HotSpot's x86_64 ones are (assembled here, no JVM): JDK 25's (pop of the return
  * address, alignment, push back, the argument moves, the continuation fast path check,
  * jmp r11), the older form that reads the return address in place, and variants with an
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/stub_exit.h"
+#include "impl/arch/stub_exit.h"
 
 /* JDK 25's i2c for a method with a stack argument (padded: the decoder reads 16 bytes at
  * each instruction), then the c2i's first instruction. */

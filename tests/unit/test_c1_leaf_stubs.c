@@ -1,5 +1,5 @@
 /* test_c1_leaf_stubs.c - where the return address of C1's frameless runtime stubs is
- * (impl/hotspot/stub_exit_*.c, asgst__hs_stub_ret_offset) at each pc of stubs laid out as
+ * (impl/arch/<arch>/stub_exit.c, asgst__hs_stub_ret_offset) at each pc of stubs laid out as
  * HotSpot's x86_64 slow_subtype_check and unwind_exception are (assembled here, no JVM):
  * register saves by push and a spill area (sub rsp / lea rsp), a search loop, two exits
  * through the pops and ret; and the unwind stub's leaf call with the stack alignment test
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/stub_exit.h"
+#include "impl/arch/stub_exit.h"
 
 /* padded: the decoder reads 16 bytes at each instruction */
 static uint8_t subtype[0x70] = {

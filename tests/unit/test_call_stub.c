@@ -1,5 +1,5 @@
 /* test_call_stub.c - where a pc lies in the call stub outside its call of the Java entry
- * (impl/hotspot/call_stub_x86_64.c, asgst__hs_call_stub_at), over the bytes of JDK 25's
+ * (impl/arch/x86_64/call_stub.c, asgst__hs_call_stub_at), over the bytes of JDK 25's
  * call stub (as its -XX:+PrintStubCode shows them; JDK 17 to 27 emit the same sequence
  * but for the load of r12 and, before 21, the stack watermark check after the call)
  * placed after another stub in one blob, as HotSpot places it: the entry is found from
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/call_stub.h"
+#include "impl/arch/call_stub.h"
 
 /* Where the call stub begins in the blob, and its return address's offset from there. */
 #define STUB 0x20

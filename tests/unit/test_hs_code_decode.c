@@ -1,5 +1,5 @@
 /* test_hs_code_decode.c - the x86_64 prologue and epilogue decoder of the HotSpot walker
- * (impl/hotspot/walking/walker_code.c) over instruction bytes as HotSpot's compilers emit them
+ * (impl/arch/x86_64/frame_code.c) over instruction bytes as HotSpot's compilers emit them
  * (no JVM): where the return address and the caller's rbp are at each pc of a C2 and a
  * C1 prologue with the nmethod entry barrier (JDK 20+ with G1), of an epilogue with the
  * return poll, and that any other instruction stops the decoding. */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/walking/walker_code.h"
+#include "impl/arch/frame_code.h"
 
 #if defined(__x86_64__)
 

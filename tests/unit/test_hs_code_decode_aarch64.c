@@ -1,5 +1,5 @@
 /* test_hs_code_decode_aarch64.c - the arm64 prologue and epilogue decoder of the HotSpot
- * walker (impl/hotspot/walker_code_aarch64.c) over instruction words as HotSpot's arm64
+ * walker (impl/arch/aarch64/frame_code.c) over instruction words as HotSpot's arm64
  * compilers emit them (no JVM; words from the cross assembler): where the return address
  * and the caller's fp are at each pc of a C2 prologue with the stack bang and the entry
  * barrier, of frames built by a pre-indexed stp (large frames, through a scratch
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/walking/walker_code.h"
+#include "impl/arch/frame_code.h"
 
 #if defined(__aarch64__)
 /* C2's verified entry with G1 on JDK 21: a frame of 0x30 bytes. */

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/stub_exit.h"
+#include "impl/arch/stub_exit.h"
 
 #if defined(__x86_64__)
 static const uint8_t code[0xa0] = {

@@ -1,5 +1,5 @@
 /* test_stub_exit.c - the way back from out-of-line stub code into a compiled method's main
- * code (impl/hotspot/stub_exit_*.c) over instruction bytes of a stub laid out as C2's G1
+ * code (impl/arch/<arch>/stub_exit.c) over instruction bytes of a stub laid out as C2's G1
  * post-barrier stub on JDK 24+ (card check, queue insertion, register saves around the
  * runtime call, two jumps back to the continuation; assembled here, no JVM): from every
  * instruction of the stub the way back is the continuation, and a return, an unknown
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "impl/hotspot/stub_exit.h"
+#include "impl/arch/stub_exit.h"
 
 #if defined(__x86_64__)
 /* The continuation at 0 (a nop standing for the main code after the branch to the stub),

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "asgst.h"
+#include "../../arch/arch.h"
 #include "elf_symtab.h"
 #include "../../test_build.h"
 #include "vmstructs.h"
@@ -45,14 +46,9 @@ typedef struct {
 #define FROM26 26, 0  /* a jmethodID is a number the VM maps to its Method* */
 #define UPTO27 0, 27  /* the transition thread states, dropped in 28 */
 /* Frame constants the x86_64 tables export and the arm64 tables do not (derive() sets
- * arm64's from frame_aarch64.hpp): rows that never apply on arm64. */
-#if defined(__aarch64__)
-#define X86_FROM9 1000, 0
-#define X86_ANY 1000, 0
-#else
-#define X86_FROM9 FROM9
-#define X86_ANY ANY
-#endif
+ * arm64's from impl/arch/aarch64/interp_frame.h): rows that never apply on arm64. */
+#define X86_FROM9 (ASGST__FRAME_SLOTS_EXPORTED ? 9 : 1000), 0
+#define X86_ANY (ASGST__FRAME_SLOTS_EXPORTED ? 0 : 1000), 0
 #define REQ NULL
 /* Optional features, named as ASGST_InitializeError and the notes report them. */
 #define F_HIDDEN "unload handlers for hidden classes that unload on their own"
@@ -356,27 +352,17 @@ static int derive(char *err, size_t errlen) {
   model->mirror_handle = model->jdk >= 9;
   model->anonymous_hash_names = model->jdk <= 14;
   model->jmethodid_table = model->jdk >= 26;
-  /* frame::interpreter_frame_method_offset and _bcp_offset, not exported.
-   * x86_64: the same on 11, 17, 21 and 25. JDK 8 (frame_x86.hpp of jdk8u) exports no
-   * interpreter slot: its frame has sender sp at -1, last sp at -2, Method* at -3 and no
-   * mirror slot, so the bcp (bcx: a bci while a GC runs) is at -7, one above where 9 and
-   * later keep it.
-   * arm64 (frame_aarch64.hpp): one more slot between the mdp and the mirror (padding
-   * that keeps sp 16-byte aligned on 17; the extended sp from 21 on), so the bcp is at
-   * -9 on 17, 21 and 25. */
+  /* frame::interpreter_frame_method_offset and _bcp_offset, not exported, and the slots
+   * the tables do not give (JDK 8 exports no interpreter slot; arm64's tables none of the
+   * frame constants): the same on 11, 17, 21 and 25, per architecture in
+   * impl/arch/<arch>/interp_frame.h. */
   model->interp_method_slot = -3;
-#if defined(__aarch64__)
-  model->interp_bcp_slot = -9;
-  model->interp_sender_sp_slot = -1;
-  model->interp_last_sp_slot = -2;
-  model->entry_wrapper_slot = -8; /* the call stub's JavaCallWrapper* */
-#else
-  model->interp_bcp_slot = model->jdk == 8 ? -7 : -8;
-#endif
-  if (model->jdk == 8) {
-    model->interp_sender_sp_slot = -1;
-    model->interp_last_sp_slot = -2;
+  model->interp_bcp_slot = ASGST__INTERP_BCP_SLOT(model->jdk);
+  if (model->jdk == 8 || !ASGST__FRAME_SLOTS_EXPORTED) {
+    model->interp_sender_sp_slot = ASGST__INTERP_SENDER_SP_SLOT;
+    model->interp_last_sp_slot = ASGST__INTERP_LAST_SP_SLOT;
   }
+  if (!ASGST__FRAME_SLOTS_EXPORTED) model->entry_wrapper_slot = ASGST__ENTRY_WRAPPER_SLOT;
   model->bcx_may_be_bci = model->jdk == 8;
   if (model->cm_flags_w != 2 && model->cm_flags_w != 4) {
     snprintf(err, errlen, "unsupported VM: ConstMethod flags of %d bytes", model->cm_flags_w);

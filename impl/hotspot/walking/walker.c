@@ -30,11 +30,11 @@
 #include "../../native/cfi.h"
 #include "../../native/cfi_inline.h" /* the C step inlines the lookup and the step */
 #include "../../native/sigframe.h"
-#include "../call_stub.h"
+#include "../../arch/call_stub.h"
 #include "walker.h"
 #include "codecache.h"
 #include "walker_code.h"
-#include "../stub_exit.h"
+#include "../../arch/stub_exit.h"
 #include "scopes.h"
 #include "framecache.h"
 #include "../model/vm_model.h"

@@ -8,16 +8,17 @@
  * frame is only partly there. Instead of guessing, the walker decodes the few
  * instructions HotSpot's compilers put there, from the entry (prologue) or from the pc
  * (epilogue), and knows exactly where the return address is: the decoders are per
- * architecture (walker_code_x86_64.c, walker_code_aarch64.c). Anything else ends the walk
- * with ASGST_UNSAFE_STATE.
+ * architecture (impl/arch/<arch>/frame_code.c, behind impl/arch/frame_code.h). Anything
+ * else ends the walk with ASGST_UNSAFE_STATE.
  */
 /* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
  * stores stall on failed store forwarding. */
 #pragma GCC optimize("no-tree-slp-vectorize")
+#include "../../arch/arch.h"
+#include "../../arch/call_stub.h"
+#include "../../arch/stub_exit.h"
 #include "../../safe_read.h"
-#include "../call_stub.h"
 #include "codecache.h"
-#include "../stub_exit.h"
 #include "walker_code.h"
 #include "../model/vm_model.h"
 
@@ -192,11 +193,6 @@ static bool two_pops(uintptr_t pc) {
  * that gets the exception). The way from the pc to the stub's exit tells where the return
  * address is (asgst__hs_stub_ret_offset). 0 if blob is neither. */
 static int c1_leaf_stub_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, asgst__regs *s) {
-#if !defined(__x86_64__)
-  /* arm64's C1 stubs are not decoded: the frame record test after this call, as before. */
-  (void)blob, (void)code, (void)r, (void)s;
-  return 0;
-#endif
   bool subtype = blob_name_has(blob, "slow_subtype_check");
   if (!subtype && !blob_name_has(blob, "unwind_exception")) return 0;
   uint32_t size;
@@ -219,10 +215,7 @@ static int c1_leaf_stub_sender(uintptr_t blob, uintptr_t code, const asgst__regs
 
 /* SS. See walker_code.h. */
 int asgst__hs_call_stub_phase(uintptr_t blob, uintptr_t pc) {
-#if !defined(__x86_64__)
-  (void)blob, (void)pc;
-  return ASGST__CS_NONE; /* not decoded on arm64 (call_stub_aarch64.c) */
-#endif
+  if (!ASGST__CALL_STUB_DECODED) return ASGST__CS_NONE; /* arm64: impl/arch/aarch64/call_stub.c */
   uintptr_t code, ret;
   uint32_t size;
   /* The return address first: a pc far from it costs no read of the blob. */
@@ -295,7 +288,8 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
    * (the i2c: an interpreted caller's, whose sender the step below would land on, one
    * frame short). Not proven to be a frame record here: an error, not a guess. */
   if (top && asgst__hs_blob_named(blob, "I2C/C2I adapters")) return adapter_sender(blob, code, r, s);
-  int c1 = c1_leaf_stub_sender(blob, code, r, s);
+  /* Where they are not decoded (arm64): the frame record test below. */
+  int c1 = ASGST__C1_LEAF_STUBS_DECODED ? c1_leaf_stub_sender(blob, code, r, s) : 0;
   if (c1 != 0) return c1;
   /* fp == sp is the moment just after enter()'s mov fp,sp, before anything else is
    * pushed: the frame is complete. */
@@ -320,14 +314,6 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
   if (k == ASGST__HK_C) return ASGST_UNSAFE_STATE;
   return 1;
 }
-
-/* Bytes of the frame record enter() builds at a stub's first instruction: push rbp; mov
- * rbp,rsp on x86_64, stp x29,x30,[sp,#-16]!; mov x29,sp on arm64. */
-#if defined(__x86_64__)
-#define ENTER_BYTES 4
-#else
-#define ENTER_BYTES 8
-#endif
 
 /* SS. True if blob is one of C1's runtime stubs, by name ("X Runtime1 stub" on 8-17, "C1
  * Runtime X" later). */
@@ -355,7 +341,9 @@ static int never_safe_stub_sender(uintptr_t code, const asgst__regs *r, bool top
     asgst__hs_entry_effect(&e);
     if (sender_from_effect(r, &e, s) != 1) return ASGST_UNSAFE_STATE;
   } else {
-    if (r->pc < code + ENTER_BYTES || !asgst__hs_decode_prologue(code, code + ENTER_BYTES, 0, &e) ||
+    /* Past enter() (ASGST__ENTER_BYTES, decoders.h): its frame record built. */
+    if (r->pc < code + ASGST__ENTER_BYTES ||
+        !asgst__hs_decode_prologue(code, code + ASGST__ENTER_BYTES, 0, &e) ||
         !e.fp_moved || e.fp_slot < 0)
       return ASGST_UNSAFE_STATE;
     if (r->fp < r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base))

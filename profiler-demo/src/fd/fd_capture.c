@@ -3,7 +3,7 @@
  * registers it left behind. Everything here is async-signal-safe.
  *
  * The signal of a syscall tracepoint is delivered on the way out of the syscall, so the
- * registers hold its arguments and its result (read_syscall_regs, one per architecture),
+ * registers hold its arguments and its result (read_syscall_regs; arch/syscall_regs.h),
  * and memory the call wrote (pipe's int[2], accept's peer address) or read (bind's
  * sockaddr, open's path) is still there. The instruction before the pc must be the system
  * call instruction, else nothing is claimed. On arm64 the result overwrites the first
@@ -21,6 +21,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "arch/syscall_regs.h"
 #include "fd/fd.h"
 
 /* SS. Copies len bytes at addr of this process into buf without risking a fault (the
@@ -59,54 +60,28 @@ static uint64_t inode_of(int fd) {
   return fstat(fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
-/* A finished system call's arguments and result, as its registers hold them. */
-typedef struct {
-  uintptr_t arg[6];
-  long ret;
-  bool arg0_kept; /* false where the result took the first argument's register */
-} syscall_regs;
-
-#if defined(__x86_64__)
-/* SS. x86_64: `syscall` (0f 05) before the pc; the arguments in rdi, rsi, rdx, r10, r8, r9
- * (the kernel preserves them), the result in rax. */
-static bool read_syscall_regs(const ucontext_t *uc, syscall_regs *s) {
-  const greg_t *g = uc->uc_mcontext.gregs;
-  uint8_t insn[2];
-  if (!read_own(insn, (const uint8_t *)g[REG_RIP] - 2, 2) || insn[0] != 0x0f || insn[1] != 0x05)
+/* SS. The arguments and result of the system call that just returned to uc's pc (the
+ * instructions and registers per architecture: arch/syscall_regs.h); false unless the
+ * instruction before the pc is the system call instruction. */
+static bool read_syscall_regs(const ucontext_t *uc, prof_syscall_regs *s) {
+  uint8_t insn[PROF_SYSCALL_INSN_LEN];
+  if (!read_own(insn, (const uint8_t *)prof_syscall_pc(uc) - sizeof insn, sizeof insn) ||
+      memcmp(insn, prof_syscall_insn, sizeof insn) != 0)
     return false;
-  static const int args[6] = {REG_RDI, REG_RSI, REG_RDX, REG_R10, REG_R8, REG_R9};
-  for (int i = 0; i < 6; i++) s->arg[i] = (uintptr_t)g[args[i]];
-  s->ret = (long)g[REG_RAX];
-  s->arg0_kept = true;
+  prof_syscall_args(uc, s);
   return true;
 }
-#elif defined(__aarch64__)
-/* SS. arm64: `svc #0` (d4000001) before the pc; the arguments in x0..x5, the result in x0
- * (the first argument is gone; x1..x5 are preserved). */
-static bool read_syscall_regs(const ucontext_t *uc, syscall_regs *s) {
-  uint32_t insn;
-  if (!read_own(&insn, (const uint8_t *)uc->uc_mcontext.pc - 4, 4) || insn != 0xd4000001u)
-    return false;
-  s->arg[0] = 0;
-  for (int i = 1; i < 6; i++) s->arg[i] = (uintptr_t)uc->uc_mcontext.regs[i];
-  s->ret = (long)uc->uc_mcontext.regs[0];
-  s->arg0_kept = false;
-  return true;
-}
-#else
-#error "fd_capture.c: read_syscall_regs for x86_64 and aarch64 only"
-#endif
 
 /* SS. accept's peer: the kernel wrote its length to *arg2 and the address to arg1 (both
  * optional). */
-static void read_peer(prof_fdinfo *fi, const syscall_regs *s) {
+static void read_peer(prof_fdinfo *fi, const prof_syscall_regs *s) {
   socklen_t len;
   if (s->arg[1] && s->arg[2] && read_own(&len, (const void *)s->arg[2], sizeof len))
     read_sockaddr(fi, s->arg[1], len);
 }
 
 /* SS. socket's domain: its first argument, or where that is gone, the new socket's. */
-static int64_t socket_domain(const syscall_regs *s) {
+static int64_t socket_domain(const prof_syscall_regs *s) {
   if (s->arg0_kept) return (int64_t)s->arg[0];
   int domain = -1;
   socklen_t l = sizeof domain;
@@ -121,7 +96,7 @@ static bool needs_arg0(enum prof_fd_call call) {
 }
 
 /* SS. The call-specific part; false if the call is not understood. */
-static bool decode(enum prof_fd_call call, const syscall_regs *s, prof_fdinfo *fi) {
+static bool decode(enum prof_fd_call call, const prof_syscall_regs *s, prof_fdinfo *fi) {
   long ret = s->ret;
   if (!s->arg0_kept && needs_arg0(call)) return false;
   switch (call) {
@@ -165,7 +140,7 @@ static bool failure_kept(enum prof_fd_call call, long ret) {
 
 /* SS. */
 bool prof_fd_capture(const prof_event *ev, const void *ucontext, prof_fdinfo *fi) {
-  syscall_regs s;
+  prof_syscall_regs s;
   if (!read_syscall_regs(ucontext, &s)) return false;
   long ret = s.ret;
   if (ret < 0 && !failure_kept(ev->fd_call, ret)) return false;

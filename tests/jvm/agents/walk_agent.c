@@ -42,7 +42,7 @@
 #include "common/agent_setup.h"
 #include "impl/guard.h"
 #include "impl/safe_read.h"
-#include "impl/hotspot/call_stub.h"
+#include "impl/arch/call_stub.h"
 #include "impl/hotspot/walking/codecache.h"
 #include "impl/hotspot/walking/walker_code.h"
 #include "impl/hotspot/walking/scopes.h"

@@ -1,6 +1,6 @@
 /*
  * walk_call_stub.c - the walk test agent's figures on samples whose top pc lies in the
- * call stub outside its call (impl/hotspot/call_stub.h): the VM's C++ code calling Java,
+ * call stub outside its call (impl/arch/call_stub.h): the VM's C++ code calling Java,
  * interrupted before the Java callee runs or after it returned, where AsyncGetCallTrace
  * answers not_walkable_not_Java. The walk then shows no frame of the new Java call and
  * goes on to the previous Java segment (from the JavaCallWrapper's anchor, or through the
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "asgst.h"
-#include "impl/hotspot/call_stub.h"
+#include "impl/arch/call_stub.h"
 #include "../walk_agent.h"
 #include "walk_stats.h"
 

@@ -28,7 +28,7 @@
 
 #include "asgst.h"
 #include "impl/guard.h"
-#include "impl/hotspot/call_stub.h"
+#include "impl/arch/call_stub.h"
 #include "impl/hotspot/walking/codecache.h"
 #include "impl/hotspot/walking/walker_code.h"
 

@@ -1,5 +1,5 @@
 /*
- * aarch64.h - arm64 Linux: registers of a signal context, the user address limit, the
+ * regs.h - arm64 Linux: registers of a signal context, the user address limit, the
  * spin-wait hint, return addresses signed by pointer authentication. Included through
  * arch.h only.
  */
@@ -16,6 +16,10 @@
 /* A call (bl) puts the return address in x30: a callee that has saved nothing yet still
  * holds it there. */
 #define ASGST__RET_AT_SP 0
+
+/* 0: a sequentially consistent atomic read-modify-write is not taken as a full fence for
+ * the loads after it (arm64's store-release half may complete after them); a fence follows. */
+#define ASGST__RMW_IS_FENCE 0
 
 /* SS. */
 static inline void asgst__cpu_relax(void) { __asm__ __volatile__("yield" ::: "memory"); }

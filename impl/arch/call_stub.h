@@ -1,7 +1,7 @@
 /*
  * call_stub.h - a top pc in the call stub (StubRoutines::call_stub, through which the VM's
- * C++ code calls Java) outside its call of the Java entry (call_stub_x86_64.c,
- * call_stub_aarch64.c).
+ * C++ code calls Java) outside its call of the Java entry (x86_64/call_stub.c,
+ * aarch64/call_stub.c).
  *
  * The VM exports the stub's return address (StubRoutines::_call_stub_return_address) but
  * not its entry, and the stub shares its blob with other stubs. Its code from the entry

@@ -1,6 +1,6 @@
 /*
  * stub_exit.h - the way back from a compiled method's out-of-line stub code into its main
- * code (stub_exit_x86_64.c, stub_exit_aarch64.c), to name the bci a stub serves.
+ * code (x86_64/stub_exit.c, aarch64/stub_exit.c), to name the bci a stub serves.
  *
  * HotSpot's compilers put slow paths out of line after the method's main code: C2's
  * barrier stubs (G1 with late barrier expansion on JDK 24+) and C1's CodeStubs. The main

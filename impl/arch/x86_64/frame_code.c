@@ -1,5 +1,5 @@
 /*
- * walker_code_x86_64.c - the x86_64 half of walker_code.c: the stack effect of the
+ * frame_code.c - the x86_64 half of frame_code.h: the stack effect of the
  * instructions HotSpot's x86_64 compilers put in a frame's prologue and epilogue, and the
  * few stub instructions the walker recognizes.
  *
@@ -13,8 +13,8 @@
 #if defined(__x86_64__)
 /* Hot path: no SLP vectorization (see walker_code.c). */
 #pragma GCC optimize("no-tree-slp-vectorize")
-#include "../safe_read.h"
-#include "walking/walker_code.h"
+#include "../../safe_read.h"
+#include "../frame_code.h"
 
 /* SS. Length of a multi-byte nop (0f 1f /0 with ModRM/SIB/disp) at p, 0 if not one. */
 static int nop_len(const uint8_t *p) {

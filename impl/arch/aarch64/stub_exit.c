@@ -1,13 +1,13 @@
 /*
- * stub_exit_aarch64.c - the arm64 half of stub_exit.h. Instructions are 4 bytes: the path
+ * stub_exit.c - the arm64 half of stub_exit.h. Instructions are 4 bytes: the path
  * falls through conditional branches (b.cond, cbz/cbnz, tbz/tbnz) and calls (bl, blr), and
  * ends at the first unconditional b. HotSpot's arm64 stubs load constants with movz/movk
  * or adrp, not from literal pools among their instructions, so each word on the path is
  * an instruction.
  */
 #if defined(__aarch64__)
-#include "../safe_read.h"
-#include "stub_exit.h"
+#include "../../safe_read.h"
+#include "../stub_exit.h"
 
 /* SS. Follows the code from `from` as asgst__hs_stub_way_back does. until == 0: true at
  * the first b to [lo, from), its target in *back. until != 0: true once the path reaches

@@ -1,5 +1,5 @@
 /*
- * call_stub_x86_64.c - the x86_64 half of call_stub.h: where a pc lies in the call stub
+ * call_stub.c - the x86_64 half of call_stub.h: where a pc lies in the call stub
  * before its call of the Java entry, from the stub's code.
  *
  * The stub as JDK 17 to 27 emit it (JDK 8 and 11 use the same macro assembler calls):
@@ -26,8 +26,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "../safe_read.h"
-#include "call_stub.h"
+#include "../../safe_read.h"
+#include "../call_stub.h"
 
 /* Branch targets remembered to check they are instruction boundaries. */
 #define MAX_TARGETS 8

@@ -1,5 +1,5 @@
 /*
- * stub_exit_x86_64.c - the x86_64 half of stub_exit.h: an instruction length decoder for
+ * stub_exit.c - the x86_64 half of stub_exit.h: an instruction length decoder for
  * the instructions of HotSpot's out-of-line stubs, enough to follow one to its jump back.
  *
  * An instruction is: legacy prefixes, an optional REX byte, then an opcode of the one-byte
@@ -9,8 +9,8 @@
  * below are not understood: the walk gives up rather than guess a length.
  */
 #if defined(__x86_64__)
-#include "../safe_read.h"
-#include "stub_exit.h"
+#include "../../safe_read.h"
+#include "../stub_exit.h"
 
 enum { INSN_NEXT, INSN_JUMP, INSN_STOP };
 

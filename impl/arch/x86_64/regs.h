@@ -1,5 +1,5 @@
 /*
- * x86_64.h - x86_64 Linux: registers of a signal context, the user address limit, the
+ * regs.h - x86_64 Linux: registers of a signal context, the user address limit, the
  * spin-wait hint. Included through arch.h only.
  */
 #ifndef ASGST_IMPL_ARCH_X86_64_H
@@ -13,6 +13,10 @@
 #define ASGST__MAX_ADDR ((uintptr_t)1 << 47)
 /* A call pushes the return address: it is at sp in a callee that has pushed nothing. */
 #define ASGST__RET_AT_SP 1
+
+/* 1: a sequentially consistent atomic read-modify-write is also a full fence for the
+ * accesses after it (x86_64's locked instructions are). */
+#define ASGST__RMW_IS_FENCE 1
 
 /* SS. */
 static inline void asgst__cpu_relax(void) { __builtin_ia32_pause(); }

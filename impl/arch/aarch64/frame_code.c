@@ -1,5 +1,5 @@
 /*
- * walker_code_aarch64.c - the arm64 half of walker_code.c: the stack effect of the
+ * frame_code.c - the arm64 half of frame_code.h: the stack effect of the
  * instructions HotSpot's arm64 compilers put in a frame's prologue and epilogue, and the
  * few stub instructions the walker recognizes.
  *
@@ -20,8 +20,8 @@
 #if defined(__aarch64__)
 /* Hot path: no SLP vectorization (see walker_code.c). */
 #pragma GCC optimize("no-tree-slp-vectorize")
-#include "../safe_read.h"
-#include "walking/walker_code.h"
+#include "../../safe_read.h"
+#include "../frame_code.h"
 
 #define SP 31 /* register number 31 is sp in the instructions below (xzr elsewhere) */
 #define FP 29
