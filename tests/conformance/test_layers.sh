@@ -16,6 +16,9 @@
 #      and the tests.
 #   9. impl/arch/ includes nothing but impl/safe_read.h and impl/arch/'s own headers (and
 #      system headers): it stays below every backend.
+#  10. The rooms of impl/hotspot include only their own headers and the rooms below them
+#      (docs/architecture.md, "impl/hotspot in rooms"); none includes the backend's top
+#      files.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
@@ -26,7 +29,7 @@ check() { # check NAME OFFENDING-LINES
   else echo "not ok $n - $1"; echo "$2" | head -20 | sed 's/^/#   /'; fi
 }
 includes() { grep -rnE '^#include "' --include='*.c' --include='*.h' "$@" 2>/dev/null; }
-echo "1..10"
+echo "1..11"
 
 check "impl/ includes nothing of api/" "$(includes impl | grep -E '"(\.\./)*api/')"
 # Functions api/ defines (internal asgst__ ones and the public ASGST_ ones): the name of
@@ -70,3 +73,22 @@ while IFS=: read -r file line text; do
   case "$target" in impl/safe_read.h | impl/arch/*) ;; *) bad+="$file:$line: $inc"$'\n' ;; esac
 done < <(includes impl/arch)
 check "impl/arch/ includes only impl/safe_read.h and its own headers" "${bad%$'\n'}"
+
+# Rooms of impl/hotspot and the rooms each may include besides its own; the top files
+# (impl/hotspot/*.c, *.h) may include every room. Each include is resolved from the
+# including file's folder, so `../model/x.h` and `../../safe_read.h` are told apart.
+declare -A below=([queues]="walking threads model" [walking]="model" [classes]="model"
+                  [threads]="model" [model]="")
+bad=""
+for room in "${!below[@]}"; do
+  while IFS=: read -r file line text; do
+    inc=$(printf '%s' "$text" | sed -E 's/^#include "([^"]+)".*/\1/')
+    path=$(realpath -m --relative-to=. "$(dirname "$file")/$inc")
+    case "$path" in
+      impl/hotspot/*/*) r=${path#impl/hotspot/}; r=${r%%/*}
+        [ "$r" = "$room" ] || [[ " ${below[$room]} " == *" $r "* ]] || bad+="$file:$line: $text (room $r)"$'\n' ;;
+      impl/hotspot/*) bad+="$file:$line: $text (the backend's top)"$'\n' ;;
+    esac
+  done < <(includes "impl/hotspot/$room")
+done
+check "impl/hotspot rooms include only rooms below them (hotspot > queues > walking | classes | threads > model)" "${bad%$'\n'}"
