@@ -2,7 +2,7 @@
  * frame_code.h - the stack effect of the code HotSpot's compilers put in a frame's
  * prologue and epilogue, and the few stub instructions the walker recognizes, decoded per
  * architecture (impl/arch/x86_64/frame_code.c, impl/arch/aarch64/frame_code.c) for the
- * walker's frames caught before their frame is complete (impl/hotspot/walker_code.c).
+ * walker's frames caught before their frame is complete (impl/hotspot/walking/walker_code.c).
  */
 #ifndef ASGST_ARCH_FRAME_CODE_H
 #define ASGST_ARCH_FRAME_CODE_H

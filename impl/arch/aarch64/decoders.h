@@ -1,6 +1,6 @@
 /*
  * decoders.h - arm64: what this room's decoders of HotSpot's code cover (frame_code.c,
- * stub_exit.c, call_stub.c), for the walker's choices (impl/hotspot/walker_code.c).
+ * stub_exit.c, call_stub.c), for the walker's choices (impl/hotspot/walking/walker_code.c).
  * Included through arch.h only.
  */
 #ifndef ASGST_ARCH_AARCH64_DECODERS_H

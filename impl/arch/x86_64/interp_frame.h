@@ -1,6 +1,6 @@
 /*
  * interp_frame.h - x86_64: the slots of HotSpot's frames (frame_x86.hpp) that the model
- * (impl/hotspot/vm_model.c) does not find in the VM's tables. Included through arch.h only.
+ * (impl/hotspot/model/vm_model.c) does not find in the VM's tables. Included through arch.h only.
  */
 #ifndef ASGST_ARCH_X86_64_INTERP_FRAME_H
 #define ASGST_ARCH_X86_64_INTERP_FRAME_H
