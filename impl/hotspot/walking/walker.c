@@ -564,8 +564,12 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
     if (n < 0) return n;
     /* A return address (not top) read by a rule other than exact: the call had no debug
      * information (a leaf call, or the anchor's pc). Without a PcDesc at exactly it, it may
-     * lie in stub code: proven so, the stub's way back names the bci. */
-    if (!at_pc && !LD(s->top) && s->pcmode != ASGST__PC_EXACT) {
+     * lie in stub code: proven so, the stub's way back names the bci. C1 code only (tiers
+     * 1-3): C1's CodeStubs branch back to the instruction after their branch, whose next
+     * PcDesc is the served bytecode's. C2 places other code there: on JDK 26 and 27 the
+     * near rule from a monitor exit's slow-path branch named the loop's back edge, a
+     * later bytecode, where the call's own near rule names the monitorexit. */
+    if (!at_pc && !LD(s->top) && s->pcmode != ASGST__PC_EXACT && lvl >= 1 && lvl <= 3) {
       int k = stub_call_scopes(it, nm, pc, out);
       if (k == ASGST__NO_ROOM) return k;
       /* A torn scope may have overwritten part of the near rule's frames: read again. */
