@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "asgst.h"
-#include "fd/fd_table.h"
+#include "core/state.h"
+#include "fd/fd_format.h"
 #include "symbols/symbols.h"
 
 /* N. True for a real IPv6 address: not AF_INET, not v4-mapped (Java's dual-stack sockets

@@ -394,19 +394,3 @@ void prof_fd_write_summary(FILE *out) {
           (unsigned long long)f.stacks_full, (unsigned long long)lost, f.ring_cells);
   pthread_mutex_unlock(&table_lock);
 }
-
-/* N. */
-const fd_call *fd_entry_first(const fd_entry *e) {
-  if (e->create.r) return &e->create;
-  return e->bind.r ? &e->bind : e->listen.r ? &e->listen : &e->connect;
-}
-
-/* N. */
-bool fd_call_failed(const fd_call *c) {
-  return c->r && c->fi->ret < 0 && c->fi->ret != -EINPROGRESS;
-}
-
-/* N. */
-bool fd_entry_is_open(const fd_entry *e) {
-  return e->open[0] || e->open[1];
-}
