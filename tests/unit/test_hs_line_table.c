@@ -116,6 +116,24 @@ static void unterminated_stream_gives_no_table(void **state) {
   free(f);
 }
 
+/* A stream whose deltas leave the class file's ranges (a line below 0 or above 65535, a
+ * negative bci) is no line table: none, never a line below -1. */
+static void out_of_range_deltas_give_no_table(void **state) {
+  (void)state;
+  set_jdk17_layout();
+  const uint8_t negative_line[] = {0x19, 0xFF, 0, 5, 0};  /* (3,1), then line -2 */
+  const uint8_t negative_bci[] = {0xFF, 3, 20, 0};        /* bci -2 */
+  const uint8_t huge_line[] = {0xFF, 0, 192, 192, 40, 0}; /* line +88160 */
+  const uint8_t *streams[] = {negative_line, negative_bci, huge_line};
+  size_t sizes[] = {sizeof negative_line, sizeof negative_bci, sizeof huge_line};
+  for (int i = 0; i < 3; i++) {
+    fake *f = build(streams[i], sizes[i]);
+    ASGST_MethodLineNumberEntry e[8];
+    assert_int_equal(asgst__hs_line_table((ASGST_Method)f->method, 0, e, 8), 0);
+    free(f);
+  }
+}
+
 static void method_and_class_info(void **state) {
   (void)state;
   set_jdk17_layout();
@@ -142,6 +160,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(decodes_short_and_escaped_deltas),
       cmocka_unit_test(unterminated_stream_gives_no_table),
+      cmocka_unit_test(out_of_range_deltas_give_no_table),
       cmocka_unit_test(method_and_class_info),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,6 +75,10 @@ int asgst__hs_line_table(ASGST_Method m, int offset, ASGST_MethodLineNumberEntry
       bci += (int32_t)(b >> 3);
       line += (int32_t)(b & 7);
     }
+    /* A class file's lines are u2 and its bcis start at 0: anything else is not a line
+     * table (a stale or foreign Method*, read under the guard), and gives no table rather
+     * than a line the API never answers (below -1). */
+    if (bci < 0 || line < 0 || line > 0xFFFF) return 0;
     if (n >= offset && n - offset < length && e != NULL) {
       e[n - offset].start_bci = bci;
       e[n - offset].line_number = line;
