@@ -126,9 +126,9 @@ run() {
     store_lines "$m" | grep -qx "$line" || cbad="$cbad Stores.$m@$bci(line $line)=${op:-?}"
   done < <(sed -n 's/^WALK # stub_call Stores\.\([A-Za-z]*\) bci \([0-9-]*\) line \([0-9-]*\) \([0-9]*\)$/\1 \2 \3 \4/p' "$log")
   echo "# figure: stub_calls=$label pairs=$calls samples=$csamples store_bytecode=$cexact${cbad:+ off the store:$cbad}"
-  # Checked in the C1 runs, whose G1 barrier slow paths are CodeStubs. C2's (inline before
-  # JDK 24, a leaf call in the main code) are named by the first PcDesc after the return
-  # address unless that code is proven out of line: a figure only.
+  # Checked in the C1 runs, whose G1 barrier slow paths are CodeStubs. C2's are named by
+  # the first PcDesc after the return address (the way back acts in C1 code only): a
+  # figure only.
   if [ "${label%-c1}" = "$label" ]; then
     :
   elif [ $calls = 0 ]; then

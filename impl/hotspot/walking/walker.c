@@ -515,31 +515,22 @@ ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
   }
 }
 
-/* SS. Scopes of an interrupted pc that no debug information covers, from the stub code's
- * way back into the main code (stub_exit.h): those of an interrupted pc just before the
- * stub's continuation, i.e. of the branch into the stub (the PcDesc at the continuation,
- * if any, describes the state after that branch). 0 if there is no provable way back. */
-static int stub_scopes(ASGST_Iterator *it, uintptr_t nm, uintptr_t pc, ASGST_Frame *out) {
+/* SS. Scopes from the stub code's way back into the main code (stub_exit.h): those of
+ * the branch into the stub, as of an interrupted pc just before the stub's continuation
+ * (the PcDesc at the continuation, if any, describes the state after that branch).
+ * at_call false: pc was interrupted where no debug information covers it. at_call true:
+ * pc is a return address that no PcDesc names (a call without debug information, before
+ * any Java frame: C1's G1 barrier stubs call the runtime's slow path so), taken only once
+ * proven to lie in out-of-line stub code (asgst__hs_stub_call_way_back); the near rule
+ * would take the first PcDesc after it, in C1 code mostly a later CodeStub's (another
+ * bytecode's). 0 if there is no provable way back. */
+static int stub_scopes(ASGST_Iterator *it, uintptr_t nm, uintptr_t pc, bool at_call, ASGST_Frame *out) {
   uintptr_t code, back;
   uint32_t size;
-  if (!asgst__vm_code_begin(nm, &code) || !asgst__vm_blob_size(nm, &size) ||
-      !asgst__hs_stub_way_back(pc, code, nm + size, &back) || back <= code)
-    return 0;
-  return asgst__hs_scopes(nm, back - 1, ASGST__PC_NEAR, out, asgst__room(it));
-}
-
-/* SS. Scopes of a return address ret that no PcDesc names (a call without debug
- * information, before any Java frame: C1's G1 barrier stubs call the runtime's slow path
- * so) once it is proven to lie in out-of-line stub code (asgst__hs_stub_call_way_back):
- * those of the branch into the stub, as stub_scopes gives them for an interrupted pc. The
- * near rule would take the first PcDesc after ret, which in C1 code is mostly a later
- * CodeStub's (another bytecode's). 0 if not proven. */
-static int stub_call_scopes(ASGST_Iterator *it, uintptr_t nm, uintptr_t ret, ASGST_Frame *out) {
-  uintptr_t code, back;
-  uint32_t size;
-  if (!asgst__vm_code_begin(nm, &code) || !asgst__vm_blob_size(nm, &size) ||
-      !asgst__hs_stub_call_way_back(ret, code, nm + size, &back) || back <= code)
-    return 0;
+  if (!asgst__vm_code_begin(nm, &code) || !asgst__vm_blob_size(nm, &size)) return 0;
+  bool found = at_call ? asgst__hs_stub_call_way_back(pc, code, nm + size, &back)
+                       : asgst__hs_stub_way_back(pc, code, nm + size, &back);
+  if (!found || back <= code) return 0;
   return asgst__hs_scopes(nm, back - 1, ASGST__PC_NEAR, out, asgst__room(it));
 }
 
@@ -570,7 +561,7 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
      * near rule from a monitor exit's slow-path branch named the loop's back edge, a
      * later bytecode, where the call's own near rule names the monitorexit. */
     if (!at_pc && !LD(s->top) && s->pcmode != ASGST__PC_EXACT && lvl >= 1 && lvl <= 3) {
-      int k = stub_call_scopes(it, nm, pc, out);
+      int k = stub_scopes(it, nm, pc, true, out);
       if (k == ASGST__NO_ROOM) return k;
       /* A torn scope may have overwritten part of the near rule's frames: read again. */
       n = k > 0 ? k : k < 0 ? asgst__hs_scopes(nm, pc, s->pcmode, out, asgst__room(it)) : n;
@@ -579,7 +570,7 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
     if (n == 0 && s->pcmode != ASGST__PC_EXACT) {
       /* A stub walk that fails (a read fault, a torn scope) leaves the bci unknown, as it
        * was without it; only a full buffer is passed on, for the caller to retry. */
-      int k = stub_scopes(it, nm, pc, out);
+      int k = stub_scopes(it, nm, pc, false, out);
       if (k == ASGST__NO_ROOM) return k;
       if (k > 0) n = k;
     }
