@@ -85,10 +85,13 @@ check "frames carry line numbers, bcis, types Interpreted and JIT compiled; clas
   bash -c "[ $lines -gt 0 ] && [ $bcis -gt 0 ] && [ $interp -gt 0 ] && [ $jit -gt 0 ] && [ ${packages% *} -gt 0 ] && [ ${packages#* } = 0 ]"
 
 # Shares of the top frames' methods among all events, as the .txt's hot list counts them.
+# A C frame is a method of the pseudo-class "[native]" in the recording ("[native].SpinPause",
+# jfr_pools.c) and its bare name in the .txt: compared by the bare name (a loaded machine
+# puts the GC threads' SpinPause among the hottest).
 awk '/^jdk.ExecutionSample/ {n++; want = 1; next}
      want && /stackTrace = \[/ {
        getline l
-       if (l !~ /^ *\]/) { sub(/^ +/, "", l); sub(/\(.*/, "", l); c[l]++ }
+       if (l !~ /^ *\]/) { sub(/^ +/, "", l); sub(/\(.*/, "", l); sub(/^\[native\]\./, "", l); c[l]++ }
        want = 0 }
      END {for (k in c) printf "%s %.2f\n", k, 100 * c[k] / n}' "$WORK/print" \
   | sort -k2,2nr >"$WORK/jfr_shares"
