@@ -73,6 +73,7 @@ static const row rows[] = {
     {OFFSET, "VirtualSpace::_low_boundary", NULL, &asgst__vm.vs_low_boundary, NULL, ANY, REQ},
     {OFFSET, "VirtualSpace::_high_boundary", NULL, &asgst__vm.vs_high_boundary, NULL, ANY, REQ},
     {OFFSET, "VirtualSpace::_low", NULL, &asgst__vm.vs_low, NULL, ANY, REQ},
+    {OFFSET, "VirtualSpace::_high", NULL, &asgst__vm.vs_high, NULL, ANY, REQ},
     {SIZE, "HeapBlock", NULL, &asgst__vm.heapblock_size, NULL, ANY, REQ},
     {OFFSET, "HeapBlock::Header::_used", NULL, &asgst__vm.heapblock_used, NULL, ANY, REQ},
     /* CodeBlob. _name is required, not optional: classifying a pc (codecache.c) tells
