@@ -118,12 +118,13 @@ void asgst__hs_codecache_forget(bool values) {
   atomic_store_explicit(&name_native, 0, memory_order_relaxed);
 }
 
-/* SS. True if the segment map entry at idx is committed. The map only grows while the
- * VM runs (CodeHeap::expand_by commits the heap's memory, then the map's), so an entry
- * below the last _high read is; past it, _high is read again. */
+/* SS. True if the segment map entry at idx is committed (or the model does not know where
+ * the map ends: F_COMMITTED, vm_model.c). The map only grows while the VM runs
+ * (CodeHeap::expand_by commits the heap's memory, then the map's), so an entry below the
+ * last _high read is; past it, _high is read again. */
 static bool segmap_has(heap *h, uintptr_t idx) {
   uintptr_t end = atomic_load_explicit(&h->segmap_high, memory_order_relaxed);
-  if (h->segmap + idx < end) return true;
+  if (h->segmap + idx < end || asgst__vm.vs_high < 0) return true; /* < 0: not in the model */
   if (!asgst__load_ptr(h->vm + asgst__vm.heap_segmap + asgst__vm.vs_high, &end) || h->segmap + idx >= end)
     return false;
   atomic_store_explicit(&h->segmap_high, end, memory_order_relaxed);
