@@ -109,16 +109,17 @@ int asgst__hs_barrier_frame(const asgst__thread *t, asgst__regs *r, uintptr_t *b
   return rc;
 }
 
-/* SS. False if the C frame tables prove that pc lies in no loaded object's code (a
- * reader section of its own: the walk may have none open). True where they cannot tell
- * (not built yet, an object loaded since) and in recording walks, whose replay has no
- * tables and must take the same way. */
-static bool maybe_c_code(uintptr_t pc) {
+/* SS. True if the C frame tables show pc in a loaded object's code (a reader section of
+ * its own: the walk may have none open); false before their first build (on a thread of
+ * its own, seconds after the start under qemu) and for an object loaded since their
+ * last build. Recording walks take true: their replay has no tables and must take the
+ * same way. */
+static bool in_c_code(uintptr_t pc) {
   if (asgst__relearn()) return true;
   unsigned token = asgst__cfi_enter();
-  bool outside = asgst__cfi_outside_code(pc);
+  bool inside = asgst__cfi_inside_code(pc);
   asgst__cfi_exit(token);
-  return !outside;
+  return inside;
 }
 
 /* SS. arm64: true if the interrupted stub at r was called from C code and has made no call
@@ -131,11 +132,12 @@ static bool maybe_c_code(uintptr_t pc) {
  * as a scratch register once its frame record holds the return address (C1's
  * g1_post_barrier_slow keeps the card table's base there), and stepping to that as a C
  * frame read unmapped memory (a fault for every such sample of JDK 25's C1 code under G1).
- * So lr must lie in a loaded object's code. Always false on x86_64 (no link register: lr
- * is 0). */
+ * So lr must lie in a loaded object's code as the C frame tables know it; before their
+ * first build it is not taken, and the frame record test decides as for any stub without
+ * a frame size. Always false on x86_64 (no link register: lr is 0). */
 static bool called_from_c(const asgst__regs *r, asgst__regs *s) {
   uintptr_t lr = asgst__strip_pc(r->lr), saved;
-  if (lr == 0 || asgst__hs_classify(lr, &(uintptr_t){0}) != ASGST__HK_C || !maybe_c_code(lr)) return false;
+  if (lr == 0 || asgst__hs_classify(lr, &(uintptr_t){0}) != ASGST__HK_C || !in_c_code(lr)) return false;
   if (r->fp >= r->sp && !(r->fp & 7) && asgst__load_ptr(r->fp + 8, &saved) &&
       asgst__strip_pc(saved) == lr)
     return false;
