@@ -40,6 +40,16 @@ bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t
  * backward jump) fails the second or third test. */
 bool asgst__hs_stub_call_way_back(uintptr_t ret, uintptr_t lo, uintptr_t hi, uintptr_t *back);
 
+/* SS. For ret, a return address in [lo, hi) that no PcDesc names: true with *depth the
+ * bytes the code from ret adds to sp on the path asgst__hs_stub_way_back follows, up to its
+ * jump back into [lo, ret). HotSpot's code has one stack depth per pc, so at that jump sp is
+ * the method frame's own: at ret, the frame's sp is sp + *depth. Out-of-line stub code
+ * that saved registers below the frame around its call gives a depth above 0 (C2's G1
+ * barrier stubs, JDK 24+, save the live registers before they call the runtime; on arm64
+ * the restores are ldp pairs, the last post-indexed); main code gives 0. False if an
+ * instruction on the path may move sp in a way the decoder does not add up, or there is
+ * no such path. */
+bool asgst__hs_stub_call_depth(uintptr_t ret, uintptr_t lo, uintptr_t hi, long *depth);
 /* SS. The I2C/C2I adapters' blob [lo, hi), interrupted at pc (x86_64): follows the code
  * from pc (through every conditional branch one way, then, failing that, the other) and
  * answers 1 if it reaches the c2i's pop of its return address (pop rax; mov r13,rsp, or

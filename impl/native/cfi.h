@@ -100,6 +100,9 @@ const struct asgst_cfi_rule *asgst__cfi_lookup_near(uintptr_t pc, bool pc_is_ret
  * are outside until the next refresh. The JIT's code cache is no loaded object: the
  * caller asks the VM about it first. */
 bool asgst__cfi_outside_code(uintptr_t pc);
+/* SS. True if tables are published and pc lies in an executable segment of an object
+ * loaded at their build; false before the first build (nothing is proven). */
+bool asgst__cfi_inside_code(uintptr_t pc);
 
 /* SS. Steps *frame to its caller with the tables, or, where they have no usable rule and
  * pc is a signal return trampoline, to the context the signal interrupted (sigframe.h).

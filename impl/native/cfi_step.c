@@ -37,15 +37,22 @@ int asgst__cfi_step_with(const struct asgst_cfi_rule *rule, struct asgst_cfi_fra
   return asgst__cfi_apply(rule, frame, read, ctx);
 }
 
-/* SS. A binary search of the published snapshot's executable segments. */
-bool asgst__cfi_outside_code(uintptr_t pc) {
+/* SS. A binary search of the published snapshot's executable segments: 1 if pc lies in
+ * one, 0 if in none, -1 if no tables are published yet. */
+static int in_code(uintptr_t pc) {
   const struct asgst_cfi_snapshot *s = __atomic_load_n(&asgst__cfi_current, __ATOMIC_ACQUIRE);
-  if (!s) return false;
+  if (!s) return -1;
   size_t lo = 0, hi = s->ncode;
   while (lo < hi) { /* the first segment ending above pc */
     size_t mid = lo + (hi - lo) / 2;
     if (s->code[mid].hi <= pc) lo = mid + 1;
     else hi = mid;
   }
-  return !(lo < s->ncode && s->code[lo].lo <= pc);
+  return lo < s->ncode && s->code[lo].lo <= pc;
 }
+
+/* SS. */
+bool asgst__cfi_outside_code(uintptr_t pc) { return in_code(pc) == 0; }
+
+/* SS. */
+bool asgst__cfi_inside_code(uintptr_t pc) { return in_code(pc) == 1; }

@@ -3,9 +3,10 @@
 # VERSION under qemu-user, so that the JVM test scripts run it unchanged:
 #   bin/java   qemu-aarch64-static -cpu "$ASGST_QEMU_CPU" (default max: pointer
 #              authentication on) -L SYSROOT SYSROOT/usr/lib/jvm/java-VERSION-openjdk-arm64/bin/java
-#   bin/javac, bin/jar, bin/jcmd  the host's JDK 17 tools (HOST_JAVA_HOME): classes compiled
-#              for 17 load on 21 and 25; jcmd attaches through the target's socket, whatever
-#              its architecture, and is not slowed down by qemu
+#   bin/javac, bin/jar, bin/jcmd, bin/javap  the host's JDK 17 tools (HOST_JAVA_HOME):
+#              classes compiled for 17 load on 21 and 25; javap reads class files, whatever
+#              JVM runs them; jcmd attaches through the target's socket, whatever its
+#              architecture, and is not slowed down by qemu
 #   release, include  links to the arm64 JDK's (tests/jdks/feature.sh, agent builds)
 # Cheap and idempotent: rewritten on every call.
 set -euo pipefail
@@ -20,6 +21,6 @@ cat >"$DIR/bin/java" <<EOF
 exec qemu-aarch64-static -cpu "\${ASGST_QEMU_CPU:-max}" -L "$ROOT" "$JDK/bin/java" "\$@"
 EOF
 chmod +x "$DIR/bin/java"
-for tool in javac jar jcmd; do ln -sfn "$HOST/bin/$tool" "$DIR/bin/$tool"; done
+for tool in javac jar jcmd javap; do ln -sfn "$HOST/bin/$tool" "$DIR/bin/$tool"; done
 ln -sfn "$JDK/release" "$DIR/release"
 ln -sfn "$JDK/include" "$DIR/include"

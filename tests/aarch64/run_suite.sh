@@ -9,7 +9,9 @@
 # The steps: the arm64 unit tests, then for each JDK (17, 21, 25) with `-cpu max` (pointer
 # authentication on): the walk, info and queue suites, and on 17 (bookworm's libjvm) and 25
 # (trixie's, like 21's built with return-address signing) the demo profiler's CPU, wall and
-# walk-mode tests, the signal frames test and the shadow-stack oracle; then the walk suite again with `-cpu max,pauth=off`. Budget: the whole
+# walk-mode tests, the signal frames test and the shadow-stack oracle, and the stub bci
+# test (the line of samples in out-of-line stub code, C1's and C2's G1 barrier stubs); then
+# the walk suite again with `-cpu max,pauth=off`. Budget: the whole
 # arm64 part of ./build.sh test (cross build and qemu runs) under 9 minutes on a 2-core
 # machine; the demo tests use the library as the suites above do, so two JDKs suffice. Each JVM
 # script runs unchanged with JAVA_HOME = a fake home whose java is the arm64 JDK under
@@ -31,6 +33,12 @@ SIGNAL_SUITES="tests/jvm/test_signal_frames.sh"
 # On the demo's JDKs too: the shadow-stack oracle (some 25 s a JDK under qemu).
 ORACLE_SUITES="tests/jvm/test_shadow_oracle.sh"
 SUITES_NOPAUTH="tests/jvm/test_walk.sh"
+# The per-line oracle of samples in stub code (four runs of 4 s, 25-30 s here): on 25,
+# whose C2 puts G1's barriers out of line (JDK 24+) besides C1's CodeStubs, and on 17,
+# whose C1 code warms up before the C frame tables' first build (a walker fault showed
+# only there).
+STUB_JDKS="17 25"
+STUB_SUITES="tests/jvm/test_stub_bci.sh"
 # Unit tests left out under qemu, each with its reason (printed as a skip).
 UNIT_SKIPS='
 test_synthetic_errors 2000 walks from random contexts under ASan take over 200 s in qemu; no arm64 code of its own beyond the registers (unit/test_arch.h)
@@ -51,6 +59,9 @@ steps() {
     for s in $SUITES_MAX; do echo "$(basename "$s" .sh)[arm64-$v] 600"; done
     case " $DEMO_JDKS " in *" $v "*)
       for s in $DEMO_SUITES $SIGNAL_SUITES $ORACLE_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 300"; done ;;
+    esac
+    case " $STUB_JDKS " in *" $v "*)
+      for s in $STUB_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 300"; done ;;
     esac
   done
   for v in $JDKS; do
@@ -100,7 +111,7 @@ step() {
   [ "$cpu" = max ] || runs="c2-only jni-callbacks stress-100us" min=8000 # 13,000-19,000 seen
   (cd "$ROOT" && JAVA_HOME=$HOMES/jdk$v ASGST_QEMU_CPU=$cpu ASGST_TEST_QEMU=1 \
     WALK_SECONDS=1 WALK_STRESS_SECONDS=3 WALK_ONLY="$runs" WALK_MIN_SAMPLES=$min \
-    QUEUE_SECONDS=4 SHADOW_SECONDS=4 JVM_LIMIT=300 bash "$script" "$BUILD")
+    QUEUE_SECONDS=4 SHADOW_SECONDS=4 STUB_SECONDS=4 JVM_LIMIT=300 bash "$script" "$BUILD")
 }
 
 # Without run_all.sh: every step, a line each, and the totals.

@@ -23,6 +23,7 @@ total=0
 
 tap() { n=$((n + 1)); echo "$1 $n - $2"; }
 . "$HERE/javac_once.sh"
+. "$HERE/oracle_crash.sh"
 
 if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -f "$AGENT" ]; then
   tap "not ok" "walk tests: no JDK at $JAVA_HOME or the agent is not built (./build.sh build)"
@@ -43,18 +44,6 @@ launch() {
   rc=$?
 }
 
-# The problematic frame of the crash report the last run left, if it crashed in the oracle
-# (JDK 21's and 25's own AsyncGetCallTrace under qemu, see run), else nothing.
-oracle_crash() {
-  local hs problem
-  hs=$(ls "$WORK"/hs_err_*.log 2>/dev/null | head -1)
-  [ -n "$hs" ] || return 0
-  problem=$(grep -A1 -m1 '^# Problematic frame:' "$hs" | tail -1)
-  if echo "$problem" | grep -q 'libjvm\.so.*\(vframeStreamForte\|forte_\|AsyncGetCallTrace\)'; then
-    echo "${problem#\#}" | tr -s ' ' | sed 's/^ //'
-  fi
-}
-
 # run NAME AGENT_OPTIONS "JVM FLAGS" MODE SECONDS
 # WALK_ONLY="NAME ...": only these runs (the arm64 suite under qemu, tests/aarch64/run_suite.sh,
 # where each JVM is 2-5x slower, keeps one run per kind of frame).
@@ -62,19 +51,14 @@ run() {
   case " ${WALK_ONLY:-$1} " in *" $1 "*) ;; *) return ;; esac
   local name=$1 opts=$2 flags=$3 mode=$4 secs=$5 rc label=$1 why=""
   launch "$name" "$opts" "$flags" "$mode" "$secs"
-  # Under qemu (ASGST_TEST_QEMU=1, the arm64 suite) JDK 21's and 25's own AsyncGetCallTrace, the
-  # oracle these runs compare with, faults now and then (tiers-noinline on 21 and 25): the
-  # crash report's problematic frame is its vframeStreamForte::forte_next, libjvm code that
-  # ASGST neither calls nor shares. Such a run proves nothing either way: the comparison
-  # with the oracle is a skip naming the frame, and the workload runs again without the
-  # oracle (the agent's oracle=0), so that ASGST's own checks still run and count. Any
-  # other crash fails as everywhere.
+  # AsyncGetCallTrace (the oracle) crashed the JVM under qemu (tiers-noinline on 21 and
+  # 25): a skip, and a run without it (oracle_crash.sh).
   local crash
-  crash=$([ "${ASGST_TEST_QEMU:-0}" = 1 ] && [ $rc != 0 ] && oracle_crash)
+  crash=$(oracle_crash "$WORK" $rc)
   if [ -n "$crash" ]; then
-    tap "ok" "$name: ASGST against AsyncGetCallTrace # SKIP AsyncGetCallTrace (the oracle) crashed the JVM under qemu: $crash; run again without it for ASGST's own checks"
+    tap "ok" "$(oracle_crash_skip "$name" "$crash")"
     why="no oracle: AsyncGetCallTrace crashed the JVM of the first run under qemu ($crash)"
-    mv "$(ls "$WORK"/hs_err_*.log | head -1)" "$WORK/$name.oracle-crash.log"
+    oracle_crash_keep "$WORK" "$name"
     label=$name-no-oracle
     launch "$label" "oracle=0,$opts" "$flags" "$mode" "$secs"
   fi

@@ -131,11 +131,14 @@ static int insn_len(const uint8_t *b, uintptr_t at, int *kind, uintptr_t *target
   }
 }
 
+static int rsp_effect(const uint8_t *b, int len, long *delta);
+
 /* SS. Follows the code from `from` as asgst__hs_stub_way_back does. until == 0: true at
  * the first unconditional direct jump to [lo, from), its target in *back. until != 0:
  * true once the path reaches the instruction at until, false if it passes it (the path
- * only moves forward). */
-static bool follow(uintptr_t from, uintptr_t until, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
+ * only moves forward). depth (or NULL): the bytes the path adds to rsp (rsp_effect), false
+ * where it is not known. */
+static bool follow(uintptr_t from, uintptr_t until, uintptr_t lo, uintptr_t hi, uintptr_t *back, long *depth) {
   uintptr_t at = from;
   uint8_t b[16];
   for (int n = 0; n < ASGST__STUB_EXIT_MAX_INSNS; n++) {
@@ -145,6 +148,12 @@ static bool follow(uintptr_t from, uintptr_t until, uintptr_t lo, uintptr_t hi, 
     uintptr_t target = 0;
     int len = insn_len(b, at, &kind, &target);
     if (len == 0 || kind == INSN_STOP) return false;
+    long d = 0;
+    if (depth != NULL) {
+      int e = rsp_effect(b, len, &d);
+      if (e < 0) return false;
+      if (e > 0) *depth += d;
+    }
     if (kind == INSN_JUMP) {
       if (until == 0 && target >= lo && target < from) { *back = target; return true; }
       if (target <= at) return false; /* a loop on the path, or out of the method */
@@ -158,7 +167,7 @@ static bool follow(uintptr_t from, uintptr_t until, uintptr_t lo, uintptr_t hi, 
 
 /* SS. See stub_exit.h. */
 bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
-  return follow(pc, 0, lo, hi, back);
+  return follow(pc, 0, lo, hi, back, NULL);
 }
 
 /* SS. The target of a direct branch whose last byte is just before `end` (jcc rel32
@@ -174,16 +183,22 @@ static bool branch_into(uintptr_t end, uintptr_t until, uintptr_t lo, uintptr_t 
   if ((b[0] == 0x0f && (b[1] & 0xf0) == 0x80) || b[1] == 0xe9) t[n++] = end + (uintptr_t)(intptr_t)rel32;
   if ((b[4] & 0xf0) == 0x70 || b[4] == 0xeb) t[n++] = end + (uintptr_t)(intptr_t)(int8_t)b[5];
   for (int i = 0; i < n; i++)
-    if (t[i] > end && t[i] <= until && follow(t[i], until, lo, hi, &(uintptr_t){0})) return true;
+    if (t[i] > end && t[i] <= until && follow(t[i], until, lo, hi, &(uintptr_t){0}, NULL)) return true;
   return false;
 }
 
 /* SS. See stub_exit.h. */
 bool asgst__hs_stub_call_way_back(uintptr_t ret, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
   uintptr_t b;
-  if (!follow(ret, 0, lo, hi, &b) || !branch_into(b, ret, lo, hi)) return false;
+  if (!follow(ret, 0, lo, hi, &b, NULL) || !branch_into(b, ret, lo, hi)) return false;
   *back = b;
   return true;
+}
+
+/* SS. See stub_exit.h. */
+bool asgst__hs_stub_call_depth(uintptr_t ret, uintptr_t lo, uintptr_t hi, long *depth) {
+  *depth = 0;
+  return follow(ret, 0, lo, hi, &(uintptr_t){0}, depth);
 }
 
 /* SS. True if the instruction at b, of length len, may move rsp or touch the stack

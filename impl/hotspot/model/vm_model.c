@@ -59,6 +59,8 @@ typedef struct {
 #define F_VTHREADS "walking from a virtual thread's lazily thawed frames to its carrier (return barrier)"
 #define F_JMIDS "converting jmethodIDs through the holder's jmethodID cache (done by name and signature instead, slower)"
 #define F_MODIFIERS "Klass modifier flags (class modifiers then come from the class mirror)"
+/* Every VM has it; recordings made before the row was read lack it. */
+#define F_COMMITTED "a code heap's committed end (a pc in its uncommitted part is then looked up, which a fault ends)"
 
 static const row rows[] = {
     {STATIC, "Abstract_VM_Version::_vm_major_version", NULL, &asgst__vm.jdk_major_addr, NULL, ANY, REQ},
@@ -73,6 +75,7 @@ static const row rows[] = {
     {OFFSET, "VirtualSpace::_low_boundary", NULL, &asgst__vm.vs_low_boundary, NULL, ANY, REQ},
     {OFFSET, "VirtualSpace::_high_boundary", NULL, &asgst__vm.vs_high_boundary, NULL, ANY, REQ},
     {OFFSET, "VirtualSpace::_low", NULL, &asgst__vm.vs_low, NULL, ANY, REQ},
+    {OFFSET, "VirtualSpace::_high", NULL, &asgst__vm.vs_high, NULL, ANY, F_COMMITTED},
     {SIZE, "HeapBlock", NULL, &asgst__vm.heapblock_size, NULL, ANY, REQ},
     {OFFSET, "HeapBlock::Header::_used", NULL, &asgst__vm.heapblock_used, NULL, ANY, REQ},
     /* CodeBlob. _name is required, not optional: classifying a pc (codecache.c) tells

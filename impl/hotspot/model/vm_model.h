@@ -57,7 +57,7 @@ typedef struct {
   long ga_len, ga_data;           /* GrowableArray _len, _data */
   long heap_memory, heap_segmap;  /* CodeHeap::_memory, _segmap (VirtualSpace) */
   long heap_log2_seg;             /* CodeHeap::_log2_segment_size */
-  long vs_low_boundary, vs_high_boundary, vs_low; /* VirtualSpace */
+  long vs_low_boundary, vs_high_boundary, vs_low, vs_high; /* VirtualSpace */
   long heapblock_size;            /* sizeof(HeapBlock): the blob follows the header */
   long heapblock_used;            /* HeapBlock::Header::_used (bool) */
 

@@ -28,6 +28,12 @@ typedef struct {
   uintptr_t low;    /* VirtualSpace _low_boundary of _memory */
   uintptr_t high;   /* _high_boundary */
   uintptr_t segmap; /* _low of _segmap */
+  uintptr_t vm;     /* the CodeHeap */
+  /* _high of _segmap as last read: the map is committed only up to there (it grows with
+   * the heap), and a pc between the heap's committed end and its reserved _high_boundary
+   * (any word classified as a maybe-pc: arm64's link register used as a scratch register
+   * by a stub) would read its entry past it, a fault. */
+  _Atomic uintptr_t segmap_high;
   int log2_seg;
 } heap;
 
@@ -49,6 +55,8 @@ static bool load_heap(uintptr_t h, heap *out) {
       !asgst__load_ptr(h + model->heap_segmap + model->vs_low, &out->segmap) ||
       !asgst__load_u32(h + model->heap_log2_seg, &lg) || lg == 0 || lg > 16)
     return false;
+  out->vm = h;
+  atomic_store_explicit(&out->segmap_high, 0, memory_order_relaxed);
   out->log2_seg = (int)lg;
   return true;
 }
@@ -110,10 +118,24 @@ void asgst__hs_codecache_forget(bool values) {
   atomic_store_explicit(&name_native, 0, memory_order_relaxed);
 }
 
-/* SS. Block start for pc in heap h, 0 if none. */
-ASGST__HOT static uintptr_t find_in_heap(const heap *h, uintptr_t pc) {
+/* SS. True if the segment map entry at idx is committed (or the model does not know where
+ * the map ends: F_COMMITTED, vm_model.c). The map only grows while the VM runs
+ * (CodeHeap::expand_by commits the heap's memory, then the map's), so an entry below the
+ * last _high read is; past it, _high is read again. */
+static bool segmap_has(heap *h, uintptr_t idx) {
+  uintptr_t end = atomic_load_explicit(&h->segmap_high, memory_order_relaxed);
+  if (h->segmap + idx < end || asgst__vm.vs_high < 0) return true; /* < 0: not in the model */
+  if (!asgst__load_ptr(h->vm + asgst__vm.heap_segmap + asgst__vm.vs_high, &end) || h->segmap + idx >= end)
+    return false;
+  atomic_store_explicit(&h->segmap_high, end, memory_order_relaxed);
+  return true;
+}
+
+/* SS. Block start for pc in heap h, 0 if none (pc in its uncommitted part too). */
+ASGST__HOT static uintptr_t find_in_heap(heap *h, uintptr_t pc) {
   uintptr_t idx = (pc - h->low) >> h->log2_seg;
   uint8_t hop;
+  if (!segmap_has(h, idx)) return 0;
   if (!asgst__load_u8(h->segmap + idx, &hop) || hop == 0xFF) return 0;
   /* Each hop is at most 254 segments; a block is far smaller than 2^20 segments. */
   for (int n = 0; hop != 0; n++) {
@@ -131,7 +153,7 @@ ASGST__HOT static uintptr_t find_in_heap(const heap *h, uintptr_t pc) {
 ASGST__HOT uintptr_t asgst__hs_find_blob(uintptr_t pc) {
   if ((!atomic_load_explicit(&heaps_ready, memory_order_acquire) || asgst__relearn()) && !load_heaps()) return 0;
   for (int i = 0; i < nheaps; i++) {
-    const heap *h = &heaps[i];
+    heap *h = &heaps[i];
     if (pc < h->low || pc >= h->high) continue;
     uintptr_t blob = find_in_heap(h, pc);
     if (blob == 0) return 0;

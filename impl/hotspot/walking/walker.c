@@ -534,9 +534,25 @@ static int stub_scopes(ASGST_Iterator *it, uintptr_t nm, uintptr_t pc, bool at_c
   return asgst__hs_scopes(nm, back - 1, ASGST__PC_NEAR, out, asgst__room(it));
 }
 
+/* SS. For a return address ret of nmethod nm that no PcDesc names: the bytes between sp
+ * and the frame's own sp (asgst__hs_stub_call_depth): above 0 where ret lies in stub code
+ * that saved registers below the frame around its call (C2's G1 barrier stubs, JDK 24+,
+ * calling the runtime), whose sender the frame size read from sp would miss. 0 if none or
+ * not known. */
+static long stub_call_depth(uintptr_t nm, uintptr_t ret) {
+  uintptr_t code;
+  uint32_t size;
+  long depth;
+  if (!asgst__vm_code_begin(nm, &code) || !asgst__vm_blob_size(nm, &size) ||
+      !asgst__hs_stub_call_depth(ret, code, nm + size, &depth) || depth <= 0 || depth > 65536 || (depth & 7))
+    return 0;
+  return depth;
+}
+
 /* SS. A compiled frame: its scopes at pc, innermost first. */
 ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
   uintptr_t nm = s->blob, method;
+  long depth = 0;
   int32_t lvl;
   if (!asgst__vm_nm_level(nm, &lvl) || !asgst__vm_nm_method(nm, &method)) return ASGST_BAD_FRAME;
   uint64_t level = (uint64_t)lvl;
@@ -560,6 +576,8 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
      * PcDesc is the served bytecode's. C2 places other code there: on JDK 26 and 27 the
      * near rule from a monitor exit's slow-path branch named the loop's back edge, a
      * later bytecode, where the call's own near rule names the monitorexit. */
+    /* Such a return address may lie in stub code that saved registers below the frame. */
+    if (!at_pc && !LD(s->top) && s->pcmode != ASGST__PC_EXACT) depth = stub_call_depth(nm, pc);
     if (!at_pc && !LD(s->top) && s->pcmode != ASGST__PC_EXACT && lvl >= 1 && lvl <= 3) {
       int k = stub_scopes(it, nm, pc, true, out);
       if (k == ASGST__NO_ROOM) return k;
@@ -585,6 +603,9 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
       n = 1;
     }
   }
+  /* The frame's own sp, which its step sizes it from (applied once the decode succeeded:
+   * a decode that ran out of room runs again). */
+  it->cur.sp += (uintptr_t)depth;
   if (s->kind == ASGST__HK_NMETHOD && cacheable(s->pcmode, s->top))
     remember(it, s, level, out, n, s->top);
   if (s->fsize && n <= 0xff) memo(it, s, it->npending, n); /* remember() proved it complete */

@@ -17,6 +17,8 @@
 #include "../../arch/arch.h"
 #include "../../arch/call_stub.h"
 #include "../../arch/stub_exit.h"
+#include "../../native/cfi.h"
+#include "../../native/cfi_epoch.h"
 #include "../../safe_read.h"
 #include "codecache.h"
 #include "walker_code.h"
@@ -107,16 +109,35 @@ int asgst__hs_barrier_frame(const asgst__thread *t, asgst__regs *r, uintptr_t *b
   return rc;
 }
 
+/* SS. True if the C frame tables show pc in a loaded object's code (a reader section of
+ * its own: the walk may have none open); false before their first build (on a thread of
+ * its own, seconds after the start under qemu) and for an object loaded since their
+ * last build. Recording walks take true: their replay has no tables and must take the
+ * same way. */
+static bool in_c_code(uintptr_t pc) {
+  if (asgst__relearn()) return true;
+  unsigned token = asgst__cfi_enter();
+  bool inside = asgst__cfi_inside_code(pc);
+  asgst__cfi_exit(token);
+  return inside;
+}
+
 /* SS. arm64: true if the interrupted stub at r was called from C code and has made no call
  * since (the VM's C code calls generated stubs for its atomic operations, Unsafe's
  * compareAndSet* among them): its return address, into that C code, is then still in the
  * link register, and the sender is that C function at the same sp. A frame record at fp
  * holding that same return address is the stub's own (then the record is used); any other
  * is its C caller's, whose return address leads past the C frame into the Java code that
- * called it. Always false on x86_64 (no link register: lr is 0). */
+ * called it. "Not in the code cache" is not "in C code": a stub may use the link register
+ * as a scratch register once its frame record holds the return address (C1's
+ * g1_post_barrier_slow keeps the card table's base there), and stepping to that as a C
+ * frame read unmapped memory (a fault for every such sample of JDK 25's C1 code under G1).
+ * So lr must lie in a loaded object's code as the C frame tables know it; before their
+ * first build it is not taken, and the frame record test decides as for any stub without
+ * a frame size. Always false on x86_64 (no link register: lr is 0). */
 static bool called_from_c(const asgst__regs *r, asgst__regs *s) {
   uintptr_t lr = asgst__strip_pc(r->lr), saved;
-  if (lr == 0 || asgst__hs_classify(lr, &(uintptr_t){0}) != ASGST__HK_C) return false;
+  if (lr == 0 || asgst__hs_classify(lr, &(uintptr_t){0}) != ASGST__HK_C || !in_c_code(lr)) return false;
   if (r->fp >= r->sp && !(r->fp & 7) && asgst__load_ptr(r->fp + 8, &saved) &&
       asgst__strip_pc(saved) == lr)
     return false;

@@ -268,6 +268,14 @@ static int top_stub_kind_unguarded(uintptr_t java_pc, const ucontext_t *u) {
   if (java_pc == top.pc)
     return asgst__hs_scopes(nm, asgst__hs_real_pc(nm, &top), ASGST__PC_NEAR, one, 1) == 0 ? STUB_INTERRUPTED
                                                                                          : STUB_NONE;
+  /* A call while the frame is being built (before its frame-complete offset) is the
+   * prologue's: the nmethod entry barrier's call of its stub (arm64's C1 code), named by
+   * the method's first PcDesc, not a stub serving a bytecode. */
+  int32_t size, complete;
+  uintptr_t code;
+  if (asgst__vm_blob_frame(nm, &size, &complete) && asgst__vm_code_begin(nm, &code) && complete >= 0 &&
+      java_pc < code + (uint32_t)complete)
+    return STUB_NONE;
   return asgst__hs_scopes(nm, java_pc, ASGST__PC_EXACT, one, 1) == 0 ? STUB_CALLER : STUB_NONE;
 }
 

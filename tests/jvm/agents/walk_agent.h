@@ -23,8 +23,8 @@ enum { NODEBUG_COVERED = 0, NODEBUG_OUT_OF_LINE, NODEBUG_OTHER };
  * debug information covers, or not checked), STUB_INTERRUPTED (the interrupted top frame,
  * and no PcDesc after the pc has a scope: out-of-line stub code, whose bci the walker finds
  * from the stub's way back), STUB_CALLER (a return address under a non-Java frame with no
- * PcDesc at exactly it: a call without debug information, such as C1's G1 barrier stubs'
- * calls of the runtime's slow path). */
+ * PcDesc at exactly it, past the prologue: a call without debug information, such as C1's
+ * G1 barrier stubs' calls of the runtime's slow path). */
 enum { STUB_NONE = 0, STUB_INTERRUPTED, STUB_CALLER };
 
 
