@@ -571,14 +571,15 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
     if (n < 0) return n;
     /* A return address (not top) read by a rule other than exact: the call had no debug
      * information (a leaf call, or the anchor's pc). Without a PcDesc at exactly it, it may
-     * lie in stub code: proven so, the stub's way back names the bci. C1 code only (tiers
+     * lie in stub code, which may have saved registers below the frame around its call. */
+    bool stub_call = !at_pc && !LD(s->top) && s->pcmode != ASGST__PC_EXACT;
+    if (stub_call) depth = stub_call_depth(nm, pc);
+    /* Proven to lie in stub code, the stub's way back names the bci. C1 code only (tiers
      * 1-3): C1's CodeStubs branch back to the instruction after their branch, whose next
-     * PcDesc is the served bytecode's. C2 places other code there: on JDK 26 and 27 the
-     * near rule from a monitor exit's slow-path branch named the loop's back edge, a
-     * later bytecode, where the call's own near rule names the monitorexit. */
-    /* Such a return address may lie in stub code that saved registers below the frame. */
-    if (!at_pc && !LD(s->top) && s->pcmode != ASGST__PC_EXACT) depth = stub_call_depth(nm, pc);
-    if (!at_pc && !LD(s->top) && s->pcmode != ASGST__PC_EXACT && lvl >= 1 && lvl <= 3) {
+     * PcDesc is the served bytecode's. C2 places other code there: on JDK 25-27 the near
+     * rule from a monitor exit's slow-path branch named the loop's back edge, a later
+     * bytecode, where the call's own near rule names the monitorexit. */
+    if (stub_call && lvl >= 1 && lvl <= 3) {
       int k = stub_scopes(it, nm, pc, true, out);
       if (k == ASGST__NO_ROOM) return k;
       /* A torn scope may have overwritten part of the near rule's frames: read again. */
