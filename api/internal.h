@@ -7,6 +7,7 @@
 #define ASGST_API_INTERNAL_H
 
 #include "asgst.h"
+#include "iterator.h"
 #include "../impl/backend.h"
 #include "../impl/services.h"
 

@@ -2,7 +2,7 @@
  * iterator.c - ASGST_RunWithIterator*, NextFrame, Rewind and State over a backend.
  *
  * The iterator always looks ahead: begin() and every NextFrame that empties the buffer
- * decode a batch of physical frames (stepping and applying the options) into it->pending
+ * decode a batch of physical frames (stepping and applying the options) into it->wc.pending
  * under one crash guard, and note what follows the batch (more frames, the end, an error)
  * in it->end. So ASGST_State is exact, and an error is reported by the NextFrame call that
  * would have returned the missing frame. Batches are why a frame costs little more than
@@ -13,7 +13,6 @@
 
 #include "internal.h"
 #include "../impl/guard.h"
-#include "../impl/native/cfi_epoch.h"
 
 /* Frames a batch stops at: when a physical frame of inlined methods might no longer fit
  * (it would be decoded twice). The first batch is as long as the others. Profilers walk
@@ -23,24 +22,29 @@
  * decoding cached frames a caller does not want is cheap. A caller that wants only the
  * top frame says so with ASGST_END_ON_FIRST_JAVA_FRAME. */
 #define FULL_BATCH (ASGST__PENDING_CAP - 8)
-#define FIRST_BATCH FULL_BATCH
+
+/* SS. The frames a batch asks the backend for: one when only the first Java frame is
+ * wanted (ASGST_END_ON_FIRST_JAVA_FRAME, iterator.h), else FULL_BATCH. */
+static inline int batch_size(const ASGST_Iterator *it) {
+  return it->wc.options & ASGST_END_ON_FIRST_JAVA_FRAME ? 1 : FULL_BATCH;
+}
 
 /* SS. What batch() and batch_here() do after their guard: sets it->state (1 while
  * buffered frames remain) and it->end (what comes after them) from the trace kind and
  * fill()'s result r. */
 static inline int batch_done(ASGST_Iterator *it, int kind, int r) {
   /* After the guard, so that a fault, which comes back to the guard, closes it too. */
-  asgst__cfi_section_close(&it->cfi_section);
+  asgst__cursor_batch_end(&it->wc);
   if (kind <= 0) {
     it->fast_end_off = 0;
     return it->state = kind;
   }
   it->end = r;
-  it->state = it->npending > 0 ? 1 : r;
+  it->state = it->wc.npending > 0 ? 1 : r;
   /* All but the batch's last frame go out by NextFrame's fast path, unless only the first
    * Java frame is wanted (then each frame's type matters). */
-  it->fast_end_off = it->state > 0 && !(it->options & ASGST_END_ON_FIRST_JAVA_FRAME)
-                         ? (uint32_t)(it->npending - 1) * sizeof(ASGST_Frame)
+  it->fast_end_off = it->state > 0 && !(it->wc.options & ASGST_END_ON_FIRST_JAVA_FRAME)
+                         ? (uint32_t)(it->wc.npending - 1) * sizeof(ASGST_Frame)
                          : 0;
   return kind;
 }
@@ -50,22 +54,19 @@ static inline int batch_done(ASGST_Iterator *it, int kind, int r) {
  * walk). Sets it->state and it->end (batch_done). Returns the trace kind from begin() (1
  * when not from_top) or begin()'s error. */
 ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
-  it->npending = 0;
+  /* The batch is a reader section of the C frame tables, which the backend opens at its
+   * first use of them (a Java-only walk never does) and batch_done() closes after the
+   * guard (asgst__cursor_batch_end). */
+  asgst__cursor_batch_start(&it->wc);
   it->next_off = 0;
-  it->committed = 0;
   volatile int kind = from_top ? ASGST_WALK_FAULTED : 1;
   volatile int r = ASGST_WALK_FAULTED;
-  /* The batch is a reader section of the C frame tables (impl/native/cfi_epoch.h), which
-   * the backend opens at its first use of them (a Java-only walk never does) and which is
-   * closed here, after the guard, so that a fault, which comes back here, closes it too.
-   * Nothing found in the tables outlives the batch (the backend's fill drops it). */
-  it->cfi_section = 0;
   ASGST__GUARDED({
-    if (from_top) kind = it->be->begin(it, &it->top);
-    r = kind > 0 ? it->be->fill(it, limit) : kind;
+    if (from_top) kind = it->be->begin(&it->wc, &it->top);
+    r = kind > 0 ? it->be->fill(&it->wc, limit) : kind;
   }, {
     r = ASGST_WALK_FAULTED;
-    it->npending = it->committed; /* a partly decoded frame is not handed out */
+    it->wc.npending = it->wc.committed; /* a partly decoded frame is not handed out */
   });
   return batch_done(it, kind, r);
 }
@@ -74,29 +75,27 @@ ASGST__HOT static int batch(ASGST_Iterator *it, int limit, bool from_top) {
 #define LOOKUP_FAULTED (-1000)
 
 /* SS. batch(it, limit, true) after the backend's lookup of the calling thread into
- * it->thread, all under one guard (a guard setup, sigsetjmp and its TLS stores, is about
+ * it->wc.thread, all under one guard (a guard setup, sigsetjmp and its TLS stores, is about
  * 46 instructions). A function of its own, not a flag of batch(): batch() cannot be
  * inlined (sigsetjmp), and the flag's tests would be paid at every later batch. Returns
  * as batch() does, the lookup's error, or LOOKUP_FAULTED. */
 ASGST__HOT static int batch_here(ASGST_Iterator *it, int limit) {
-  it->npending = 0;
+  asgst__cursor_batch_start(&it->wc); /* as in batch() */
   it->next_off = 0;
-  it->committed = 0;
-  it->cfi_section = 0; /* as in batch() */
   volatile int kind = LOOKUP_FAULTED;
   volatile int r = ASGST_WALK_FAULTED;
   ASGST__GUARDED({
-    int k = it->be->current_thread_unguarded(&it->thread);
+    int k = it->be->current_thread_unguarded(&it->wc.thread);
     /* A fault in begin() is then reported as begin()'s own would be. */
     kind = k > 0 ? ASGST_WALK_FAULTED : k;
-    if (k > 0) kind = it->be->begin(it, &it->top);
-    r = kind > 0 ? it->be->fill(it, limit) : kind;
+    if (k > 0) kind = it->be->begin(&it->wc, &it->top);
+    r = kind > 0 ? it->be->fill(&it->wc, limit) : kind;
   }, {
     r = ASGST_WALK_FAULTED;
-    it->npending = it->committed; /* a partly decoded frame is not handed out */
+    it->wc.npending = it->wc.committed; /* a partly decoded frame is not handed out */
   });
   if (kind == LOOKUP_FAULTED) {
-    asgst__cfi_section_close(&it->cfi_section);
+    asgst__cursor_batch_end(&it->wc);
     return kind;
   }
   return batch_done(it, kind, r);
@@ -116,19 +115,19 @@ static inline void copy_regs(asgst__regs *d, const asgst__regs *s) {
  * gives the same result, and not copying the backend's freshly written scratch avoids a
  * store-forwarding stall that cost more than begin() itself. */
 ASGST__HOT static int start(ASGST_Iterator *it) {
-  it->npending = 0;
+  it->wc.npending = 0;
   it->next_off = 0;
-  it->depth = 0;
-  it->cur_decoded = 0;
+  it->wc.depth = 0;
+  it->wc.cur_decoded = 0;
   it->end = 1;
-  return batch(it, FIRST_BATCH, true);
+  return batch(it, batch_size(it), true);
 }
 
 /* SS. */
 ASGST__HOT int asgst__iterator_begin(ASGST_Iterator *it, const asgst__backend *be, const asgst__thread *t,
                           const asgst__regs *top, int32_t options) {
-  it->has_top_position = 0;
-  it->thread_checked = 0;
+  it->wc.has_top_position = 0;
+  it->wc.thread_checked = 0;
   return asgst__iterator_begin_at(it, be, t, top, options);
 }
 
@@ -137,16 +136,15 @@ ASGST__HOT int asgst__iterator_begin_at(ASGST_Iterator *it, const asgst__backend
                                         const asgst__thread *t, const asgst__regs *top,
                                         int32_t options) {
   it->be = be;
-  it->options = options;
+  it->wc.options = options;
   it->kind = 0;
   it->walked_state = 0;
-  it->npending = 0;
+  it->wc.npending = 0;
   it->next_off = 0;
-  it->seen_java = 0;
   /* Field by field: *t was just written by current_thread() (see copy_frame). */
-  it->thread.vm_thread = __atomic_load_n(&t->vm_thread, __ATOMIC_RELAXED);
-  it->thread.stack_base = __atomic_load_n(&t->stack_base, __ATOMIC_RELAXED);
-  it->thread.stack_limit = __atomic_load_n(&t->stack_limit, __ATOMIC_RELAXED);
+  it->wc.thread.vm_thread = __atomic_load_n(&t->vm_thread, __ATOMIC_RELAXED);
+  it->wc.thread.stack_base = __atomic_load_n(&t->stack_base, __ATOMIC_RELAXED);
+  it->wc.thread.stack_limit = __atomic_load_n(&t->stack_limit, __ATOMIC_RELAXED);
   copy_regs(&it->top, top);
   if (be == NULL) {
     int why = asgst__unbound_error();
@@ -165,9 +163,9 @@ static inline void copy_frame(ASGST_Frame *d, const ASGST_Frame *s) {
   __builtin_memcpy(d, s, sizeof *d);
 }
 
-/* SS. The buffered frame `off` bytes into it->pending. */
+/* SS. The buffered frame `off` bytes into it->wc.pending. */
 static inline const ASGST_Frame *frame_at(const ASGST_Iterator *it, uint32_t off) {
-  return (const ASGST_Frame *)(const void *)((const char *)it->pending + off);
+  return (const ASGST_Frame *)(const void *)((const char *)it->wc.pending + off);
 }
 
 /* SS. */
@@ -194,14 +192,14 @@ ASGST__HOT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
   copy_frame(frame, frame_at(it, it->next_off));
   it->next_off += sizeof(ASGST_Frame);
   bool bytecode = frame->type == ASGST_FRAME_JAVA || frame->type == ASGST_FRAME_JAVA_INLINED;
-  if (bytecode && (it->options & ASGST_END_ON_FIRST_JAVA_FRAME))
+  if (bytecode && (it->wc.options & ASGST_END_ON_FIRST_JAVA_FRAME))
     it->state = ASGST_NO_FRAME;
-  else if (it->next_off < (uint32_t)it->npending * sizeof(ASGST_Frame))
+  else if (it->next_off < (uint32_t)it->wc.npending * sizeof(ASGST_Frame))
     it->state = 1;
   else if (it->end <= 0)
     it->state = it->end;
   else
-    batch(it, FULL_BATCH, false);
+    batch(it, batch_size(it), false);
   return 1;
 }
 
@@ -211,7 +209,7 @@ void asgst__iterator_fail(ASGST_Iterator *it, int error) {
   it->walked_state = 0;
   it->kind = error;
   it->state = error;
-  it->npending = 0;
+  it->wc.npending = 0;
   it->next_off = it->fast_end_off = 0;
 }
 
@@ -253,17 +251,16 @@ ASGST__HOT static int run_here(const asgst__regs *top, int32_t options, ASGST_It
   if (be && be->current_thread_unguarded) {
     ASGST_Iterator it;
     it.be = be;
-    it.options = options;
+    it.wc.options = options;
     it.kind = 0;
     it.walked_state = 0;
-    it.seen_java = 0;
-    it.has_top_position = 0;
-    it.thread_checked = 1;
-    it.depth = 0;
-    it.cur_decoded = 0;
+    it.wc.has_top_position = 0;
+    it.wc.thread_checked = 1;
+    it.wc.depth = 0;
+    it.wc.cur_decoded = 0;
     it.end = 1;
     copy_regs(&it.top, top);
-    int kind = batch_here(&it, FIRST_BATCH);
+    int kind = batch_here(&it, batch_size(&it));
     if (kind == LOOKUP_FAULTED) {
       asgst__thread none = {0};
       kind = asgst__iterator_begin(&it, be, &none, top, options);

@@ -27,12 +27,12 @@
 /* SP. An iterator that reports `error` on its first use. */
 static void error_iterator(ASGST_Iterator *it, const asgst__queue_point *p, int32_t options,
                            int error) {
-  memset(it, 0, offsetof(ASGST_Iterator, pending));
+  memset(it, 0, offsetof(ASGST_Iterator, wc.pending));
   it->be = p->be;
-  it->options = options;
+  it->wc.options = options;
   it->kind = error;
   it->state = error;
-  it->npending = 0;
+  it->wc.npending = 0;
   it->next_off = it->fast_end_off = 0;
 }
 
@@ -161,8 +161,8 @@ static void handle_element(ASGST_Queue *q, const asgst__queue_point *p,
     asgst__regs top = {(uintptr_t)e->pc, (uintptr_t)e->sp, (uintptr_t)e->fp, id->caller_pc[0]};
     /* The element's frame as it was at enqueue time: its pc then, its callers now. */
     int32_t how = ASGST__OPT_RECORDED_TOP | ((ident & 1) ? ASGST__OPT_RECORDED_AT_CALL : 0);
-    it.top_position = id->position;
-    it.has_top_position = id->has_position;
+    it.wc.top_position = id->position;
+    it.wc.has_top_position = id->has_position;
     asgst__iterator_begin_at(&it, p->be, &p->thread, &top, q->options | how);
   }
   q->fun(&it, q->arg, e->arg);

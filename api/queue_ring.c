@@ -10,7 +10,6 @@
 
 #include "queue.h"
 #include "../impl/guard.h"
-#include "../impl/native/cfi_epoch.h"
 
 /* SS. The backend's own top-Java-frame finder, under the crash guard, with n callers. A
  * fault while the callers are sought keeps the top frame (the backend wrote it first) and
@@ -20,9 +19,9 @@ static int top_from_backend(const asgst__backend *be, const asgst__thread *t, co
   volatile int r = ASGST_WALK_FAULTED;
   out->sp = 0;
   for (int k = 0; k < n; k++) callers[k].pc = callers[k].sp = 0;
-  /* A walk of its own: a reader section of the C frame tables around the guard (the
-   * backend's walk knows it is covered, ASGST_CFI_COVERED), as iterator.c's batch closes
-   * its own after its guard. */
+  /* A walk of its own, outside a cursor's batch: a reader section of the C frame tables
+   * around the guard (impl/walk_cursor.h; the backend's walk knows it is covered,
+   * ASGST_CFI_COVERED), closed after the guard as a batch's is. */
   unsigned cfi = asgst__cfi_enter();
   ASGST__GUARDED(r = be->top_java_frame(t, top, out, callers, n, direct),
                  r = n > 0 && *(volatile uintptr_t *)&out->sp != 0 ? ASGST_JAVA_TRACE

@@ -1,7 +1,7 @@
 /*
  * record.c - ASGST_RecordWalk and ASGST_ReplayWalk (extensions): a walk of a live VM saved
  * with everything it read, and walked again later without the VM (impl/record/ writes the
- * recording, impl/replay.h walks it again).
+ * recording, impl/record/record.h walks it again).
  *
  * The recording walk is an ordinary walk through the active backend, reading a snapshot of
  * every page it touches (impl/record/recorder.c), with the frame cache off, and, for each
@@ -13,8 +13,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "../impl/record/recorder.h"
-#include "../impl/replay.h"
+#include "../impl/record/record.h"
 
 #define MAX_FRAMES 2048
 #define STRINGS_CAP 65536

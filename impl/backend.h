@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "asgst.h"
+#include "walk_cursor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,88 +26,6 @@ extern "C" {
  * walk runs shares fewer cache lines and pages (a walk starts with cold caches: it runs in
  * a signal handler between stretches of the profiled program). */
 #define ASGST__HOT __attribute__((hot))
-
-/* The most logical frames one physical frame can expand to (inlining depth + 1). Deeper
- * inlining is cut at the outermost end and the walk ends with ASGST_BAD_FRAME. */
-#define ASGST__MAX_FRAMES_PER_PHYS 64
-/* The logical frames the iterator buffers: it decodes physical frames in batches, one
- * crash guard and one pass through the backend per batch rather than per frame. */
-#define ASGST__PENDING_CAP ASGST__MAX_FRAMES_PER_PHYS
-/* decode() returns this when the frames of it->cur do not fit in the room left in
- * it->pending: the iterator hands out what it has and decodes it->cur again into an empty
- * buffer (or, if the buffer was empty, ends the walk with ASGST_BAD_FRAME). Not an API
- * error code; never leaves the library. */
-#define ASGST__NO_ROOM (-1000)
-/* decode() may also take the following physical frames in a run of its own (stepping as
- * the batch loop does) and return, instead of 0: ASGST__DECODE_STEPPED, it->cur is a
- * sender not decoded yet (the batch loop decodes it next, without a step), or
- * ASGST__DECODE_END, it->cur is decoded and the stack ends below it. Never leave the
- * library. */
-#define ASGST__DECODE_STEPPED 1
-#define ASGST__DECODE_END 2
-/* Bytes of per-walk scratch a backend may keep in the iterator (e.g. the next JavaFrame
- * anchor of a HotSpot thread). */
-#define ASGST__BACKEND_SCRATCH 128
-
-/* A physical frame position. lr is arm64's link register, meaningful only in a frame
- * interrupted by a signal (a callee that has not saved it yet keeps its return address
- * there): the first, or one a signal frame saved (impl/native/sigframe.h); 0 elsewhere
- * and on x86_64. */
-typedef struct {
-  uintptr_t pc;
-  uintptr_t sp;
-  uintptr_t fp;
-  uintptr_t lr;
-} asgst__regs;
-
-/* The backend's view of the walked thread, captured on that thread (in its signal handler
- * for out-of-thread walks) by current_thread(). */
-typedef struct {
-  void *vm_thread;      /* backend thread object (JavaThread*), NULL for a non-VM thread */
-  uintptr_t stack_base; /* highest address of the stack (exclusive), 0 if unknown */
-  uintptr_t stack_limit;/* lowest usable address, 0 if unknown */
-} asgst__thread;
-
-/* What a walk is: owned by api/iterator.c, given to backend callbacks. */
-struct _ASGST_Iterator {
-  const struct asgst__backend *be;
-  int32_t options;
-  int32_t kind;          /* trace kind found by begin() (> 0) */
-  int32_t state;         /* 1: frames may follow; 0: end; < 0: error */
-  int32_t depth;         /* physical frames stepped so far */
-  asgst__thread thread;
-  asgst__regs top;       /* the registers the walk starts from (begin() runs again on rewind) */
-  asgst__regs cur;       /* the current physical frame */
-  /* The fields below up to pending[] are what every walk reads and writes, kept next to
-   * the ones above and to the backend's scratch: a walk starts with cold caches (it runs
-   * in a signal handler), and behind the 3 KiB of pending[] they took lines of their own. */
-  int32_t npending;      /* frames in pending[] (see there) */
-  /* In bytes, not frames: NextFrame's fast path then needs no multiply (a frame is 48
-   * bytes), a few instructions of every frame's twenty. */
-  uint32_t next_off;
-  uint32_t fast_end_off; /* NextFrame hands out the frame at next_off unchecked while next_off < this */
-  int32_t seen_java;     /* a Java frame has been returned (END_ON_FIRST_JAVA_FRAME) */
-  int32_t cur_decoded;   /* it->cur's frames are in pending (step before the next decode) */
-  int32_t end;           /* what follows the buffered frames: 1 more frames, else end/error */
-  int32_t committed;     /* npending after the last complete decode (for the fault path) */
-  int32_t batch_limit;   /* the frames the current batch stops at (decode may stop there too) */
-  uintptr_t top_position; /* frame_position() of the top frame when its queue element was
-                             recorded, if has_top_position (else read the frame as it is) */
-  int32_t has_top_position;
-  int32_t thread_checked; /* current_thread() ran in this walk's guard, just before begin():
-                             the thread was found alive, begin() need not read that again */
-  int32_t walked_state;  /* out-of-thread walks: the target's thread state, read in its
-                            handler (ASGST_IteratorThreadState); 0: the walker is the walked */
-  uint32_t cfi_section;  /* the batch's reader section of the C frame tables, opened by the
-                            first use of the tables (impl/native/cfi_epoch.h) */
-  uint8_t scratch[ASGST__BACKEND_SCRATCH] __attribute__((aligned(16)));
-  /* Decoded logical frames not yet handed out, innermost first: from the one next_off
-   * bytes into pending up to pending[npending]. Only frames the options report are kept. */
-  ASGST_Frame pending[ASGST__PENDING_CAP];
-};
-
-/* SS. Logical frames decode() may still append. */
-static inline int asgst__room(const ASGST_Iterator *it) { return ASGST__PENDING_CAP - it->npending; }
 
 typedef struct asgst__backend {
   const char *name;
@@ -124,31 +43,31 @@ typedef struct asgst__backend {
    * thread lookup: its misses then overlap the lookup's instead of following them. */
   void (*prefetch)(const asgst__regs *top);
 
-  /* SS. Prepare a walk of it->thread starting at *top (registers from a ucontext or given
-   * by the caller). Sets it->cur (possibly different from *top, e.g. from the thread's last
+  /* SS. Prepare a walk of wc->thread starting at *top (registers from a ucontext or given
+   * by the caller). Sets wc->cur (possibly different from *top, e.g. from the thread's last
    * Java frame anchor when the top is in VM code) and its scratch. Returns the trace kind or
    * an error. */
-  int (*begin)(ASGST_Iterator *it, const asgst__regs *top);
+  int (*begin)(asgst__cursor *wc, const asgst__regs *top);
 
-  /* SS. Decode the physical frame at it->cur, appending its logical frames (innermost
+  /* SS. Decode the physical frame at wc->cur, appending its logical frames (innermost
    * first; a C frame gives exactly one ASGST_FRAME_NON_JAVA frame, and only with
    * ASGST_INCLUDE_NON_JAVA_FRAMES, none otherwise) at
-   * it->pending[it->npending], at most asgst__room(it) of them, and advance it->npending.
+   * wc->pending[wc->npending], at most asgst__room(wc) of them, and advance wc->npending.
    * Returns 0, ASGST__NO_ROOM (nothing appended), ASGST__DECODE_STEPPED or
    * ASGST__DECODE_END (above) or an error. It may also take the
-   * following physical frames when it can prove them (a recursion), stepping it->cur and
-   * it->depth as the batch loop would and storing it->committed after each; it stops at
-   * it->batch_limit frames. */
-  int (*decode)(ASGST_Iterator *it);
+   * following physical frames when it can prove them (a recursion), stepping wc->cur and
+   * wc->depth as the batch loop would and storing wc->committed after each; it stops at
+   * wc->batch_limit frames. */
+  int (*decode)(asgst__cursor *wc);
 
-  /* SS. Move it->cur to the sender of the current frame. Returns 1 if there is one, 0 at
+  /* SS. Move wc->cur to the sender of the current frame. Returns 1 if there is one, 0 at
    * the bottom of the stack, or an error when the step cannot be proven. */
-  int (*step)(ASGST_Iterator *it);
+  int (*step)(asgst__cursor *wc);
 
-  /* SS. The iterator's batch: asgst__fill_loop (impl/fill_loop.h) over this backend's
+  /* SS. A batch of the walk: asgst__fill_loop (impl/fill_loop.h) over this backend's
    * decode and step, instantiated where the compiler can inline them. Called under the
    * crash guard. */
-  int (*fill)(ASGST_Iterator *it, int limit);
+  int (*fill)(asgst__cursor *wc, int limit);
 
   /* SS. Find the top Java frame from *top for a queue element (pc/sp/fp of the physical
    * frame) and the next ncallers physical Java frames below it (callers[0] its sender;
@@ -197,7 +116,7 @@ typedef struct asgst__backend {
   /* SS, optional. Where the frame at r stands in its method, where the frame's own memory
    * says so and it moves on as the frame runs (an interpreted frame's bcp slot); 0 if
    * not (false). Noted with a queue element so that its iterator reports the frame's
-   * position at the sample, not at the safe point: decode then uses it->top_position for
+   * position at the sample, not at the safe point: decode then uses wc->top_position for
    * the top frame. */
   bool (*frame_position)(const asgst__regs *r, uintptr_t *pos);
 

@@ -99,8 +99,8 @@ const asgst__backend asgst__hotspot_backend = {
  * The thread makes the table above active once the listing is done. */
 
 /* SS. backend.h begin(): no walk while the listing runs. */
-static int begin_pending(ASGST_Iterator *it, const asgst__regs *top) {
-  (void)it, (void)top;
+static int begin_pending(asgst__cursor *wc, const asgst__regs *top) {
+  (void)wc, (void)top;
   return ASGST_INIT_PENDING;
 }
 

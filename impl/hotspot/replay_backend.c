@@ -1,6 +1,6 @@
 /*
  * replay_backend.c - a recorded walk (impl/record/format.h) walked again without a JVM:
- * the replay backend (impl/replay.h).
+ * the replay backend (impl/record/record.h).
  *
  * The recorded pages are mapped back at their original addresses, read-only, so the
  * unchanged HotSpot walker and metadata code read exactly what they read on the live VM;
@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 
 #include "../guard.h"
-#include "../replay.h"
+#include "../record/record.h"
 #include "../safe_read.h"
 #include "walking/codecache.h"
 #include "hotspot_backend.h"

@@ -23,7 +23,7 @@
 
 #include "../guard.h"
 #include "../safe_read.h"
-#include "recorder.h"
+#include "record.h"
 
 #define PAGE ASGST__REC_PAGE
 #define SNAP_CAP 8192                 /* distinct pages a recording can hold (32 MiB) */

@@ -45,28 +45,28 @@ static int synth_current_thread(asgst__thread *t) {
 
 /* SS. Registers that cannot be a frame at all are rejected here; everything else is left
  * to decode/step, which read memory under the guard. */
-static int synth_begin(ASGST_Iterator *it, const asgst__regs *top) {
+static int synth_begin(asgst__cursor *wc, const asgst__regs *top) {
   if (!asgst__plausible(top->pc, 1) || !asgst__plausible(top->sp, 8) || (top->sp & 7))
     return ASGST_BAD_FRAME;
-  it->cur = *top;
-  return it->thread.vm_thread ? ASGST_JAVA_TRACE : ASGST_NON_JAVA_TRACE;
+  wc->cur = *top;
+  return wc->thread.vm_thread ? ASGST_JAVA_TRACE : ASGST_NON_JAVA_TRACE;
 }
 
-/* SS. Appends one logical frame of the physical frame it->cur. */
-static void add_frame(ASGST_Iterator *it, uint8_t type, int level, int bci, ASGST_Method m) {
-  ASGST_Frame *f = &it->pending[it->npending++];
+/* SS. Appends one logical frame of the physical frame wc->cur. */
+static void add_frame(asgst__cursor *wc, uint8_t type, int level, int bci, ASGST_Method m) {
+  ASGST_Frame *f = &wc->pending[wc->npending++];
   f->type = type;
   f->comp_level = level;
   f->bci = bci;
   f->method = m;
-  f->pc = (void *)it->cur.pc;
-  f->sp = (void *)it->cur.sp;
-  f->fp = (void *)it->cur.fp;
+  f->pc = (void *)wc->cur.pc;
+  f->sp = (void *)wc->cur.sp;
+  f->fp = (void *)wc->cur.fp;
 }
 
 /* SS. An interpreted frame: Method* and bci live in the frame. */
-static int decode_interpreted(ASGST_Iterator *it) {
-  uintptr_t fp = it->cur.fp, m;
+static int decode_interpreted(asgst__cursor *wc) {
+  uintptr_t fp = wc->cur.fp, m;
   uint64_t bci;
   if (!asgst__load_ptr(fp + 8 * ASGST__SYNTH_INTERP_METHOD_SLOT, &m) ||
       !asgst__load_u64(fp + 8 * ASGST__SYNTH_INTERP_BCI_SLOT, &bci))
@@ -76,43 +76,43 @@ static int decode_interpreted(ASGST_Iterator *it) {
       (magic != ASGST__SYNTH_METHOD_LIVE && magic != ASGST__SYNTH_DEAD))
     return ASGST_BAD_FRAME;
   if ((int64_t)bci < 0 || (int64_t)bci > 65535) return ASGST_BAD_FRAME;
-  add_frame(it, ASGST_FRAME_JAVA, 0, (int)bci, (ASGST_Method)m);
+  add_frame(wc, ASGST_FRAME_JAVA, 0, (int)bci, (ASGST_Method)m);
   return 0;
 }
 
 /* SS. A compiled frame: its scopes, innermost first; only the last is the physical one. */
-static int decode_compiled(ASGST_Iterator *it, const ASGST_SynthBlob *b) {
-  const asgst__synth_scopes *s = asgst__synth_find_scopes(b, it->cur.pc - b->start);
+static int decode_compiled(asgst__cursor *wc, const ASGST_SynthBlob *b) {
+  const asgst__synth_scopes *s = asgst__synth_find_scopes(b, wc->cur.pc - b->start);
   if (s == NULL) {
-    add_frame(it, ASGST_FRAME_JAVA, b->tier, -1, b->method);
+    add_frame(wc, ASGST_FRAME_JAVA, b->tier, -1, b->method);
     return 0;
   }
   if (s->n > ASGST__MAX_FRAMES_PER_PHYS) return ASGST_BAD_FRAME;
-  if (s->n > asgst__room(it)) return ASGST__NO_ROOM;
+  if (s->n > asgst__room(wc)) return ASGST__NO_ROOM;
   for (int i = 0; i < s->n; i++) {
     uint8_t type = i == s->n - 1 ? ASGST_FRAME_JAVA : ASGST_FRAME_JAVA_INLINED;
-    add_frame(it, type, b->tier, s->scopes[i].bci, s->scopes[i].method);
+    add_frame(wc, type, b->tier, s->scopes[i].bci, s->scopes[i].method);
   }
   return 0;
 }
 
 /* SS. */
-static int synth_decode(ASGST_Iterator *it) {
-  if (!asgst__plausible(it->cur.pc, 1)) return ASGST_BAD_FRAME;
-  if (asgst__room(it) < 1) return ASGST__NO_ROOM;
+static int synth_decode(asgst__cursor *wc) {
+  if (!asgst__plausible(wc->cur.pc, 1)) return ASGST_BAD_FRAME;
+  if (asgst__room(wc) < 1) return ASGST__NO_ROOM;
   ASGST_SynthVM *vm = asgst__synth_active();
-  const ASGST_SynthBlob *b = vm ? asgst__synth_find_blob(vm, it->cur.pc) : NULL;
+  const ASGST_SynthBlob *b = vm ? asgst__synth_find_blob(vm, wc->cur.pc) : NULL;
   switch (b ? b->kind : ASGST__SYNTH_STUB) {
     case ASGST__SYNTH_INTERPRETER:
-      return decode_interpreted(it);
+      return decode_interpreted(wc);
     case ASGST__SYNTH_COMPILED:
-      return decode_compiled(it, b);
+      return decode_compiled(wc, b);
     case ASGST__SYNTH_NATIVE:
-      add_frame(it, ASGST_FRAME_JAVA_NATIVE, 0, -1, b->method);
+      add_frame(wc, ASGST_FRAME_JAVA_NATIVE, 0, -1, b->method);
       return 0;
     default:
       /* C frames only where the caller wants them (fill_loop.h). */
-      if (it->options & ASGST_INCLUDE_NON_JAVA_FRAMES) add_frame(it, ASGST_FRAME_NON_JAVA, -1, -1, NULL);
+      if (wc->options & ASGST_INCLUDE_NON_JAVA_FRAMES) add_frame(wc, ASGST_FRAME_NON_JAVA, -1, -1, NULL);
       return 0;
   }
 }
@@ -127,25 +127,25 @@ static bool is_java_pc(uintptr_t pc) {
 /* SS. Follows the fp chain. A frame whose fp cannot be its own (below its sp, misaligned,
  * implausible) ends a C stack (C code without frame pointers cannot be followed further)
  * but is an error in a Java frame, where the VM promises the layout. */
-static int synth_step(ASGST_Iterator *it) {
-  uintptr_t fp = it->cur.fp;
+static int synth_step(asgst__cursor *wc) {
+  uintptr_t fp = wc->cur.fp;
   if (fp == 0) return 0;
-  if (fp < it->cur.sp || (fp & 7) || !asgst__plausible(fp, 16))
-    return is_java_pc(it->cur.pc) ? ASGST_BAD_FRAME : 0;
+  if (fp < wc->cur.sp || (fp & 7) || !asgst__plausible(fp, 16))
+    return is_java_pc(wc->cur.pc) ? ASGST_BAD_FRAME : 0;
   uintptr_t sender_fp, sender_pc;
   if (!asgst__load_ptr(fp, &sender_fp) || !asgst__load_ret(fp + 8, &sender_pc))
     return ASGST_BAD_FRAME;
   if (sender_pc == 0) return 0;
-  it->cur.pc = sender_pc;
-  it->cur.sp = fp + 16;
-  it->cur.fp = sender_fp;
-  it->cur.lr = 0; /* the link register belongs to the interrupted frame only */
+  wc->cur.pc = sender_pc;
+  wc->cur.sp = fp + 16;
+  wc->cur.fp = sender_fp;
+  wc->cur.lr = 0; /* the link register belongs to the interrupted frame only */
   return 1;
 }
 
 /* SS. */
-static int synth_fill(ASGST_Iterator *it, int limit) {
-  return asgst__fill_loop(it, limit, synth_decode, synth_step);
+static int synth_fill(asgst__cursor *wc, int limit) {
+  return asgst__fill_loop(wc, limit, synth_decode, synth_step);
 }
 
 /* SS. */

@@ -32,7 +32,7 @@
 
 #include "api/internal.h"
 #include "impl/native/cfi.h"
-#include "impl/replay.h"
+#include "impl/record/record.h"
 
 static asgst__replay rp;
 static asgst__thread cthread; /* this thread, for the C walks */

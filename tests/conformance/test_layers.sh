@@ -19,6 +19,8 @@
 #  10. The rooms of impl/hotspot include only their own headers and the rooms below them
 #      (docs/architecture.md, "impl/hotspot in rooms"); none includes the backend's top
 #      files.
+#  11. api/ includes only include/, its own headers and the impl interface headers that
+#      docs/architecture.md names ("api/ owns the iterator").
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
@@ -29,7 +31,7 @@ check() { # check NAME OFFENDING-LINES
   else echo "not ok $n - $1"; echo "$2" | head -20 | sed 's/^/#   /'; fi
 }
 includes() { grep -rnE '^#include "' --include='*.c' --include='*.h' "$@" 2>/dev/null; }
-echo "1..11"
+echo "1..12"
 
 check "impl/ includes nothing of api/" "$(includes impl | grep -E '"(\.\./)*api/')"
 # Functions api/ defines (internal asgst__ ones and the public ASGST_ ones): the name of
@@ -92,3 +94,19 @@ for room in "${!below[@]}"; do
   done < <(includes "impl/hotspot/$room")
 done
 check "impl/hotspot rooms include only rooms below them (hotspot > queues > walking | classes | threads > model)" "${bad%$'\n'}"
+
+# The impl headers api/ may include (docs/architecture.md, "api/ owns the iterator"), each
+# include resolved from api/.
+api_may="impl/backend.h impl/services.h impl/guard.h impl/arch/arch.h impl/stack_copy.h impl/record/record.h impl/test_build.h"
+bad=""
+while IFS=: read -r file line text; do
+  inc=$(printf '%s' "$text" | sed -E 's/^#include "([^"]+)".*/\1/')
+  path=$(realpath -m --relative-to=. "api/$inc")
+  case "$path" in
+    api/*) ;;
+    *) in_include=$(realpath -m --relative-to=. "include/$inc")
+       { [[ "$in_include" == include/* ]] && [ -f "$in_include" ]; } ||
+         [[ " $api_may " == *" $path "* ]] || bad+="$file:$line: $text"$'\n' ;;
+  esac
+done < <(includes api)
+check "api/ includes only include/, api/ and the impl headers docs/architecture.md names" "${bad%$'\n'}"

@@ -20,7 +20,7 @@
 
 #include "api/internal.h"
 #include "impl/native/cfi.h"
-#include "impl/replay.h"
+#include "impl/record/record.h"
 
 enum { DEPTH = 100, KEEP = 512 };
 

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "impl/guard.h"
-#include "impl/record/recorder.h"
+#include "impl/record/record.h"
 #include "impl/safe_read.h"
 
 enum { PAGE = ASGST__REC_PAGE, PAGES = 3 };

@@ -1,7 +1,7 @@
 /*
  * walker.c - begin/decode/step of the HotSpot backend: a walk over physical frames.
  *
- * The walk keeps a small state in the iterator's scratch (hs_state): what the current
+ * The walk keeps a small state in the cursor's scratch (hs_state): what the current
  * frame is, how to look up its debug information, and, while C frames are being walked
  * toward a Java segment, the anchor (last Java frame) that segment starts at.
  *
@@ -53,7 +53,7 @@ typedef struct {
   asgst__regs target; /* the anchor frame the current C frames lead to */
   /* The previous physical frame if it was a complete compiled frame (see repeat()). */
   uintptr_t memo_pc;
-  uint16_t memo_at;   /* index of its first frame in it->pending */
+  uint16_t memo_at;   /* index of its first frame in wc->pending */
   uint8_t memo_n;     /* its logical frames, 0: no memo */
   uintptr_t fc_checked; /* the nmethod whose compile id this walk has checked (framecache.c) */
   /* A return address the previous C step found a table row for, and its rule: C code
@@ -87,7 +87,7 @@ static inline void set_regs(asgst__regs *d, const asgst__regs *s) {
 }
 
 /* SS. */
-static hs_state *state_of(ASGST_Iterator *it) { return (hs_state *)(void *)it->scratch; }
+static hs_state *state_of(asgst__cursor *wc) { return (hs_state *)(void *)wc->scratch; }
 
 /* SS. The frame an anchor (JavaThread::_anchor or a JavaCallWrapper's) describes; false
  * if the anchor is empty (no Java frame). */
@@ -113,12 +113,12 @@ static inline bool is_java_kind(int kind) {
 }
 
 /* SS. */
-ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
+ASGST__HOT int asgst__hs_begin(asgst__cursor *wc, const asgst__regs *top) {
   const asgst__vm_model *model = &asgst__vm;
-  hs_state *s = state_of(it);
+  hs_state *s = state_of(wc);
   memset(s, 0, sizeof *s);
-  set_regs(&it->cur, top);
-  uintptr_t jt = (uintptr_t)it->thread.vm_thread;
+  set_regs(&wc->cur, top);
+  uintptr_t jt = (uintptr_t)wc->thread.vm_thread;
   /* A thread the VM does not know: its top pc is an interrupted one (the C step looks it up
    * as it is, not as a return address: at a function's first instruction pc - 1 is in the
    * function before). A caller frame given to ASGST_RunWithIteratorFromFrame on such a
@@ -132,25 +132,25 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
    * an exiting thread is then walked like any other. Once java.lang.Thread.exit has
    * returned it has no Java frame left (an empty anchor), and the guard catches a fault
    * on memory it frees. Not read twice: a walk of the calling thread read it in the
-   * thread lookup just before (it->thread_checked). */
-  if (model->jt_terminated >= 0 && !it->thread_checked) {
+   * thread lookup just before (wc->thread_checked). */
+  if (model->jt_terminated >= 0 && !wc->thread_checked) {
     uint32_t term;
     if (!asgst__load_u32(jt + model->jt_terminated, &term)) return ASGST_NO_THREAD;
     if ((int32_t)term >= model->term_exiting) return ASGST_THREAD_EXIT;
   }
   asgst__regs a;
-  if (it->options & ASGST__OPT_RECORDED_AT_CALL) {
+  if (wc->options & ASGST__OPT_RECORDED_AT_CALL) {
     s->pcmode = ASGST__PC_ANCHOR;
     return ASGST_JAVA_TRACE;
   }
-  if ((it->options & ASGST__OPT_RECORDED_TOP) || !anchor_frame(jt + model->jt_anchor, &a)) {
+  if ((wc->options & ASGST__OPT_RECORDED_TOP) || !anchor_frame(jt + model->jt_anchor, &a)) {
     s->top = 1;
     /* A thread in Java code without an anchor that is interrupted in C code or a stub is
      * mostly in a leaf call from Java (no anchor is set for those): see leaf_end, which
      * reads the thread state. Not here: most walks never ask, and the state lies on a
      * line of the JavaThread of its own (a cache miss on a walk's fixed path). The walked
      * thread is stopped for the whole walk, so the state read later is the same. */
-    s->leaf_call = !(it->options & ASGST__OPT_RECORDED_TOP);
+    s->leaf_call = !(wc->options & ASGST__OPT_RECORDED_TOP);
     s->pcmode = ASGST__PC_NEAR;
     return ASGST_JAVA_TRACE;
   }
@@ -166,7 +166,7 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
     s->pcmode = ASGST__PC_EXACT;
     return ASGST_JAVA_TRACE;
   }
-  if ((it->options & ASGST_INCLUDE_NON_JAVA_FRAMES) && !java_top && top->sp < a.sp) {
+  if ((wc->options & ASGST_INCLUDE_NON_JAVA_FRAMES) && !java_top && top->sp < a.sp) {
     s->has_target = 1;
     set_regs(&s->target, &a);
     s->top = 1;
@@ -175,28 +175,28 @@ ASGST__HOT int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top) {
      * top frame's rule is looked up at the pc itself). */
     if (kind == ASGST__HK_C) s->c_pc = top->pc;
   } else {
-    set_regs(&it->cur, &a);
+    set_regs(&wc->cur, &a);
     s->pcmode = ASGST__PC_ANCHOR;
   }
   return ASGST_JAVA_TRACE;
 }
 
-/* SS. Where decode appends the frames of it->cur. */
-static inline ASGST_Frame *out_of(ASGST_Iterator *it) { return &it->pending[it->npending]; }
+/* SS. Where decode appends the frames of wc->cur. */
+static inline ASGST_Frame *out_of(asgst__cursor *wc) { return &wc->pending[wc->npending]; }
 
 /* SS. One frame that is not Java code (the caller checked the room), if the walk reports
  * C frames (fill_loop.h). Inline: a call per C frame costs more than the frame's write. */
-static inline __attribute__((always_inline)) void non_java(ASGST_Iterator *it) {
-  if (!(it->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) return;
-  ASGST_Frame *f = out_of(it);
+static inline __attribute__((always_inline)) void non_java(asgst__cursor *wc) {
+  if (!(wc->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) return;
+  ASGST_Frame *f = out_of(wc);
   f->type = ASGST_FRAME_NON_JAVA;
   f->comp_level = -1;
   f->bci = -1;
   f->method = NULL;
-  f->pc = (void *)it->cur.pc;
-  f->sp = (void *)it->cur.sp;
-  f->fp = (void *)it->cur.fp;
-  it->npending++;
+  f->pc = (void *)wc->cur.pc;
+  f->sp = (void *)wc->cur.sp;
+  f->fp = (void *)wc->cur.fp;
+  wc->npending++;
 }
 
 #define ACC_NATIVE 0x0100 /* JVM_ACC_NATIVE, the class file's flag */
@@ -254,38 +254,38 @@ ASGST__HOT static bool bcp_bounds(uintptr_t cm, uintptr_t codes, bool top, uintp
 }
 
 /* SS. The bcp slot of the interpreted frame at fp; for a queue element's own frame, the
- * slot as it was at the sample (it->top_position): the interpreter writes it afresh at
+ * slot as it was at the sample (wc->top_position): the interpreter writes it afresh at
  * its next call or poll, the safe point the element is processed at. */
-static inline bool load_bcp(const ASGST_Iterator *it, uintptr_t fp, uintptr_t *bcp) {
-  if (it->has_top_position && it->depth == 0) return *bcp = it->top_position, true;
+static inline bool load_bcp(const asgst__cursor *wc, uintptr_t fp, uintptr_t *bcp) {
+  if (wc->has_top_position && wc->depth == 0) return *bcp = wc->top_position, true;
   return asgst__load_ptr_a8(fp + 8 * asgst__vm.interp_bcp_slot, bcp); /* fp: checked aligned */
 }
 
 /* SS. An interpreted frame: Method* and bcp in fixed slots below fp. `top`: interrupted
  * anywhere, not stopped at a call. */
-ASGST__HOT static int decode_interpreted(ASGST_Iterator *it, bool top) {
+ASGST__HOT static int decode_interpreted(asgst__cursor *wc, bool top) {
   const asgst__vm_model *model = &asgst__vm;
-  uintptr_t fp = it->cur.fp, m, bcp, cm;
-  if (fp < it->cur.sp || (fp & 7) || (it->thread.stack_base && fp >= it->thread.stack_base))
+  uintptr_t fp = wc->cur.fp, m, bcp, cm;
+  if (fp < wc->cur.sp || (fp & 7) || (wc->thread.stack_base && fp >= wc->thread.stack_base))
     return ASGST_BAD_FRAME;
   if (!asgst__load_ptr_a8(fp + 8 * model->interp_method_slot, &m) || m == 0 || (m & 7) ||
-      !load_bcp(it, fp, &bcp) ||
+      !load_bcp(wc, fp, &bcp) ||
       !asgst__load_ptr(m + model->method_const, &cm) || cm == 0 || (cm & 7))
     return ASGST_BAD_FRAME;
   uintptr_t codes = cm + (uintptr_t)model->cm_sizeof, first, end;
   if (!bcp_bounds(cm, codes, top, &first, &end)) return ASGST_BAD_FRAME;
-  ASGST_Frame *f = out_of(it);
+  ASGST_Frame *f = out_of(wc);
   type_and_bci(m, codes, bcp, first, end, f);
   f->comp_level = 0;
   f->method = (ASGST_Method)m;
-  f->pc = (void *)it->cur.pc;
-  f->sp = (void *)it->cur.sp;
+  f->pc = (void *)wc->cur.pc;
+  f->sp = (void *)wc->cur.sp;
   f->fp = (void *)fp;
-  it->npending++;
+  wc->npending++;
   return 0;
 }
 
-/* SS. After an interpreted frame was decoded at it->cur: its senders while they are
+/* SS. After an interpreted frame was decoded at wc->cur: its senders while they are
  * interpreted frames too, taken here without a trip through the batch loop's step and
  * decode dispatch per frame, which costs more than the step itself. Each is
  * the step step_frame makes from an interpreted frame, with the checks of
@@ -295,26 +295,26 @@ ASGST__HOT static int decode_interpreted(ASGST_Iterator *it, bool top) {
  * anchor (step_frame's test after the step). A step the batch loop would refuse is left
  * to it, which then refuses it; a decode that fails fails the walk as it would there.
  * Returns 0 or decode_interpreted's error. */
-static int interpreted_run(ASGST_Iterator *it, hs_state *s) {
+static int interpreted_run(asgst__cursor *wc, hs_state *s) {
   const asgst__vm_model *model = &asgst__vm;
-  uintptr_t base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
-  while (it->npending < it->batch_limit && it->depth < ASGST__MAX_DEPTH) {
+  uintptr_t base = wc->thread.stack_base ? wc->thread.stack_base : UINTPTR_MAX;
+  while (wc->npending < wc->batch_limit && wc->depth < ASGST__MAX_DEPTH) {
     /* fp was checked aligned by decode_interpreted. */
-    uintptr_t fp = it->cur.fp, pc, nfp, nsp;
+    uintptr_t fp = wc->cur.fp, pc, nfp, nsp;
     if (!asgst__load_ptr_a8(fp + 8, &pc) || !asgst__load_ptr_a8(fp, &nfp) ||
         !asgst__load_ptr_a8(fp + 8 * model->interp_sender_sp_slot, &nsp))
       return 0;
     pc = asgst__strip_pc(pc);
-    if (nsp <= it->cur.sp || (nsp & 7) || nsp >= base || !asgst__hs_in_interpreter(pc)) return 0;
-    *(volatile int32_t *)&it->committed = it->npending;
-    it->cur.pc = pc;
-    it->cur.sp = nsp;
-    it->cur.fp = nfp;
-    it->cur.lr = 0;
-    it->depth++;
+    if (nsp <= wc->cur.sp || (nsp & 7) || nsp >= base || !asgst__hs_in_interpreter(pc)) return 0;
+    *(volatile int32_t *)&wc->committed = wc->npending;
+    wc->cur.pc = pc;
+    wc->cur.sp = nsp;
+    wc->cur.fp = nfp;
+    wc->cur.lr = 0;
+    wc->depth++;
     s->top = 0;
     s->pcmode = ASGST__PC_EXACT;
-    int r = decode_interpreted(it, false);
+    int r = decode_interpreted(wc, false);
     if (r != 0) return r;
   }
   return 0;
@@ -326,13 +326,13 @@ static inline bool cacheable(int pcmode, int top) {
   return top ? pcmode == ASGST__PC_NEAR : pcmode == ASGST__PC_EXACT;
 }
 
-/* SS. Puts the decoding of the compiled frame at it->cur into the frame cache: at a return
+/* SS. Puts the decoding of the compiled frame at wc->cur into the frame cache: at a return
  * address, or (top) at an interrupted pc where the frame is complete. Not for deoptimized
  * frames, whose pc is the deopt handler's. */
-ASGST__HOT static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level, const ASGST_Frame *out,
+ASGST__HOT static void remember(asgst__cursor *wc, hs_state *s, uint64_t level, const ASGST_Frame *out,
                      int n, bool top) {
-  if (n > ASGST__FC_MAX || asgst__hs_real_pc(s->blob, &it->cur) != it->cur.pc) return;
-  if (top && !asgst__hs_frame_complete_at(s->blob, it->cur.pc)) return;
+  if (n > ASGST__FC_MAX || asgst__hs_real_pc(s->blob, &wc->cur) != wc->cur.pc) return;
+  if (top && !asgst__hs_frame_complete_at(s->blob, wc->cur.pc)) return;
   asgst__hs_fc_entry e;
   int32_t size, complete;
   if (!asgst__vm_nm_compile_id(s->blob, &e.compile_id) ||
@@ -348,13 +348,13 @@ ASGST__HOT static void remember(ASGST_Iterator *it, hs_state *s, uint64_t level,
     e.bci[i] = out[i].bci;
   }
   if (!top) s->fsize = fsize; /* proves the frame complete for memo() and step */
-  if (!(it->options & ASGST__OPT_REPLAYABLE)) asgst__hs_fc_put(it->cur.pc, top, &e);
+  if (!(wc->options & ASGST__OPT_REPLAYABLE)) asgst__hs_fc_put(wc->cur.pc, top, &e);
 }
 
 /* SS. Notes that the frames just appended at `at` (n of them) decode a complete compiled
- * frame at it->cur.pc, for repeat(). */
-static inline void memo(ASGST_Iterator *it, hs_state *s, int at, int n) {
-  s->memo_pc = it->cur.pc;
+ * frame at wc->cur.pc, for repeat(). */
+static inline void memo(asgst__cursor *wc, hs_state *s, int at, int n) {
+  s->memo_pc = wc->cur.pc;
   s->memo_at = (uint16_t)at;
   s->memo_n = (uint8_t)n;
 }
@@ -371,10 +371,10 @@ static inline void copy_frames_at(ASGST_Frame *dst, const ASGST_Frame *src, int 
   }
 }
 
-/* SS. Appends a copy of the n frames at `src` for the physical frame it->cur. */
-static inline void copy_frames(ASGST_Iterator *it, const ASGST_Frame *src, int n) {
-  copy_frames_at(out_of(it), src, n, it->cur.sp, it->cur.fp);
-  it->npending += n;
+/* SS. Appends a copy of the n frames at `src` for the physical frame wc->cur. */
+static inline void copy_frames(asgst__cursor *wc, const ASGST_Frame *src, int n) {
+  copy_frames_at(out_of(wc), src, n, wc->cur.sp, wc->cur.fp);
+  wc->npending += n;
 }
 
 /* SS. Recursion: a compiled frame at the same return address as the frame just decoded is
@@ -387,26 +387,26 @@ static inline void copy_frames(ASGST_Iterator *it, const ASGST_Frame *src, int n
  * taken here too, stepped by the frame size with the checks of asgst__step_checked (sp
  * grows by the frame size, so only the depth and the stack base are left to check), until
  * the batch is full. Each is committed as it completes. True if done. */
-ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
+ASGST__HOT static bool repeat(asgst__cursor *wc, hs_state *s) {
   int n = LD(s->memo_n), at = LD(s->memo_at);
   uintptr_t pc = s->memo_pc;
-  if (n == 0 || it->cur.pc != pc || at + n != it->npending || n > asgst__room(it))
+  if (n == 0 || wc->cur.pc != pc || at + n != wc->npending || n > asgst__room(wc))
     return false;
-  const ASGST_Frame *src = &it->pending[at];
-  copy_frames(it, src, n);
+  const ASGST_Frame *src = &wc->pending[at];
+  copy_frames(wc, src, n);
   uint32_t fsize = LD(s->fsize);
   if (LD(s->has_target) || fsize == 0) {
-    s->memo_at = (uint16_t)(it->npending - n);
+    s->memo_at = (uint16_t)(wc->npending - n);
     return true; /* kind, blob and fsize are still those of the previous frame */
   }
   /* The walk's position in locals, stored back once: the frame copies are byte copies,
    * which may alias any field of *it, so fields read in the loop were reloaded (and the
    * position stored) once per frame. A fault in the loop ends the walk, with only the
    * committed count read back. */
-  int np = it->npending, depth = it->depth;
+  int np = wc->npending, depth = wc->depth;
   /* np < stop: within the batch and room for n more frames (n <= PENDING_CAP - np). */
-  int stop = it->batch_limit < ASGST__PENDING_CAP - n + 1 ? it->batch_limit : ASGST__PENDING_CAP - n + 1;
-  uintptr_t sp = it->cur.sp, fp = it->cur.fp, base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
+  int stop = wc->batch_limit < ASGST__PENDING_CAP - n + 1 ? wc->batch_limit : ASGST__PENDING_CAP - n + 1;
+  uintptr_t sp = wc->cur.sp, fp = wc->cur.fp, base = wc->thread.stack_base ? wc->thread.stack_base : UINTPTR_MAX;
   uintptr_t step = 8 * (uintptr_t)fsize;
   /* sp grows by whole words: if it is aligned now, every slot read below is (a misaligned
    * one fails its load, so the loop would stop at once anyway). */
@@ -417,35 +417,35 @@ ASGST__HOT static bool repeat(ASGST_Iterator *it, hs_state *s) {
     if (!asgst__load_ptr_a8(ssp - 8, &npc) || (npc = asgst__strip_pc(npc)) != pc ||
         !asgst__load_ptr_a8(ssp - 16, &nfp))
       break;
-    /* The step the iterator would have made, without leaving this frame's state. */
-    *(volatile int32_t *)&it->committed = np;
+    /* The step the batch loop would have made, without leaving this frame's state. */
+    *(volatile int32_t *)&wc->committed = np;
     sp = ssp;
     fp = nfp;
     depth++;
     /* From the same source each time: copying the previous copy chained every frame's
      * loads to the stores just before them. */
-    copy_frames_at(&it->pending[np], src, n, sp, fp);
+    copy_frames_at(&wc->pending[np], src, n, sp, fp);
     np += n;
   }
-  it->cur.sp = sp;
-  it->cur.fp = fp;
-  it->depth = depth;
-  it->npending = np;
+  wc->cur.sp = sp;
+  wc->cur.fp = fp;
+  wc->depth = depth;
+  wc->npending = np;
   s->memo_at = (uint16_t)(np - n);
   return true;
 }
 
-/* SS. The sender of the complete compiled frame at it->cur (fsize words) for
+/* SS. The sender of the complete compiled frame at wc->cur (fsize words) for
  * decode_cached's run, into *r: false where the run stops and the batch loop takes over
  * (past the stack, an unreadable slot, the interpreter or the entry frame, which have no
  * cache entries: tested first so that the lookup does not miss on them). A recursion
  * (the sender at the return address of the frame just appended) is taken here whole by
  * repeat(), and the step made from where it ended. */
-static inline __attribute__((always_inline)) bool cached_sender(ASGST_Iterator *it, hs_state *s,
+static inline __attribute__((always_inline)) bool cached_sender(asgst__cursor *wc, hs_state *s,
                                                                 uintptr_t base, asgst__regs *r) {
   for (;;) {
-    if (it->npending >= it->batch_limit || it->depth >= ASGST__MAX_DEPTH) return false;
-    uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)LD(s->fsize), npc, nfp;
+    if (wc->npending >= wc->batch_limit || wc->depth >= ASGST__MAX_DEPTH) return false;
+    uintptr_t ssp = wc->cur.sp + 8 * (uintptr_t)LD(s->fsize), npc, nfp;
     if (ssp >= base) return false;
     if (!asgst__load_ptr_a8(ssp - 8, &npc) || !asgst__load_ptr_a8(ssp - 16, &nfp)) return false;
     npc = asgst__strip_pc(npc);
@@ -454,17 +454,17 @@ static inline __attribute__((always_inline)) bool cached_sender(ASGST_Iterator *
     r->sp = ssp;
     r->fp = nfp;
     r->lr = 0;
-    /* The frame at it->cur is complete: a fault from here on leaves it counted. */
-    *(volatile int32_t *)&it->committed = it->npending;
+    /* The frame at wc->cur is complete: a fault from here on leaves it counted. */
+    *(volatile int32_t *)&wc->committed = wc->npending;
     /* Recursion: the frames just appended again (repeat(), which takes the whole run; the
      * frames of the hit are the buffer's last, so it cannot refuse once they fit). */
     int memo_n = LD(s->memo_n);
     if (npc != s->memo_pc || memo_n == 0) return true;
-    if (memo_n > asgst__room(it)) return false;
-    set_regs(&it->cur, r);
-    it->depth++;
+    if (memo_n > asgst__room(wc)) return false;
+    set_regs(&wc->cur, r);
+    wc->depth++;
     s->pcmode = ASGST__PC_EXACT;
-    repeat(it, s);
+    repeat(wc, s);
   }
 }
 
@@ -476,29 +476,29 @@ static inline __attribute__((always_inline)) bool cached_sender(ASGST_Iterator *
  * would make from a complete compiled frame (sp grows by the frame size; the depth and
  * the stack base are checked as asgst__step_checked does) and the decoding decode_frame
  * would make at a return address. Left to the batch loop: a miss, a full batch, and what
- * cached_sender refuses. it->cur moves only to a frame that is then decoded. One loop
+ * cached_sender refuses. wc->cur moves only to a frame that is then decoded. One loop
  * with one lookup for the first frame and its senders: the lookup is inline, and a copy
  * of it for the first frame was a third of this function's code, cache lines every cold
  * walk loads. */
-ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
-  uintptr_t base = it->thread.stack_base ? it->thread.stack_base : UINTPTR_MAX;
+ASGST__HOT static int decode_cached(asgst__cursor *wc, hs_state *s, bool top) {
+  uintptr_t base = wc->thread.stack_base ? wc->thread.stack_base : UINTPTR_MAX;
   asgst__regs r;
-  set_regs(&r, &it->cur);
+  set_regs(&r, &wc->cur);
   bool first = true;
   for (;;) {
     uintptr_t blob;
     uint32_t fsize;
-    int n = asgst__hs_fc_frames(&r, top, out_of(it), asgst__room(it), &blob, &fsize,
-                                &s->fc_checked, it->thread.stack_base);
+    int n = asgst__hs_fc_frames(&r, top, out_of(wc), asgst__room(wc), &blob, &fsize,
+                                &s->fc_checked, wc->thread.stack_base);
     if (n <= 0) return !first ? 0 : n < 0 ? ASGST__NO_ROOM : 1;
     if (!first) {
-      set_regs(&it->cur, &r);
-      it->depth++;
+      set_regs(&wc->cur, &r);
+      wc->depth++;
       s->pcmode = ASGST__PC_EXACT;
     }
     /* A top frame's decoding differs from that of a return address at the same pc. */
-    if (top) s->memo_n = 0; else memo(it, s, it->npending, n);
-    it->npending += n;
+    if (top) s->memo_n = 0; else memo(wc, s, wc->npending, n);
+    wc->npending += n;
     s->blob = blob;
     s->fsize = fsize;
     if (first) {
@@ -507,11 +507,11 @@ ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
       s->java_seen = 1;
       /* As in repeat(): sp grows by whole words, so one test of its alignment serves all
        * the run's slots. */
-      if (LD(s->has_target) || (it->cur.sp & 7)) return 0;
+      if (LD(s->has_target) || (wc->cur.sp & 7)) return 0;
       first = false;
       top = false;
     }
-    if (!cached_sender(it, s, base, &r)) return 0;
+    if (!cached_sender(wc, s, base, &r)) return 0;
   }
 }
 
@@ -524,14 +524,14 @@ ASGST__HOT static int decode_cached(ASGST_Iterator *it, hs_state *s, bool top) {
  * proven to lie in out-of-line stub code (asgst__hs_stub_call_way_back); the near rule
  * would take the first PcDesc after it, in C1 code mostly a later CodeStub's (another
  * bytecode's). 0 if there is no provable way back. */
-static int stub_scopes(ASGST_Iterator *it, uintptr_t nm, uintptr_t pc, bool at_call, ASGST_Frame *out) {
+static int stub_scopes(asgst__cursor *wc, uintptr_t nm, uintptr_t pc, bool at_call, ASGST_Frame *out) {
   uintptr_t code, back;
   uint32_t size;
   if (!asgst__vm_code_begin(nm, &code) || !asgst__vm_blob_size(nm, &size)) return 0;
   bool found = at_call ? asgst__hs_stub_call_way_back(pc, code, nm + size, &back)
                        : asgst__hs_stub_way_back(pc, code, nm + size, &back);
   if (!found || back <= code) return 0;
-  return asgst__hs_scopes(nm, back - 1, ASGST__PC_NEAR, out, asgst__room(it));
+  return asgst__hs_scopes(nm, back - 1, ASGST__PC_NEAR, out, asgst__room(wc));
 }
 
 /* SS. For a return address ret of nmethod nm that no PcDesc names: the bytes between sp
@@ -550,14 +550,14 @@ static long stub_call_depth(uintptr_t nm, uintptr_t ret) {
 }
 
 /* SS. A compiled frame: its scopes at pc, innermost first. */
-ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
+ASGST__HOT static int decode_compiled(asgst__cursor *wc, hs_state *s) {
   uintptr_t nm = s->blob, method;
   long depth = 0;
   int32_t lvl;
   if (!asgst__vm_nm_level(nm, &lvl) || !asgst__vm_nm_method(nm, &method)) return ASGST_BAD_FRAME;
   uint64_t level = (uint64_t)lvl;
   int n;
-  ASGST_Frame *out = out_of(it);
+  ASGST_Frame *out = out_of(wc);
   if (s->kind == ASGST__HK_NATIVE) {
     ASGST_Frame *f = out;
     f->type = ASGST_FRAME_JAVA_NATIVE;
@@ -565,9 +565,9 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
     f->method = (ASGST_Method)method;
     n = 1;
   } else {
-    uintptr_t pc = asgst__hs_real_pc(nm, &it->cur);
+    uintptr_t pc = asgst__hs_real_pc(nm, &wc->cur);
     bool at_pc;
-    n = asgst__hs_scopes_at(nm, pc, s->pcmode, out, asgst__room(it), &at_pc);
+    n = asgst__hs_scopes_at(nm, pc, s->pcmode, out, asgst__room(wc), &at_pc);
     if (n < 0) return n;
     /* A return address (not top) read by a rule other than exact: the call had no debug
      * information (a leaf call, or the anchor's pc). Without a PcDesc at exactly it, it may
@@ -580,16 +580,16 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
      * rule from a monitor exit's slow-path branch named the loop's back edge, a later
      * bytecode, where the call's own near rule names the monitorexit. */
     if (stub_call && lvl >= 1 && lvl <= 3) {
-      int k = stub_scopes(it, nm, pc, true, out);
+      int k = stub_scopes(wc, nm, pc, true, out);
       if (k == ASGST__NO_ROOM) return k;
       /* A torn scope may have overwritten part of the near rule's frames: read again. */
-      n = k > 0 ? k : k < 0 ? asgst__hs_scopes(nm, pc, s->pcmode, out, asgst__room(it)) : n;
+      n = k > 0 ? k : k < 0 ? asgst__hs_scopes(nm, pc, s->pcmode, out, asgst__room(wc)) : n;
       if (n < 0) return n;
     }
     if (n == 0 && s->pcmode != ASGST__PC_EXACT) {
       /* A stub walk that fails (a read fault, a torn scope) leaves the bci unknown, as it
        * was without it; only a full buffer is passed on, for the caller to retry. */
-      int k = stub_scopes(it, nm, pc, false, out);
+      int k = stub_scopes(wc, nm, pc, false, out);
       if (k == ASGST__NO_ROOM) return k;
       if (k > 0) n = k;
     }
@@ -606,22 +606,22 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
   }
   /* The frame's own sp, which its step sizes it from (applied once the decode succeeded:
    * a decode that ran out of room runs again). */
-  it->cur.sp += (uintptr_t)depth;
+  wc->cur.sp += (uintptr_t)depth;
   if (s->kind == ASGST__HK_NMETHOD && cacheable(s->pcmode, s->top))
-    remember(it, s, level, out, n, s->top);
-  if (s->fsize && n <= 0xff) memo(it, s, it->npending, n); /* remember() proved it complete */
+    remember(wc, s, level, out, n, s->top);
+  if (s->fsize && n <= 0xff) memo(wc, s, wc->npending, n); /* remember() proved it complete */
   for (int i = 0; i < n; i++) {
     ASGST_Frame *f = &out[i];
     f->comp_level = (int)(int32_t)level;
-    f->pc = (void *)it->cur.pc;
-    f->sp = (void *)it->cur.sp;
-    f->fp = (void *)it->cur.fp;
+    f->pc = (void *)wc->cur.pc;
+    f->sp = (void *)wc->cur.sp;
+    f->fp = (void *)wc->cur.fp;
   }
-  it->npending += n;
+  wc->npending += n;
   return 0;
 }
 
-/* SS. True if C code at it->cur.pc cannot be the sender of a frame of kind callee, so
+/* SS. True if C code at wc->cur.pc cannot be the sender of a frame of kind callee, so
  * the step to it read a pc from the wrong slot (a top frame stopped in its prologue or
  * epilogue, a torn stack). Java code is called only from code in the code cache (Java
  * frames, the call stub, adapters). The call stub is called by the VM's C++ code only
@@ -630,23 +630,23 @@ ASGST__HOT static int decode_compiled(ASGST_Iterator *it, hs_state *s) {
  * loaded since the tables' last build. Recordable walks are not checked: a replay has
  * no tables, and recordings of earlier versions lack code-cache pages that classify
  * reads now (their walks relied on C frames ending quietly). */
-static bool lost_sender(ASGST_Iterator *it, int callee) {
-  if (it->options & ASGST__OPT_REPLAYABLE) return false;
+static bool lost_sender(asgst__cursor *wc, int callee) {
+  if (wc->options & ASGST__OPT_REPLAYABLE) return false;
   if (is_java_kind(callee)) return true;
   if (callee != ASGST__HK_ENTRY) return false;
-  asgst__cfi_section_open(&it->cfi_section); /* the tables are read: see cfi_epoch.h */
-  return asgst__cfi_outside_code(it->cur.pc);
+  asgst__cfi_section_open(&wc->cfi_section); /* the tables are read: see cfi_epoch.h */
+  return asgst__cfi_outside_code(wc->cur.pc);
 }
 
-static __attribute__((noinline)) int c_run(ASGST_Iterator *it, hs_state *s);
+static __attribute__((noinline)) int c_run(asgst__cursor *wc, hs_state *s);
 
 /* SS. backend.h decode(), inlined into the batch loop. `runs`: a run of C frames may step
  * on (c_run: ASGST__DECODE_STEPPED or ASGST__DECODE_END), which only the batch loop
  * expects. */
-static inline __attribute__((always_inline)) int decode_frame_runs(ASGST_Iterator *it, bool runs) {
-  hs_state *s = state_of(it);
+static inline __attribute__((always_inline)) int decode_frame_runs(asgst__cursor *wc, bool runs) {
+  hs_state *s = state_of(wc);
   /* Every kind of frame gives at least one logical frame. */
-  if (asgst__room(it) < 1) return ASGST__NO_ROOM;
+  if (asgst__room(wc) < 1) return ASGST__NO_ROOM;
   /* The kind of the frame this one is the sender of (C for the first frame). */
   uint8_t callee = LD(s->kind);
   /* The frame cache knows compiled frames at a return address (exact) and complete top
@@ -655,19 +655,19 @@ static inline __attribute__((always_inline)) int decode_frame_runs(ASGST_Iterato
   /* C code the C step proved C (see step_c), and the entry frame, which ends every Java
    * segment: known by their pc alone, they cost neither a frame cache miss nor a code
    * cache lookup (cold memory on every walk). */
-  bool proven_c = it->cur.pc == LD(s->c_pc);
-  if (proven_c || asgst__hs_is_entry(it->cur.pc)) {
+  bool proven_c = wc->cur.pc == LD(s->c_pc);
+  if (proven_c || asgst__hs_is_entry(wc->cur.pc)) {
     s->memo_n = 0;
     s->fsize = 0;
     s->kind = proven_c ? ASGST__HK_C : ASGST__HK_ENTRY;
     s->blob = 0;
-    non_java(it);
-    return runs && proven_c ? c_run(it, s) : 0;
+    non_java(wc);
+    return runs && proven_c ? c_run(wc, s) : 0;
   }
-  bool interp = asgst__hs_in_interpreter(it->cur.pc);
-  if (!interp && cacheable(LD(s->pcmode), top) && !(it->options & ASGST__OPT_REPLAYABLE)) {
-    if (!top && repeat(it, s)) return 0;
-    int r = decode_cached(it, s, top);
+  bool interp = asgst__hs_in_interpreter(wc->cur.pc);
+  if (!interp && cacheable(LD(s->pcmode), top) && !(wc->options & ASGST__OPT_REPLAYABLE)) {
+    if (!top && repeat(wc, s)) return 0;
+    int r = decode_cached(wc, s, top);
     if (r <= 0) return r;
   }
   s->memo_n = 0;
@@ -675,42 +675,42 @@ static inline __attribute__((always_inline)) int decode_frame_runs(ASGST_Iterato
   if (interp) {
     s->kind = ASGST__HK_INTERP;
     s->blob = 0;
-    int r = decode_interpreted(it, top);
+    int r = decode_interpreted(wc, top);
     if (r != 0) return r;
     s->java_seen = 1;
-    return LD(s->has_target) ? 0 : interpreted_run(it, s);
+    return LD(s->has_target) ? 0 : interpreted_run(wc, s);
   }
   uintptr_t blob;
-  s->kind = (uint8_t)asgst__hs_classify(it->cur.pc, &blob);
+  s->kind = (uint8_t)asgst__hs_classify(wc->cur.pc, &blob);
   s->blob = blob;
   int r = 0;
   switch (s->kind) {
-    case ASGST__HK_INTERP: r = decode_interpreted(it, top); break;
+    case ASGST__HK_INTERP: r = decode_interpreted(wc, top); break;
     case ASGST__HK_NMETHOD:
-    case ASGST__HK_NATIVE: r = decode_compiled(it, s); break;
+    case ASGST__HK_NATIVE: r = decode_compiled(wc, s); break;
     case ASGST__HK_STUB:
-      if (top && asgst__hs_call_stub_phase(blob, it->cur.pc) == ASGST__CS_WRAPPER) {
+      if (top && asgst__hs_call_stub_phase(blob, wc->cur.pc) == ASGST__CS_WRAPPER) {
         /* The call stub past its store of the JavaCallWrapper, before its pop rbp: its
          * frame record at fp holds all an entry frame's step reads (step_entry), as at
          * its return address. */
         s->kind = ASGST__HK_ENTRY;
         s->blob = 0;
-        non_java(it);
+        non_java(wc);
         return 0;
       }
-      r = asgst__hs_barrier_frame(&it->thread, &it->cur, &blob);
-      if (r == 0) { non_java(it); return 0; }
+      r = asgst__hs_barrier_frame(&wc->thread, &wc->cur, &blob);
+      if (r == 0) { non_java(wc); return 0; }
       if (r < 0) return r;
       /* Continuation.enterSpecial at its call's return address, which has a whole frame. */
       s->kind = ASGST__HK_NATIVE;
       s->blob = blob;
       s->top = 0;
       s->pcmode = ASGST__PC_EXACT;
-      r = decode_compiled(it, s);
+      r = decode_compiled(wc, s);
       break;
     default:
-      if (LD(s->pcmode) != ASGST__PC_ANCHOR && lost_sender(it, callee)) return ASGST_BAD_FRAME;
-      non_java(it);
+      if (LD(s->pcmode) != ASGST__PC_ANCHOR && lost_sender(wc, callee)) return ASGST_BAD_FRAME;
+      non_java(wc);
       return 0;
   }
   if (r == 0) s->java_seen = 1;
@@ -768,27 +768,27 @@ ASGST__HOT static bool fp_sender(const asgst__regs *c, uintptr_t limit, asgst__r
  * switch to _thread_in_Java and the call stub, down to the thread's start): an error
  * where the thread is in Java (likely a leaf call whose Java frames were skipped;
  * AsyncGetCallTrace answers not_walkable_Java there), else the end. */
-static inline int leaf_end(const ASGST_Iterator *it, const hs_state *s) {
+static inline int leaf_end(const asgst__cursor *wc, const hs_state *s) {
   if (!LD(s->leaf_call) || LD(s->java_seen)) return 0;
   uint32_t st;
-  bool in_java = asgst__load_u32((uintptr_t)it->thread.vm_thread + asgst__vm.jt_state, &st) &&
+  bool in_java = asgst__load_u32((uintptr_t)wc->thread.vm_thread + asgst__vm.jt_state, &st) &&
                  (int32_t)st == asgst__vm.st_in_java;
   return in_java ? ASGST_UNSAFE_STATE : 0;
 }
 
 /* SS. Sender of a C frame, by the call frame tables or else by frame pointer, heading for
  * s->target if set. */
-ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
-  asgst__regs *c = &it->cur;
-  uintptr_t limit = s->has_target ? s->target.sp : it->thread.stack_base;
+ASGST__HOT static int step_c(asgst__cursor *wc, hs_state *s) {
+  asgst__regs *c = &wc->cur;
+  uintptr_t limit = s->has_target ? s->target.sp : wc->thread.stack_base;
   asgst__regs n = {0};
-  bool tables = !(it->options & ASGST__OPT_REPLAYABLE);
+  bool tables = !(wc->options & ASGST__OPT_REPLAYABLE);
   /* The tables are read from here to the batch's end: a reader section (cfi_epoch.h). */
-  if (tables) asgst__cfi_section_open(&it->cfi_section);
+  if (tables) asgst__cfi_section_open(&wc->cfi_section);
   int cfi = tables ? cfi_sender(c, s, limit, &n) : -1;
   /* The tables' outermost frame (the thread's start), or without a rule an fp of 0. */
   if (cfi == 0 && !s->has_target) return 0;
-  if (cfi < 0 && c->fp == 0 && !s->has_target) return leaf_end(it, s);
+  if (cfi < 0 && c->fp == 0 && !s->has_target) return leaf_end(wc, s);
   if (cfi > 0 || (cfi < 0 && fp_sender(c, limit, &n))) {
     uintptr_t blob;
     /* Through a signal frame: the sender was interrupted anywhere (Java code too), a top
@@ -821,7 +821,7 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
     /* No Java segment is left below: the chain ran into C code with neither a table row
      * nor frame pointers. Nothing below can be Java, so the trace is complete; ending it
      * with an error would flag every full trace. */
-    return leaf_end(it, s);
+    return leaf_end(wc, s);
   }
   /* The C frames reached (or lost their chain before) the anchor of the next Java
    * segment: it is known exactly, continue there. */
@@ -835,20 +835,20 @@ ASGST__HOT static int step_c(ASGST_Iterator *it, hs_state *s) {
 
 /* SS. Sender of an entry frame (the call stub, C calling Java): the JavaCallWrapper
  * below its fp holds the anchor of the previous Java segment. */
-ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
+ASGST__HOT static int step_entry(asgst__cursor *wc, hs_state *s) {
   const asgst__vm_model *model = &asgst__vm;
-  uintptr_t fp = it->cur.fp, jcw;
+  uintptr_t fp = wc->cur.fp, jcw;
   /* fp == sp only in a top frame at the end of the stub, its locals released (add rsp)
    * before its pop rbp. */
-  if (fp < it->cur.sp || (fp == it->cur.sp && !LD(s->top)) || (fp & 7)) return ASGST_BAD_FRAME;
+  if (fp < wc->cur.sp || (fp == wc->cur.sp && !LD(s->top)) || (fp & 7)) return ASGST_BAD_FRAME;
   if (!asgst__load_ptr(fp + 8 * model->entry_wrapper_slot, &jcw) || jcw == 0) return ASGST_BAD_FRAME;
   asgst__regs a;
   bool more = anchor_frame(jcw + model->jcw_anchor, &a);
-  if (!(it->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) {
+  if (!(wc->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) {
     /* The first Java call of the thread: no Java frames below (interrupted in the call
      * stub itself, none yet either). */
-    if (!more) return LD(s->top) ? 0 : leaf_end(it, s);
-    set_regs(&it->cur, &a);
+    if (!more) return LD(s->top) ? 0 : leaf_end(wc, s);
+    set_regs(&wc->cur, &a);
     s->pcmode = ASGST__PC_EXACT;
     s->top = 0;
     return 1;
@@ -862,14 +862,14 @@ ASGST__HOT static int step_entry(ASGST_Iterator *it, hs_state *s) {
     set_regs(&s->target, &a);
     if (n.sp >= a.sp) set_regs(&n, &a);
   }
-  set_regs(&it->cur, &n);
+  set_regs(&wc->cur, &n);
   s->pcmode = ASGST__PC_EXACT;
   return 1;
 }
 
 /* SS. step_c in the form asgst__step_checked takes. */
-static inline __attribute__((always_inline)) int step_c_of(ASGST_Iterator *it) {
-  return step_c(it, state_of(it));
+static inline __attribute__((always_inline)) int step_c_of(asgst__cursor *wc) {
+  return step_c(wc, state_of(wc));
 }
 
 /* SS. After a C frame proven C by the C step to it (decode_frame): its senders while the
@@ -878,70 +878,70 @@ static inline __attribute__((always_inline)) int step_c_of(ASGST_Iterator *it) {
  * per frame (a third of a C frame's instructions). Returns 0 where the batch is full (or
  * its buffer), ASGST__DECODE_STEPPED where the sender is something else (decoded next
  * by the batch loop), ASGST__DECODE_END at the stack's end, or the step's error. */
-static __attribute__((noinline)) int c_run(ASGST_Iterator *it, hs_state *s) {
+static __attribute__((noinline)) int c_run(asgst__cursor *wc, hs_state *s) {
   for (;;) {
-    if (it->npending >= it->batch_limit || asgst__room(it) < 1) return 0;
-    /* The frame at it->cur is complete: a fault from here on leaves it counted. */
-    *(volatile int32_t *)&it->committed = it->npending;
-    int r = asgst__step_checked(it, step_c_of);
+    if (wc->npending >= wc->batch_limit || asgst__room(wc) < 1) return 0;
+    /* The frame at wc->cur is complete: a fault from here on leaves it counted. */
+    *(volatile int32_t *)&wc->committed = wc->npending;
+    int r = asgst__step_checked(wc, step_c_of);
     if (r <= 0) return r == 0 ? ASGST__DECODE_END : r;
     /* A pc the step proved C (a row of a loaded object's table, never the code cache)
      * is decoded as C code whatever else it might be (decode_frame tests it first). */
-    if (it->cur.pc != LD(s->c_pc)) return ASGST__DECODE_STEPPED;
+    if (wc->cur.pc != LD(s->c_pc)) return ASGST__DECODE_STEPPED;
     /* kind, memo_n, fsize and blob are still those of a C frame. */
-    non_java(it);
+    non_java(wc);
   }
 }
 
 /* SS. backend.h step(), inlined into the batch loop. */
-static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) {
+static inline __attribute__((always_inline)) int step_frame(asgst__cursor *wc) {
   const asgst__vm_model *model = &asgst__vm;
-  hs_state *s = state_of(it);
+  hs_state *s = state_of(wc);
   asgst__regs n;
   int r;
   /* Read once: the tests after the switch then fold for the kinds it knows. */
   const uint8_t kind = LD(s->kind);
   switch (kind) {
     case ASGST__HK_C:
-      return step_c(it, s);
+      return step_c(wc, s);
     case ASGST__HK_ENTRY:
-      return step_entry(it, s);
+      return step_entry(wc, s);
     case ASGST__HK_INTERP: {
       /* fp was checked aligned by decode_interpreted. */
-      uintptr_t fp = it->cur.fp;
+      uintptr_t fp = wc->cur.fp;
       if (!asgst__load_ptr_a8(fp + 8, &n.pc) || !asgst__load_ptr_a8(fp, &n.fp) ||
           !asgst__load_ptr_a8(fp + 8 * model->interp_sender_sp_slot, &n.sp))
         return ASGST_BAD_FRAME;
       n.pc = asgst__strip_pc(n.pc);
       /* The sender's own view of its sp (compiled callers are sized from it). It may lie
        * below fp + 16 when a c2i adapter moved the arguments; it is above our sp. */
-      if (n.sp <= it->cur.sp || (n.sp & 7)) return ASGST_BAD_FRAME;
+      if (n.sp <= wc->cur.sp || (n.sp & 7)) return ASGST_BAD_FRAME;
       break;
     }
     case ASGST__HK_NMETHOD:
       if (LD(s->fsize) && !LD(s->top)) {
         /* A complete compiled frame of known size (from the frame cache). */
-        uintptr_t ssp = it->cur.sp + 8 * (uintptr_t)s->fsize;
+        uintptr_t ssp = wc->cur.sp + 8 * (uintptr_t)s->fsize;
         if (!asgst__load_ret(ssp - 8, &n.pc) || !asgst__load_ptr(ssp - 16, &n.fp)) return ASGST_BAD_FRAME;
         n.sp = ssp;
         break;
       }
       /* fall through */
     default:
-      r = asgst__hs_blob_sender(s->blob, &it->cur, s->top, &it->thread, &n);
+      r = asgst__hs_blob_sender(s->blob, &wc->cur, s->top, &wc->thread, &n);
       if (r <= 0) return r;
       break;
   }
   /* The test build's AsyncGetCallTrace rule (impl/test_build.h; 0 in the product, where
    * this folds away). */
-  bool asgct_rule = (it->options & ASGST__OPT_ASGCT_PCDESC_RULE) && !LD(s->java_seen) &&
+  bool asgct_rule = (wc->options & ASGST__OPT_ASGCT_PCDESC_RULE) && !LD(s->java_seen) &&
                     kind == ASGST__HK_STUB;
   /* A stub called from compiled code before any Java frame (the top of the Java stack)
    * may have been called without debug information: a leaf call, such as C1's GC barrier
    * stubs, records no PcDesc at its return address. Exact if there is one, else near. */
   bool leaf_callee = kind == ASGST__HK_STUB && !LD(s->java_seen);
   n.lr = 0; /* the link register belongs to the interrupted frame only */
-  set_regs(&it->cur, &n);
+  set_regs(&wc->cur, &n);
   s->top = 0;
   s->pcmode = asgct_rule ? ASGST__PC_NEAR : leaf_callee ? ASGST__PC_ANCHOR : ASGST__PC_EXACT;
   /* Heading for an anchor: a sender at or past its sp, or in Java code, is the anchor's
@@ -950,7 +950,7 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
    * frame, reported once, from the anchor. */
   if (LD(s->has_target) &&
       (n.sp >= s->target.sp || is_java_kind(asgst__hs_classify(n.pc, &(uintptr_t){0})))) {
-    set_regs(&it->cur, &s->target);
+    set_regs(&wc->cur, &s->target);
     s->has_target = 0;
     s->pcmode = ASGST__PC_ANCHOR;
   }
@@ -958,24 +958,24 @@ static inline __attribute__((always_inline)) int step_frame(ASGST_Iterator *it) 
 }
 
 /* SS. decode_frame_runs for the batch loop. */
-static inline __attribute__((always_inline)) int decode_frame(ASGST_Iterator *it) {
-  return decode_frame_runs(it, true);
+static inline __attribute__((always_inline)) int decode_frame(asgst__cursor *wc) {
+  return decode_frame_runs(wc, true);
 }
 
 /* SS. A decode that never steps on (next_java_frame steps itself). */
-int asgst__hs_decode(ASGST_Iterator *it) { return decode_frame_runs(it, false); }
+int asgst__hs_decode(asgst__cursor *wc) { return decode_frame_runs(wc, false); }
 
 /* SS. */
-int asgst__hs_step(ASGST_Iterator *it) { return step_frame(it); }
+int asgst__hs_step(asgst__cursor *wc) { return step_frame(wc); }
 
 /* SS. */
-ASGST__HOT int asgst__hs_fill(ASGST_Iterator *it, int limit) {
-  /* A batch is a reader section of the C frame tables (api/iterator.c): the object and
+ASGST__HOT int asgst__hs_fill(asgst__cursor *wc, int limit) {
+  /* A batch is a reader section of the C frame tables (impl/walk_cursor.h): the object and
    * rule an earlier batch found may have been freed since. After begin both are NULL. */
-  hs_state *s = state_of(it);
+  hs_state *s = state_of(wc);
   s->c_obj = NULL;
   if (s->c_rule) s->c_rule = NULL, s->c_pc = 0;
-  return asgst__fill_loop(it, limit, decode_frame, step_frame);
+  return asgst__fill_loop(wc, limit, decode_frame, step_frame);
 }
 
 /* SS. */
@@ -1001,29 +1001,29 @@ bool asgst__hs_frame_position(const asgst__regs *r, uintptr_t *pos) {
 /* Physical frames a search for a queue element's Java frames steps over at most. */
 #define TOP_SEARCH_DEPTH 4096
 
-/* SS. True if it->cur is the physical frame at skip_sp/skip_pc. By sp alone on x86_64; on
+/* SS. True if wc->cur is the physical frame at skip_sp/skip_pc. By sp alone on x86_64; on
  * arm64 a sender may share the sp of a frame that had not allocated its own yet or had
  * released it, and only the pc tells them apart. */
-static inline bool same_physical(const ASGST_Iterator *it, uintptr_t skip_sp, uintptr_t skip_pc) {
-  return it->cur.sp == skip_sp && (ASGST__RET_AT_SP || it->cur.pc == skip_pc);
+static inline bool same_physical(const asgst__cursor *wc, uintptr_t skip_sp, uintptr_t skip_pc) {
+  return wc->cur.sp == skip_sp && (ASGST__RET_AT_SP || wc->cur.pc == skip_pc);
 }
 
 /* SS. Decodes physical frames of `it` from its current one on, stepping between them,
  * until one reports a Java frame (an inlined one counts: its physical frame is the
- * answer) other than the physical frame at skip_sp/skip_pc: 1 with it->cur there, 0 if
- * the stack ends first, or an error. skip_sp 0: it->cur is the interrupted frame. */
-static int next_java_frame(ASGST_Iterator *it, uintptr_t skip_sp, uintptr_t skip_pc) {
+ * answer) other than the physical frame at skip_sp/skip_pc: 1 with wc->cur there, 0 if
+ * the stack ends first, or an error. skip_sp 0: wc->cur is the interrupted frame. */
+static int next_java_frame(asgst__cursor *wc, uintptr_t skip_sp, uintptr_t skip_pc) {
   for (int depth = 0; depth < TOP_SEARCH_DEPTH; depth++) {
-    it->npending = 0;
-    int r = asgst__hs_decode(it);
+    wc->npending = 0;
+    int r = asgst__hs_decode(wc);
     if (r < 0) return r == ASGST__NO_ROOM ? ASGST_BAD_FRAME : r;
-    if (!same_physical(it, skip_sp, skip_pc))
-      for (int i = 0; i < it->npending; i++)
-        if (it->pending[i].type != ASGST_FRAME_NON_JAVA) return 1;
-    uintptr_t old = it->cur.sp;
-    r = asgst__hs_step(it);
+    if (!same_physical(wc, skip_sp, skip_pc))
+      for (int i = 0; i < wc->npending; i++)
+        if (wc->pending[i].type != ASGST_FRAME_NON_JAVA) return 1;
+    uintptr_t old = wc->cur.sp;
+    r = asgst__hs_step(wc);
     if (r <= 0) return r;
-    if (!asgst__sp_grew(old, it->cur.sp, skip_sp == 0 && depth == 0)) return ASGST_STACK_LOOP;
+    if (!asgst__sp_grew(old, wc->cur.sp, skip_sp == 0 && depth == 0)) return ASGST_STACK_LOOP;
   }
   return ASGST_STACK_LOOP;
 }
@@ -1033,27 +1033,27 @@ static int next_java_frame(ASGST_Iterator *it, uintptr_t skip_sp, uintptr_t skip
 int asgst__hs_top_java_frame(const asgst__thread *t, const asgst__regs *top, asgst__regs *out,
                              asgst__regs *callers, int ncallers, bool *direct) {
   if (direct) *direct = false;
-  ASGST_Iterator it;
-  memset(&it, 0, offsetof(ASGST_Iterator, pending));
-  it.batch_limit = 1;
-  it.thread = *t;
-  it.cfi_section = ASGST_CFI_COVERED; /* the caller's section (api/queue_ring.c) */
-  int kind = asgst__hs_begin(&it, top);
+  asgst__cursor wc;
+  memset(&wc, 0, offsetof(asgst__cursor, pending));
+  wc.batch_limit = 1;
+  wc.thread = *t;
+  wc.cfi_section = ASGST_CFI_COVERED; /* the caller's section (api/queue_ring.c) */
+  int kind = asgst__hs_begin(&wc, top);
   if (kind <= 0) return kind;
-  int r = next_java_frame(&it, 0, 0);
+  int r = next_java_frame(&wc, 0, 0);
   if (r <= 0) return r == 0 ? ASGST_NO_TOP_JAVA_FRAME : r;
-  set_regs(out, &it.cur);
+  set_regs(out, &wc.cur);
   /* The Java frame is the interrupted one: its sender may share its sp (asgst__sp_grew). */
-  bool interrupted = it.cur.pc == top->pc && it.cur.sp == top->sp;
+  bool interrupted = wc.cur.pc == top->pc && wc.cur.sp == top->sp;
   for (int k = 0; k < ncallers; k++) callers[k].pc = callers[k].sp = callers[k].fp = 0;
   for (int k = 0; k < ncallers; k++) {
-    uintptr_t old = it.cur.sp, old_pc = it.cur.pc;
-    if (asgst__hs_step(&it) <= 0 || !asgst__sp_grew(old, it.cur.sp, interrupted && k == 0))
+    uintptr_t old = wc.cur.sp, old_pc = wc.cur.pc;
+    if (asgst__hs_step(&wc) <= 0 || !asgst__sp_grew(old, wc.cur.sp, interrupted && k == 0))
       break;
-    uintptr_t sender_sp = it.cur.sp, sender_pc = it.cur.pc;
-    if (next_java_frame(&it, old, old_pc) <= 0) break;
-    if (k == 0 && direct) *direct = it.cur.sp == sender_sp && it.cur.pc == sender_pc;
-    set_regs(&callers[k], &it.cur);
+    uintptr_t sender_sp = wc.cur.sp, sender_pc = wc.cur.pc;
+    if (next_java_frame(&wc, old, old_pc) <= 0) break;
+    if (k == 0 && direct) *direct = wc.cur.sp == sender_sp && wc.cur.pc == sender_pc;
+    set_regs(&callers[k], &wc.cur);
   }
   return kind;
 }

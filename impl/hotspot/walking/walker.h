@@ -21,18 +21,18 @@
 extern "C" {
 #endif
 
-/* SS. backend.h begin(): it->thread.vm_thread is the walked JavaThread* (NULL for a thread
+/* SS. backend.h begin(): wc->thread.vm_thread is the walked JavaThread* (NULL for a thread
  * the VM does not know). Returns ASGST_JAVA_TRACE, ASGST_NON_JAVA_TRACE or an error. */
-int asgst__hs_begin(ASGST_Iterator *it, const asgst__regs *top);
+int asgst__hs_begin(asgst__cursor *wc, const asgst__regs *top);
 
 /* SS. backend.h decode(). */
-int asgst__hs_decode(ASGST_Iterator *it);
+int asgst__hs_decode(asgst__cursor *wc);
 
 /* SS. backend.h step(). */
-int asgst__hs_step(ASGST_Iterator *it);
+int asgst__hs_step(asgst__cursor *wc);
 
 /* SS. backend.h fill(): the batch loop over decode and step, inlined. */
-int asgst__hs_fill(ASGST_Iterator *it, int limit);
+int asgst__hs_fill(asgst__cursor *wc, int limit);
 
 /* SS. backend.h top_java_frame(): the physical frame (pc/sp/fp) of the top Java frame,
  * the next ncallers physical Java frames', and whether the first of them is its own

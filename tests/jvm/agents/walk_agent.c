@@ -40,6 +40,7 @@
 
 #include "asgst.h"
 #include "common/agent_setup.h"
+#include "api/iterator.h"
 #include "impl/guard.h"
 #include "impl/safe_read.h"
 #include "impl/arch/call_stub.h"
@@ -137,7 +138,7 @@ static void collect(ASGST_Iterator *it, void *arg) {
     w->method = fr.type == ASGST_FRAME_NON_JAVA ? (uintptr_t)fr.pc : (uintptr_t)fr.method;
   }
   c->rc = r;
-  if (r < 0) c->fail[0] = it->cur.pc, c->fail[1] = it->cur.sp, c->fail[2] = it->cur.fp;
+  if (r < 0) c->fail[0] = it->wc.cur.pc, c->fail[1] = it->wc.cur.sp, c->fail[2] = it->wc.cur.fp;
 }
 
 /* SS. Grabs a free slot, NULL if all are busy. */
@@ -295,8 +296,8 @@ static void trace_failure_unguarded(sample *s, const ucontext_t *u) {
   static const char kc[] = "CIMNSE";
   if (tl_diag_it == NULL) return;
   ASGST_Iterator *itp = tl_diag_it;
-#define it (*itp)
-  memset(&it, 0, offsetof(ASGST_Iterator, pending));
+#define it (itp->wc)
+  memset(&it, 0, offsetof(asgst__cursor, pending));
   asgst__regs top;
   asgst__uc_regs(u, &top);
   if (asgst__hs_current_thread(&it.thread) <= 0) return;
