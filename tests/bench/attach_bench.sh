@@ -6,8 +6,8 @@
 # busy machine; ASGST_INIT_TIMING=1 breaks both down by phase, docs/budgets.md), and how
 # long walks still said ASGST_INIT_PENDING after the answer (walks_pending_ms: the classes
 # loaded before being listed in the background, impl/hotspot/classes/class_backlog.c).
-# Budgets, one "ok -" or "not ok -" line each per JDK (budget.sh): <= 10 ms at 50k, on the
-# slower of the two 50k runs; flat in the number of classes: the CPU time at 50k within
+# Budgets, one "ok -" or "not ok -" line each per JDK (budget.sh): <= 10 ms at 50k, the
+# median of ATTACH_RUNS JVMs (default 3) of the slower loader kind; flat in the number of classes: the CPU time at 50k within
 # 1 ms of that at 1k (same loader kind, the slower kind counts).
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
@@ -35,27 +35,38 @@ for home in "${homes[@]}"; do
   for kind in system custom; do
     cpu_1k=""
     for n in 1000 10000 50000; do
-      out=$("$home/bin/java" -Xss4m -cp "$WORK/classes-$major" AttachBench "$n" "$kind" "$LIB" 2>&1)
-      line=$(grep '^ATTACH classes=' <<<"$out" | sed 's/^ATTACH //')
-      echo "# figure: attach ${line:-classes=$n kind=$kind failed: $(tail -1 <<<"$out")}"
-      cpu=$(field initialize_cpu_ms "$line")
+      # 50k classes: the budget's case, ATTACH_RUNS JVMs (default 3), their median judged:
+      # one JVM's wall time swings by several ms with what the JVM's own threads (the JIT
+      # after loading the classes) and the machine do meanwhile.
+      runs=1 mss="" cpus=""
+      [ "$n" = 50000 ] && runs=${ATTACH_RUNS:-3}
+      for r in $(seq "$runs"); do
+        out=$("$home/bin/java" -Xss4m -cp "$WORK/classes-$major" AttachBench "$n" "$kind" "$LIB" 2>&1)
+        line=$(grep '^ATTACH classes=' <<<"$out" | sed 's/^ATTACH //')
+        echo "# figure: attach ${line:-classes=$n kind=$kind failed: $(tail -1 <<<"$out")}"
+        cpus+=" $(field initialize_cpu_ms "$line")"
+        ms=$(field initialize_ms "$line")
+        # AttachBench prints -0.0 when ASGST_Initialize failed (the reason on stderr).
+        if [ -z "$ms" ] || [ "${ms#-}" != "$ms" ] || grep -q '^ASGST_Initialize:' <<<"$out"; then
+          why="$kind: $(grep -m1 '^ASGST_Initialize' <<<"$out" || tail -1 <<<"$out")"
+        else
+          mss+=" $ms"
+        fi
+      done
+      cpu=$(median $cpus)
       [ "$n" = 1000 ] && cpu_1k=$cpu
       [ "$n" = 50000 ] || continue
       if [ -n "$cpu" ] && [ -n "$cpu_1k" ] && [ "${cpu#-}" = "$cpu" ]; then
         growth=$(awk -v a="$cpu" -v b="$cpu_1k" 'BEGIN { printf "%+.1f", a - b }')
         if [ -z "$flat_worst" ] || lt "$flat_worst" "$growth"; then flat_worst=$growth; fi
       fi
-      ms=$(field initialize_ms "$line")
-      # AttachBench prints -0.0 when ASGST_Initialize failed (the reason on stderr).
-      if [ -z "$ms" ] || [ "${ms#-}" != "$ms" ] || grep -q '^ASGST_Initialize:' <<<"$out"; then
-        why="$kind: $(grep -m1 '^ASGST_Initialize' <<<"$out" || tail -1 <<<"$out")"
-      elif [ -z "$worst" ] || lt "$worst" "$ms"; then
-        worst=$ms
-      fi
+      ms=$(median $mss)
+      [ -n "$ms" ] && echo "# figure: attach classes=$n kind=$kind median_initialize_ms=$ms of$mss"
+      if [ -n "$ms" ] && { [ -z "$worst" ] || lt "$worst" "$ms"; }; then worst=$ms; fi
     done
   done
   if [ -n "$why" ]; then budget 0 "$what" "no figure: $why"
-  else budget "$(le "$worst" 10 && echo 1)" "$what" "$worst ms, the slower of system and custom loaders, vs <= 10 ms"
+  else budget "$(le "$worst" 10 && echo 1)" "$what" "$worst ms, median of ${ATTACH_RUNS:-3} JVMs, the slower of system and custom loaders, vs <= 10 ms"
   fi
   flat="JDK $major: attach, ASGST_Initialize's CPU time flat in class count (50k within 1 ms of 1k)"
   if [ -n "$why" ] || [ -z "$flat_worst" ]; then budget 0 "$flat" "no figure: ${why:-no CPU times}"

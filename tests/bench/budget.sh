@@ -36,6 +36,9 @@ budget() {
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 # lt A B: true if A < B.
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
+# median N...: the median of the numbers given (the lower middle one of an even count), empty
+# if none.
+median() { printf '%s\n' "$@" | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 # field NAME LINE: the value of NAME=value in LINE, empty if absent.
 field() { sed -n "s/.*[ :]$1=\\([^ ]*\\).*/\\1/p" <<<"$2" | head -1; }
 
