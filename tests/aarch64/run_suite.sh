@@ -9,7 +9,7 @@
 # The steps: the arm64 unit tests, then for each JDK (17, 21, 25) with `-cpu max` (pointer
 # authentication on): the walk, info and queue suites, and on 17 (bookworm's libjvm) and 25
 # (trixie's, like 21's built with return-address signing) the demo profiler's CPU, wall and
-# walk-mode tests, the signal frames test and the shadow-stack oracle, and the stub bci
+# walk-mode tests, the signal frames test and the shadow-stack oracle; on each, the stub bci
 # test (the line of samples in out-of-line stub code, C1's and C2's G1 barrier stubs); then
 # the walk suite again with `-cpu max,pauth=off`. Budget: the whole
 # arm64 part of ./build.sh test (cross build and qemu runs) under 9 minutes on a 2-core
@@ -33,11 +33,11 @@ SIGNAL_SUITES="tests/jvm/test_signal_frames.sh"
 # On the demo's JDKs too: the shadow-stack oracle (some 25 s a JDK under qemu).
 ORACLE_SUITES="tests/jvm/test_shadow_oracle.sh"
 SUITES_NOPAUTH="tests/jvm/test_walk.sh"
-# The per-line oracle of samples in stub code (four runs of 4 s, 25-30 s here): on 25,
-# whose C2 puts G1's barriers out of line (JDK 24+) besides C1's CodeStubs, and on 17,
-# whose C1 code warms up before the C frame tables' first build (a walker fault showed
-# only there).
-STUB_JDKS="17 25"
+# The per-line oracle of samples in stub code (four runs of 4 s, 21-30 s here), on every
+# arm64 JDK: 25's C2 puts G1's barriers out of line (JDK 24+) besides C1's CodeStubs; 17's
+# C1 code warms up before the C frame tables' first build (a walker fault showed only
+# there); 21 is the release between.
+STUB_JDKS="17 21 25"
 STUB_SUITES="tests/jvm/test_stub_bci.sh"
 # Unit tests left out under qemu, each with its reason (printed as a skip).
 UNIT_SKIPS='
