@@ -2,8 +2,9 @@
  * backend.h - the boundary between the VM-independent API (api/) and the code that knows
  * how frames of one kind of VM are laid out (impl/hotspot, impl/synthetic).
  *
- * One table of callbacks, in the manner of libunwind's accessors. The API layer owns
- * options, loop protection, the crash guard and rewinding; a backend only answers four
+ * One table of callbacks, in the manner of libunwind's accessors. The API layer owns the
+ * iterator (api/iterator.h): what the options mean, the crash guard, handing frames out and
+ * rewinding; a backend moves a walk cursor (walk_cursor.h) and only answers four
  * questions: where does a stack start, what is the frame at this position, where is its
  * sender, and what does this method/class look like. Every callback marked SS must be
  * async-signal-safe and must read VM memory only through impl/safe_read.h (a fault inside a
