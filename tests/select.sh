@@ -30,6 +30,8 @@ if [ "$QUICK" = 1 ]; then
   [ -n "$JDK_WORDS" ] || JDK_WORDS=" $("$ROOT/tests/jdks/feature.sh" "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}") "
   export WALK_SECONDS=${WALK_SECONDS:-3} WALK_STRESS_SECONDS=${WALK_STRESS_SECONDS:-10}
   export QUEUE_SECONDS=${QUEUE_SECONDS:-8} FD_CHURN_SECONDS=${FD_CHURN_SECONDS:-8}
+  # The fuzzing step, the tier's longest, at a third of its length.
+  export FUZZ_TEST_SECONDS=${FUZZ_TEST_SECONDS:-20}
 fi
 # Provision only the JDKs the run asks for (tests/jdks/list.sh), unless told otherwise.
 if [ "$FILTERED" = 1 ] && [ -z "${ASGST_TEST_JDKS+set}" ]; then
