@@ -28,6 +28,18 @@ jdk_feature() {
 has_unix_channels() { [ "$(jdk_feature)" -ge 16 ]; }
 NO_UNIX="JDK $(jdk_feature) has no UNIX-domain socket channels (16+)"
 diag() { sed 's/^/# /'; }
+# The JDK's jfr tool to read recordings with: $JAVA_HOME's; where it has none (JDK 8, the
+# arm64 suite's fake home under qemu), the provisioned JDK 17's, else the first of the
+# system's JVM directory (a run filtered to arm64 provisions no JDK: list.sh says SKIP).
+host_jfr() {
+  local j
+  for j in "$JAVA_HOME/bin/jfr" \
+    "$("$(dirname "${BASH_SOURCE[0]}")/../../tests/jdks/list.sh" | awk '$1 == "jdk17" {print $2}')/bin/jfr" \
+    /usr/lib/jvm/*/bin/jfr; do
+    [ -x "$j" ] && { echo "$j"; return; }
+  done
+  echo "$JAVA_HOME/bin/jfr"
+}
 
 # Compiles the test programs into $CLASSES (once per build directory and JDK version:
 # later scripts copy the classes, tests/jvm/javac_once.sh).

@@ -14,11 +14,8 @@
 source "$(dirname "$0")/lib.sh" "$1"
 echo "1..19"
 compile || { echo "Bail out! javac failed"; exit 1; }
-JFR=$JAVA_HOME/bin/jfr
-if [ ! -x "$JFR" ]; then
-  JFR=$("$TESTS/../../tests/jdks/list.sh" | awk '$1 == "jdk17" {print $2}')/bin/jfr
-  echo "# $JAVA_HOME has no bin/jfr: reading with $JFR"
-fi
+JFR=$(host_jfr)
+[ "$JFR" = "$JAVA_HOME/bin/jfr" ] || echo "# $JAVA_HOME has no bin/jfr: reading with $JFR"
 
 # samples_of TXT EVENT: the profiler's own sample count of EVENT in a .txt summary.
 samples_of() { sed -n "s/^  $2 \+samples \([0-9]*\) .*/\1/p" "$1" | head -1; }

@@ -9,8 +9,8 @@
 source "$(dirname "$0")/lib.sh" "$1"
 echo "1..6"
 compile || { echo "Bail out! javac failed"; exit 1; }
-JFR=$JAVA_HOME/bin/jfr
-[ -x "$JFR" ] || JFR=$("$TESTS/../../tests/jdks/list.sh" | awk '$1 == "jdk17" {print $2}')/bin/jfr
+JFR=$(host_jfr)
+[ "$JFR" = "$JAVA_HOME/bin/jfr" ] || echo "# $JAVA_HOME has no bin/jfr: reading with $JFR"
 
 # stat KEY: a figure of the summary's stats line.
 stat() { sed -n "s/^stats: .*\b$1=\([0-9.]*\).*/\1/p" "$WORK/stderr" | head -1; }

@@ -11,11 +11,8 @@
 source "$(dirname "$0")/lib.sh" "$1"
 echo "1..23"
 compile || { echo "Bail out! javac failed"; exit 1; }
-JFR=$JAVA_HOME/bin/jfr
-if [ ! -x "$JFR" ]; then
-  JFR=$("$TESTS/../../tests/jdks/list.sh" | awk '$1 == "jdk17" {print $2}')/bin/jfr
-  echo "# $JAVA_HOME has no bin/jfr: reading with $JFR"
-fi
+JFR=$(host_jfr)
+[ "$JFR" = "$JAVA_HOME/bin/jfr" ] || echo "# $JAVA_HOME has no bin/jfr: reading with $JFR"
 C=$WORK/s.collapsed J=$WORK/s.jfr H=$WORK/s.html P=$WORK/s.pb.gz T=$WORK/s.txt
 run_agent "event=wall,interval=10ms,threads,states,file=$C,file=$J,file=$H,file=$P,file=$T" \
   ThreadStates 1.5

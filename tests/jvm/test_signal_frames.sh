@@ -33,10 +33,11 @@ if ! javac_once "$WORK/classes" "$HERE/java/sigframe/SignalFrames.java" >"$WORK/
 fi
 rm -f "$WORK"/hs_err_*.log
 log=$WORK/run.log
-# The spinner computes 2 s longer than the agent samples (it waits 0.3 s for the loop to
-# be compiled first).
-(cd "$WORK" && timeout -k 5 $((SECS + 60)) "$JAVA_HOME/bin/java" \
-  "-agentpath:$AGENT=secs=$SECS" -cp "$WORK/classes" SignalFrames $((SECS + 2))) >"$log" 2>&1
+# The spinner computes until the agent is done: the agent waits 0.3 s for the loop to be
+# compiled and then for the C frame tables' first build (seconds under qemu on a loaded
+# machine), samples SECS seconds and ends it; at most SECS + 60 s.
+(cd "$WORK" && timeout -k 5 $((SECS + 90)) "$JAVA_HOME/bin/java" \
+  "-agentpath:$AGENT=secs=$SECS" -cp "$WORK/classes" SignalFrames $((SECS + 60))) >"$log" 2>&1
 rc=$?
 crash=$(ls "$WORK"/hs_err_*.log 2>/dev/null | wc -l)
 if [ $rc = 0 ] && [ "$crash" = 0 ] && grep -q '^SignalFrames done' "$log"; then

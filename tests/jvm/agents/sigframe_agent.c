@@ -43,6 +43,7 @@
 
 #include "asgst.h"
 #include "common/agent_setup.h"
+#include "impl/native/cfi_snapshot.h" /* asgst__cfi_current: the tables are built */
 
 #define OUR_SIG SIGPROF
 #define OTHER_SIG SIGVTALRM /* numbered below SIGPROF: delivered first when both are pending */
@@ -253,9 +254,29 @@ static void report(void) {
          enough && nsame * 100 >= nested * 99 ? "ok" : "not ok", nsame, nested);
 }
 
-/* N. The agent thread: rounds of the three kinds for `secs` seconds, then the report. */
+/* N. Waits up to limit_ms for the library's C frame tables (built in the background after
+ * ASGST_Initialize): nested walks step the handlers' C frames with them, so a sample taken
+ * before would measure the build's progress, not the walker. The ms waited, or -1. */
+static long wait_for_tables(long limit_ms) {
+  for (long ms = 0; ms < limit_ms && !atomic_load(&quit); ms++) {
+    if (__atomic_load_n(&asgst__cfi_current, __ATOMIC_ACQUIRE) != NULL) return ms;
+    usleep(1000);
+  }
+  return -1;
+}
+
+/* N. Ends the Java side's spinning (SignalFrames.done), once the rounds are over. */
+static void end_spinner(JNIEnv *env) {
+  jclass c = (*env)->FindClass(env, "SignalFrames");
+  jfieldID f = c ? (*env)->GetStaticFieldID(env, c, "done", "Z") : NULL;
+  if (f) (*env)->SetStaticBooleanField(env, c, f, JNI_TRUE);
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+}
+
+/* N. The agent thread: once the C frame tables are built, rounds of the three kinds for
+ * `secs` seconds, then the report. */
 static void JNICALL sampler(jvmtiEnv *j, JNIEnv *env, void *arg) {
-  (void)j, (void)env, (void)arg;
+  (void)j, (void)arg;
   pid_t tid = 0;
   for (int i = 0; i < 10000 && !(tid = atomic_load(&spinner_tid)) && !atomic_load(&quit); i++)
     usleep(1000);
@@ -265,6 +286,9 @@ static void JNICALL sampler(jvmtiEnv *j, JNIEnv *env, void *arg) {
     return;
   }
   usleep(300000); /* its loop compiled */
+  long waited = wait_for_tables(60000);
+  printf("SIGFRAME # figure: C frame tables %s %ld ms after the spinner started\n",
+         waited >= 0 ? "built" : "still not built", (waited >= 0 ? waited : 60000) + 300);
   struct timespec t0, t;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (int r = 0; !atomic_load(&quit); r++) {
@@ -275,6 +299,7 @@ static void JNICALL sampler(jvmtiEnv *j, JNIEnv *env, void *arg) {
   report();
   fflush(stdout);
   atomic_store(&finished, 1);
+  end_spinner(env);
 }
 
 /* N. Remembers the spinner's thread id. */

@@ -1,11 +1,14 @@
 /*
  * SignalFrames - the Java half of the signal frames test (tests/jvm/test_signal_frames.sh):
- * a thread named "sigframe-spinner" computes in Java, a few frames deep, for the given
- * seconds, while the agent (tests/jvm/agents/sigframe_agent.c) signals it.
- * Usage: java SignalFrames SECONDS
+ * a thread named "sigframe-spinner" computes in Java, a few frames deep, while the agent
+ * (tests/jvm/agents/sigframe_agent.c) signals it, until the agent sets `done` once it has
+ * reported, or for at most the given seconds.
+ * Usage: java SignalFrames MAX_SECONDS
  */
 public class SignalFrames {
   static volatile long sink;
+  /* Set by the agent (JNI) when its rounds are over. */
+  static volatile boolean done;
 
   /* Fourteen longs live through the loop: more than C2 keeps in registers without rbp,
    * so that the compiled loop uses rbp as a general register (x86_64 does not keep frame
@@ -29,7 +32,7 @@ public class SignalFrames {
 
   static void spin(long nanos) {
     long end = System.nanoTime() + nanos;
-    while (System.nanoTime() < end) sink += work(100);
+    while (!done && System.nanoTime() < end) sink += work(100);
   }
 
   public static void main(String[] args) throws Exception {
