@@ -67,8 +67,8 @@ javac_jdk() {
     log=$WORK/javac-${v:-unknown}-$r.log
     rm -rf "$WORK/out" && mkdir -p "$WORK/out"
     local t0=$SECONDS
-    (cd "$WORK" && "$home/bin/javac" \
-      "-J-agentpath:$AGENT=label=javac,bench=1,slow=1,interval_us=1000${JAVAC_AGENT_OPTS:+,$JAVAC_AGENT_OPTS}" \
+    (cd "$WORK" && javac_run "$home" \
+      "-agentpath:$AGENT=label=javac,bench=1,slow=1,interval_us=1000${JAVAC_AGENT_OPTS:+,$JAVAC_AGENT_OPTS}" \
       -d out gen/*.java) >"$log" 2>&1
     local rc=$?
     why=$(sed -n 's/^WALK not ok - ASGST_Initialize: /ASGST_Initialize failed: /p' "$log" | head -1)
@@ -94,6 +94,20 @@ javac_jdk() {
   [ -n "${ASPROF_HOME:-}" ] && peer="<= async-profiler's"
   [ -n "$why" ] && budget 0 "JDK $major: javac, ASGST error share $peer" "no figure: $why"
   return 0
+}
+
+# javac_run JAVA_HOME JVM_OPTION ARGS...: javac of JAVA_HOME with one JVM option. A home
+# whose bin/java is a wrapper script, not the JDK's launcher (tests/aarch64/fake_home.sh: the
+# arm64 JDK under qemu-user, its bin/javac the host's), runs the compiler's main class
+# through that java, so that javac runs on the JDK (and the agent) under test.
+javac_run() {
+  local home=$1 opt=$2
+  shift 2
+  if [ "$(head -c 4 "$home/bin/java" 2>/dev/null)" = $'\x7fELF' ]; then
+    "$home/bin/javac" "-J$opt" "$@"
+  else
+    "$home/bin/java" "$opt" -m jdk.compiler/com.sun.tools.javac.Main "$@"
+  fi
 }
 
 # median_of VALUES...: the middle value (the lower middle of an even count), "none" if none.
@@ -183,8 +197,8 @@ stall_share() {
 # The machine's stall rate, measured once before the runs (stall_probe.c).
 PROBE=$BUILD/tests/bench/stall_probe
 STALLS=""
-if [ -x "$PROBE" ]; then
-  line=$("$PROBE" 3)
+# (An arm64 build's probe does not run on the x86_64 host: no figure then.)
+if [ -x "$PROBE" ] && line=$("$PROBE" 3 2>/dev/null); then
   echo "# figure: machine stalls (a spinning thread's clock reads over 20 us apart): $line"
   STALLS=$(sed -n 's/^stalls_per_s=\([0-9]*\).*/\1/p' <<<"$line")
 fi
