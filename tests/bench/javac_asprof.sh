@@ -28,20 +28,7 @@ STAMP="$N $(cksum <"$ROOT/tests/bench/gen_javac_sources.sh")"
 # no_Java_frame and thread_exit (no Java code to walk), as in its own summary.
 ERRORS="GC_active|unknown_Java|not_walkable_Java|not_walkable_not_Java|deoptimization|safepoint|skipped|unknown_state|unexpected_state|break_[a-z_]*|unknown_nmethod|truncated|storage_overflow"
 
-# javac_run JAVA_HOME JVM_OPTION ARGS...: as in javac_bench.sh (a home whose bin/javac is
-# another JDK's, the arm64 JDK under qemu-user, runs the compiler's main class through its
-# bin/java).
-javac_run() {
-  local home=$1 opt=$2
-  shift 2
-  local javac java dir
-  javac=$(readlink -f "$home/bin/javac") java=$(readlink -f "$home/bin/java") dir=$(readlink -f "$home")
-  if [ "${javac%/*}" = "${java%/*}" ] || [ "${javac#"$dir"/}" != "$javac" ]; then
-    "$home/bin/javac" "-J$opt" "$@"
-  else
-    "$home/bin/java" "$opt" -m jdk.compiler/com.sun.tools.javac.Main "$@"
-  fi
-}
+. "$ROOT/tests/bench/javac_run.sh"
 
 # asprof_jdk JAVA_HOME: one javac run under async-profiler; prints its figures.
 asprof_jdk() {

@@ -36,6 +36,7 @@ BUILD=$(cd "${1:?build dir}" && pwd)
 shift
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/bench/budget.sh"
+. "$ROOT/tests/bench/javac_run.sh"
 AGENT=$BUILD/tests/jvm/libwalk_agent.so
 WORK=$BUILD/bench/javac
 N=${JAVAC_CLASSES:-300}
@@ -96,21 +97,6 @@ javac_jdk() {
   return 0
 }
 
-# javac_run JAVA_HOME JVM_OPTION ARGS...: javac of JAVA_HOME with one JVM option. A home
-# whose bin/javac is another JDK's (tests/aarch64/fake_home.sh: bin/java runs the arm64 JDK
-# under qemu-user, bin/javac links to the host's) runs the compiler's main class through
-# its bin/java, so that javac runs on the JDK (and the agent) under test.
-javac_run() {
-  local home=$1 opt=$2
-  shift 2
-  local javac java dir
-  javac=$(readlink -f "$home/bin/javac") java=$(readlink -f "$home/bin/java") dir=$(readlink -f "$home")
-  if [ "${javac%/*}" = "${java%/*}" ] || [ "${javac#"$dir"/}" != "$javac" ]; then
-    "$home/bin/javac" "-J$opt" "$@"
-  else
-    "$home/bin/java" "$opt" -m jdk.compiler/com.sun.tools.javac.Main "$@"
-  fi
-}
 
 # median_of VALUES...: the middle value (the lower middle of an even count), "none" if none.
 median_of() {
