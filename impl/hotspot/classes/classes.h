@@ -36,7 +36,7 @@ void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend 
 /* How long a live-phase binding waits for that listing before it answers anyway: long
  * enough for the class counts of large applications on a quiet machine (docs/budgets.md),
  * short enough to stay within ASGST_Initialize's budget. */
-#define ASGST__LISTING_WAIT_MS 4
+#define ASGST__LISTING_WAIT_MS 2
 /* N. Waits until the classes loaded before the binding are listed (pinned). */
 void asgst__hs_backlog_wait_listed(void);
 /* N. True once they are listed (walks work), or when no listing runs. */
