@@ -110,6 +110,7 @@ EXTRA_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_stopp
 # 30,000 (the default JDK's 5 s runs keep the walk suite's 50,000).
 OTHER_WALK_SECONDS=${OTHER_WALK_SECONDS:-2}
 OTHER_WALK_MIN=${OTHER_WALK_MIN:-30000}
+OTHER_STRESS_SECONDS=${OTHER_STRESS_SECONDS:-6}
 OTHER_QUEUE_SECONDS=${OTHER_QUEUE_SECONDS:-6}
 # A second build of a feature version already tested (e.g. Temurin 25 beside Debian's 25)
 # runs the walk and info suites only, to keep the whole run under 30 minutes.
@@ -126,7 +127,7 @@ run_untested() {
   for t in "${UNTESTED_SUITES[@]}"; do
     select_step "$(basename "$t" .sh)" "$(step_kind "$ROOT/$t")" || continue
     JAVA_HOME=$home ASGST_TEST_UNTESTED_JDK=1 WALK_SECONDS=$OTHER_WALK_SECONDS WALK_MIN_SAMPLES=$OTHER_WALK_MIN \
-      WALK_STRESS_SECONDS=10 \
+      WALK_STRESS_SECONDS=$OTHER_STRESS_SECONDS \
       run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
   done
   echo "# JDK: $label (untested): $((pass - p0)) passed, $((fail - f0)) failed, $((skip - s0)) skipped (not counted)"
@@ -177,7 +178,7 @@ while read -r label home; do
   passed=0
   for t in "${suites[@]}"; do
     select_step "$(basename "$t" .sh)" "$(step_kind "$ROOT/$t")" || continue
-    JAVA_HOME=$home WALK_SECONDS=$OTHER_WALK_SECONDS WALK_MIN_SAMPLES=$OTHER_WALK_MIN WALK_STRESS_SECONDS=10 \
+    JAVA_HOME=$home WALK_SECONDS=$OTHER_WALK_SECONDS WALK_MIN_SAMPLES=$OTHER_WALK_MIN WALK_STRESS_SECONDS=$OTHER_STRESS_SECONDS \
       QUEUE_SECONDS=$OTHER_QUEUE_SECONDS FD_CHURN_SECONDS=8 \
       run "$(basename "$t" .sh)[$label]" 900 bash "$ROOT/$t" "$BUILD"
     passed=$((passed + RUN_PASSED))
