@@ -377,7 +377,7 @@ ASGST_EXPORT void ASGST_SetOnQueueProcessingEnd(ASGST_Queue *q, int options,
  * ASGST_InitializeStatus().
  * Called in the live phase (Agent_OnAttach, JNI_OnLoad, a VMInit callback), 0 means
  * bound. The classes already loaded are listed by a library thread, and the answer waits
- * for that listing for at most 6 ms, so that it does not grow with their number beyond
+ * for that listing for at most 2 ms, so that it does not grow with their number beyond
  * that: should the listing take longer (many classes, or a busy machine), walks and
  * ASGST_InitializeStatus() return ASGST_INIT_PENDING until it is done, the
  * ASGST_SetInitializeCallback callback runs when it is done, and ASGST_JClassToClass /
