@@ -107,10 +107,10 @@ run() {
   # Where the bci -1 top frames are (method, compilation level, count): a figure.
   grep '^WALK # unknown_bci ' "$log" | head -5 | sed 's/^WALK # unknown_bci /# figure: bci -1 top frames: /'
   # Under qemu-user 1%: qemu delivers a signal only at the start of a translated block, so
-  # method entries, where the pc's bci is the invocation entry's -1, are most likely sampled far more
-  # often than natively (one arm64 run on 21, ParallelGC: 44 of 6,717, 0.66%; 16 of them in
-  # Object.<init>, C2 and C1, whose code is little more than its entry; 2 in the methods
-  # with stubs).
+  # method entries, where the pc's bci is the invocation entry's -1, are most likely
+  # sampled far more often than natively (one arm64 run on 21, ParallelGC: 44 of 6,717,
+  # 0.66%; 16 of them in Object.<init>, C2 and C1, whose code is little more than its
+  # entry; 2 in the methods with stubs).
   local permille=5
   [ "${ASGST_TEST_QEMU:-0}" = 1 ] && permille=10
   local what="$label: fewer than $((permille / 10)).$((permille % 10))% of top frames have bci -1 ($unknown of $top)"
