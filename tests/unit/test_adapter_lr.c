@@ -15,8 +15,16 @@
 #if defined(__aarch64__)
 #include "impl/arch/adapter_lr.h"
 
+/* Each array of words is framed by four nops on either side: the decoders read a few
+ * words around the pc (safe reads in the library; out of bounds for the sanitizer). The
+ * offsets in the comments and below count from the first word after the leading nops. */
+#define PAD 0xd503201f, 0xd503201f, 0xd503201f, 0xd503201f,
+#define BASE(a) ((uintptr_t)((a) + 4))
+#define LEN(a) (sizeof(a) - 8 * sizeof(uint32_t))
+
 /* One adapter set: the i2c at 0 (through its br at 0x2c), the c2i after it. */
 static const uint32_t adapters[] = {
+    PAD
     0xf9402588, /* 0 ldr x8, [x12, #72] */
     0xf9400681, /* 4 ldr x1, [x20, #8] */
     0xb9400282, /* 8 ldr w2, [x20] */
@@ -82,21 +90,25 @@ static const uint32_t adapters[] = {
     0x910003f4, /* f8 mov x20, sp */
     0xf9402d88, /* fc ldr x8, [x12, #88] */
     0xd61f0100, /* 100 br x8 */
+    PAD
 };
-#define ADAPTERS_END (sizeof adapters)
+#define ADAPTERS_END LEN(adapters)
 
 /* An i2c with stack arguments: it aligns sp below the interpreter's before it stores them. */
 static const uint32_t stackargs[] = {
+    PAD
     0xd10043e8, /* 00 sub x8, sp, #0x10 */
     0x927ced1f, /* 04 and sp, x8, #0xfffffffffffffff0 */
     0xf9402588, /* 08 ldr x8, [x12, #72] */
     0xf9400681, /* 0c ldr x1, [x20, #8] */
     0xf90003e1, /* 10 str x1, [sp] */
     0xd61f0100, /* 14 br x8 */
+    PAD
 };
 
 /* Two PLT entries, the second with BTI's landing pad. */
 static const uint32_t plt[] = {
+    PAD
     0x90000010, /* 00 adrp x16, 0 */
     0xf947c211, /* 04 ldr x17, [x16, #3968] */
     0x913e0210, /* 08 add x16, x16, #0xf80 */
@@ -106,38 +118,45 @@ static const uint32_t plt[] = {
     0xf947c611, /* 18 ldr x17, [x16, #3976] */
     0x913e2210, /* 1c add x16, x16, #0xf88 */
     0xd61f0220, /* 20 br x17 */
+    PAD
 };
 
 /* The lazy binding header (PLT0): the same four words after a push, so sp is not the
  * caller's there. */
 static const uint32_t plt0[] = {
+    PAD
     0xa9bf7bf0, /* 00 stp x16, x30, [sp, #-16]! */
     0xf0008b30, /* 04 adrp x16, ... */
     0xf944ee11, /* 08 ldr x17, [x16, #2520] */
     0x91276210, /* 0c add x16, x16, #0x9d8 */
     0xd61f0220, /* 10 br x17 */
+    PAD
 };
 
 /* Writes of lr and fp the scan must see, before the adapter's br. */
 static const uint32_t misc[] = {
+    PAD
     0xd503233f, /* 00 paciasp */
     0xf94007fe, /* 04 ldr x30, [sp, #8] */
     0xa9417bfd, /* 08 ldp x29, x30, [sp, #16] */
     0xf90007fe, /* 0c str x30, [sp, #8] */
     0xaa0003fd, /* 10 mov x29, x0 */
     0xd61f0100, /* 14 br x8 */
+    PAD
 };
 
 /* A branch back into the stretch before the pc (a loop: the state there is not known). */
 static const uint32_t loop[] = {
+    PAD
     0xd503201f, /* 00 nop */
     0xd503201f, /* 04 nop */
     0xd61f0100, /* 08 br x8 */
     0x17fffffe, /* 0c b 04 */
+    PAD
 };
 
 static int at(const uint32_t *w, uintptr_t off, uintptr_t end) {
-  uintptr_t lo = (uintptr_t)w;
+  uintptr_t lo = BASE(w);
   return asgst__hs_adapter_lr(lo + off, lo, lo + end);
 }
 
@@ -170,21 +189,21 @@ static void c2i_inside_its_frame_or_past_sub(void **state) {
 /* The i2c that aligns sp: up to the and (not yet executed), then not known. */
 static void i2c_stack_arguments(void **state) {
   (void)state;
-  assert_int_equal(at(stackargs, 0, sizeof stackargs), ASGST__ADAPTER_LR_I2C);
-  assert_int_equal(at(stackargs, 4, sizeof stackargs), ASGST__ADAPTER_LR_I2C);
-  for (uintptr_t off = 8; off < sizeof stackargs; off += 4)
-    assert_int_equal(at(stackargs, off, sizeof stackargs), ASGST__ADAPTER_LR_NONE);
+  assert_int_equal(at(stackargs, 0, LEN(stackargs)), ASGST__ADAPTER_LR_I2C);
+  assert_int_equal(at(stackargs, 4, LEN(stackargs)), ASGST__ADAPTER_LR_I2C);
+  for (uintptr_t off = 8; off < LEN(stackargs); off += 4)
+    assert_int_equal(at(stackargs, off, LEN(stackargs)), ASGST__ADAPTER_LR_NONE);
 }
 
 /* Each write of lr or fp, a branch back, a pc outside the blob or misaligned. */
 static void writes_and_loops(void **state) {
   (void)state;
-  assert_int_equal(at(misc, 0, sizeof misc), ASGST__ADAPTER_LR_I2C);
-  for (uintptr_t off = 4; off < sizeof misc; off += 4) /* past paciasp, ldr x30, ldp, mov x29 */
-    assert_int_equal(at(misc, off, sizeof misc), ASGST__ADAPTER_LR_NONE);
-  assert_int_equal(at(loop, 0, sizeof loop), ASGST__ADAPTER_LR_I2C);
-  assert_int_equal(at(loop, 4, sizeof loop), ASGST__ADAPTER_LR_NONE);
-  assert_int_equal(at(loop, 8, sizeof loop), ASGST__ADAPTER_LR_NONE);
+  assert_int_equal(at(misc, 0, LEN(misc)), ASGST__ADAPTER_LR_I2C);
+  for (uintptr_t off = 4; off < LEN(misc); off += 4) /* past paciasp, ldr x30, ldp, mov x29 */
+    assert_int_equal(at(misc, off, LEN(misc)), ASGST__ADAPTER_LR_NONE);
+  assert_int_equal(at(loop, 0, LEN(loop)), ASGST__ADAPTER_LR_I2C);
+  assert_int_equal(at(loop, 4, LEN(loop)), ASGST__ADAPTER_LR_NONE);
+  assert_int_equal(at(loop, 8, LEN(loop)), ASGST__ADAPTER_LR_NONE);
   assert_int_equal(at(adapters, ADAPTERS_END, ADAPTERS_END), ASGST__ADAPTER_LR_NONE);
   assert_int_equal(at(adapters, 2, ADAPTERS_END), ASGST__ADAPTER_LR_NONE);
 }
@@ -192,11 +211,11 @@ static void writes_and_loops(void **state) {
 /* Every instruction of both PLT entries, and nothing else (not the lazy binding header). */
 static void plt_entries(void **state) {
   (void)state;
-  for (uintptr_t off = 0; off < sizeof plt; off += 4) assert_true(asgst__plt_entry_at((uintptr_t)plt + off));
-  assert_false(asgst__plt_entry_at((uintptr_t)plt + 2));
-  for (uintptr_t off = 0; off < sizeof plt0; off += 4) assert_false(asgst__plt_entry_at((uintptr_t)plt0 + off));
-  for (uintptr_t off = 0; off < sizeof misc; off += 4) assert_false(asgst__plt_entry_at((uintptr_t)misc + off));
-  for (uintptr_t off = 0; off < 0x30; off += 4) assert_false(asgst__plt_entry_at((uintptr_t)adapters + off));
+  for (uintptr_t off = 0; off < LEN(plt); off += 4) assert_true(asgst__plt_entry_at(BASE(plt) + off));
+  assert_false(asgst__plt_entry_at(BASE(plt) + 2));
+  for (uintptr_t off = 0; off < LEN(plt0); off += 4) assert_false(asgst__plt_entry_at(BASE(plt0) + off));
+  for (uintptr_t off = 0; off < LEN(misc); off += 4) assert_false(asgst__plt_entry_at(BASE(misc) + off));
+  for (uintptr_t off = 0; off < 0x30; off += 4) assert_false(asgst__plt_entry_at(BASE(adapters) + off));
 }
 
 int main(void) {
