@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* What asgst__hs_adapter_lr answers. */
-enum { ASGST__ADAPTER_LR_NONE = 0, ASGST__ADAPTER_LR_I2C = 1, ASGST__ADAPTER_LR_C2I = 2 };
+enum { ASGST__ADAPTER_LR_NONE = 0, ASGST__ADAPTER_LR_I2C = 1, ASGST__ADAPTER_LR_C2I = 2, ASGST__ADAPTER_LR_RECORD = 3 };
 
 /* Instructions read at most from the adapter's start through the blob's end: a c2i of
  * many arguments moves each with two or three instructions. */
@@ -26,11 +26,14 @@ enum { ASGST__ADAPTER_LR_NONE = 0, ASGST__ADAPTER_LR_I2C = 1, ASGST__ADAPTER_LR_
  * to pc leaves sp, fp (x29) and lr (x30) alone, a frame record bracket (stp x29,x30,
  * [sp,#-16]!; mov x29,sp ... mov sp,x29; ldp x29,x30,[sp],#16, the c2i's call to fix its
  * caller's call site) counting as leaving them alone, and no direct branch of the blob
- * enters that stretch other than forward from within it: then at pc, too, the return
- * address is lr, the caller's sp is sp and its fp is fp. ASGST__ADAPTER_LR_NONE otherwise
- * (past the i2c's alignment of sp for stack arguments, past the c2i's growth of sp for the
- * interpreter's arguments, inside the bracket, an unreadable word, more than
- * ASGST__ADAPTER_LR_MAX_INSNS instructions). */
+ * enters that stretch other than forward from within it (a branch out of the blob is an
+ * exit to a runtime stub): then at pc, too, the return address is lr, the caller's sp is
+ * sp and its fp is fp. ASGST__ADAPTER_LR_RECORD if the same holds up to that bracket and
+ * pc lies inside it after its mov x29,sp (up to its ldp): the frame record at fp holds the
+ * caller's fp and return address, the caller's sp is fp + 16. ASGST__ADAPTER_LR_NONE
+ * otherwise (past the i2c's alignment of sp for stack arguments, past the c2i's growth of
+ * sp for the interpreter's arguments, between the bracket's stp and its mov x29,sp, an
+ * unreadable word, more than ASGST__ADAPTER_LR_MAX_INSNS instructions). */
 int asgst__hs_adapter_lr(uintptr_t pc, uintptr_t lo, uintptr_t hi);
 
 /* SS. True if pc is at one of the instructions of a PLT entry as GNU ld and lld write

@@ -83,25 +83,28 @@ static uintptr_t adapter_start(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool *i
   return 0;
 }
 
-/* SS. The bracket at `at` (its stp already read): true with *end at its ldp if it is
- * stp; mov x29,sp; then only instructions that leave x29 alone and no direct branch,
- * br or ret; then mov sp,x29; ldp, all before `until` (pc). x29 survives the calls
- * inside (callee-saved), so the bracket restores sp, fp and lr. */
-static bool bracket(uintptr_t at, uintptr_t until, uintptr_t *end) {
+/* SS. The bracket at `at` (its stp already read), read up to `until` (pc): stp;
+ * mov x29,sp; then only instructions that leave x29 alone and no direct branch, br or
+ * ret; then mov sp,x29; ldp. x29 survives the calls inside (callee-saved), so the bracket
+ * restores sp, fp and lr. 1 with *end at its ldp if the whole bracket lies before until;
+ * 2 if until lies inside it after its mov x29,sp, up to its ldp (the frame record at x29
+ * holds the caller's fp and return address), the words before until obeying the rules;
+ * 0 otherwise. */
+static int bracket(uintptr_t at, uintptr_t until, uintptr_t *end) {
   uint32_t w, prev = 0;
-  if (!asgst__load_u32(at + 4, &w) || w != MOV_FP_SP) return false;
+  if (until <= at + 4 || !asgst__load_u32(at + 4, &w) || w != MOV_FP_SP) return 0;
   for (uintptr_t p = at + 8; p < until; p += 4) {
-    if (!asgst__load_u32(p, &w)) return false;
+    if (!asgst__load_u32(p, &w)) return 0;
     if (w == LDP_FP_LR_POST) {
       *end = p;
-      return prev == MOV_SP_FP;
+      return prev == MOV_SP_FP ? 1 : 0;
     }
     if (target_of(w, p) || (w & 0xfffffc1fu) == BR || (w & 0xfffffc1fu) == 0xd65f0000u ||
         (w != MOV_SP_FP && may_write(w, 29)))
-      return false;
+      return 0;
     prev = w;
   }
-  return false;
+  return 2;
 }
 
 /* SS. True if no direct branch in [pc, hi) lands in [from, pc] (the scan of [from, pc)
@@ -129,15 +132,20 @@ int asgst__hs_adapter_lr(uintptr_t pc, uintptr_t lo, uintptr_t hi) {
     long d;
     if (!asgst__load_u32(at, &w)) return ASGST__ADAPTER_LR_NONE;
     if (w == STP_FP_LR_PRE) {
-      uintptr_t end;
-      if (!bracket(at, pc, &end)) return ASGST__ADAPTER_LR_NONE;
+      uintptr_t end = pc;
+      int in = bracket(at, pc, &end);
+      if (in == 0) return ASGST__ADAPTER_LR_NONE;
       for (int i = 0; i < n; i++)
         if (targets[i] > at && targets[i] <= end) return ASGST__ADAPTER_LR_NONE; /* jumps into it */
+      if (in == 2) return i2c || !no_branch_into(from, pc, hi) ? ASGST__ADAPTER_LR_NONE : ASGST__ADAPTER_LR_RECORD;
       at = end;
       continue;
     }
     uintptr_t t = target_of(w, at);
-    if (t != 0) {
+    /* A branch out of the blob is an exit: the adapters reach the runtime's stubs (the
+     * inline cache miss, the wrong method handler) with a plain b where they are near, as
+     * they are in the code cache's segment for non-methods. Within the blob, only forward. */
+    if (t >= lo && t < hi) {
       if (t <= at || n == MAX_TARGETS) return ASGST__ADAPTER_LR_NONE; /* backward: a loop */
       targets[n++] = t;
     }

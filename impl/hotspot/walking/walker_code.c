@@ -152,13 +152,25 @@ static bool called_from_c(const asgst__regs *r, asgst__regs *s) {
  * sender is at lr with the same sp and fp. The i2c's caller is interpreted (walked by its
  * fp: its sp, which the i2c also keeps in x19, is only checked against ours) or the call
  * stub; the c2i's is compiled, or interpreted where an i2c lost a race and went on into the
- * c2i. Elsewhere (past the i2c's alignment of sp for stack arguments or the c2i's growth
- * of sp for the interpreter's, inside the c2i's frame record around its call): an error. */
+ * c2i. Inside the c2i's frame record around its call to fix the caller's call site, the
+ * record holds them. Elsewhere (past the i2c's alignment of sp for stack arguments or the
+ * c2i's growth of sp for the interpreter's): an error. */
 static int adapter_lr_sender(uintptr_t code, uintptr_t end, const asgst__regs *r, asgst__regs *s) {
   int which = asgst__hs_adapter_lr(r->pc, code, end);
   uintptr_t lr = asgst__strip_pc(r->lr), b;
+  if (which == ASGST__ADAPTER_LR_RECORD) {
+    /* Inside the c2i's frame record (its call to fix the caller's call site). */
+    if (r->fp < r->sp || (r->fp & 7)) return ASGST_UNSAFE_STATE;
+    if (!asgst__load_ptr(r->fp + 8, &lr) || !asgst__load_ptr(r->fp, &s->fp)) return ASGST_BAD_FRAME;
+    lr = asgst__strip_pc(lr);
+    s->sp = r->fp + 16;
+  } else {
+    s->sp = r->sp;
+    s->fp = r->fp;
+  }
   if (which == ASGST__ADAPTER_LR_NONE || lr == 0) return ASGST_UNSAFE_STATE;
-  *s = (asgst__regs){lr, r->sp, r->fp, 0};
+  s->pc = lr;
+  s->lr = 0;
   int k = asgst__hs_classify(lr, &b);
   if (which == ASGST__ADAPTER_LR_I2C) return k == ASGST__HK_INTERP || k == ASGST__HK_ENTRY ? 1 : ASGST_UNSAFE_STATE;
   return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP ? 1 : ASGST_UNSAFE_STATE;
