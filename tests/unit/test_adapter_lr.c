@@ -106,6 +106,25 @@ static const uint32_t stackargs[] = {
     PAD
 };
 
+/* A c2i entry barrier as JDK 21's for G1: a strong class loader jumps to the method's
+ * code, a weak one is resolved between a push and a pop of x10 (sp 16 lower there). */
+static const uint32_t barrier[] = {
+    PAD
+    0xd61f0100, /* 00 br x8 */
+    0xb400010c, /* 04 cbz x12, 24 */
+    0xb9402109, /* 08 ldr w9, [x8, #32] */
+    0x350000e9, /* 0c cbnz w9, 28 */
+    0xa9bf7fea, /* 10 stp x10, xzr, [sp, #-16]! */
+    0xf940050a, /* 14 ldr x10, [x8, #8] */
+    0xaa0a03e8, /* 18 mov x8, x10 */
+    0xa8c17fea, /* 1c ldp x10, xzr, [sp], #16 */
+    0xb5000048, /* 20 cbnz x8, 28 */
+    0x17fffff3, /* 24 b lo-16 (the wrong method stub) */
+    0xf9402188, /* 28 ldr x8, [x12, #64] */
+    0xd61f0100, /* 2c br x8 */
+    PAD
+};
+
 /* Two PLT entries, the second with BTI's landing pad. */
 static const uint32_t plt[] = {
     PAD
@@ -177,6 +196,17 @@ static void c2i_outside_its_frame(void **state) {
   assert_int_equal(at(adapters, 0xec, ADAPTERS_END), ASGST__ADAPTER_LR_C2I); /* sub sp (not yet) */
 }
 
+/* The depth of sp adds up over the push and pop; the edges that jump over them agree. */
+static void c2i_push_and_pop(void **state) {
+  (void)state;
+  for (uintptr_t off = 4; off <= 0x10; off += 4)
+    assert_int_equal(at(barrier, off, LEN(barrier)), ASGST__ADAPTER_LR_C2I);
+  for (uintptr_t off = 0x14; off <= 0x1c; off += 4)
+    assert_int_equal(at(barrier, off, LEN(barrier)), ASGST__ADAPTER_LR_NONE);
+  for (uintptr_t off = 0x20; off <= 0x2c; off += 4)
+    assert_int_equal(at(barrier, off, LEN(barrier)), ASGST__ADAPTER_LR_C2I);
+}
+
 /* Between the stp and the mov x29,sp: not known; from there to the ldp: the frame record;
  * past the sub: not known. */
 static void c2i_inside_its_frame_or_past_sub(void **state) {
@@ -225,6 +255,7 @@ int main(void) {
       cmocka_unit_test(i2c_every_pc),
       cmocka_unit_test(c2i_outside_its_frame),
       cmocka_unit_test(c2i_inside_its_frame_or_past_sub),
+      cmocka_unit_test(c2i_push_and_pop),
       cmocka_unit_test(i2c_stack_arguments),
       cmocka_unit_test(writes_and_loops),
       cmocka_unit_test(plt_entries),

@@ -119,26 +119,54 @@ static bool no_branch_into(uintptr_t from, uintptr_t pc, uintptr_t hi) {
   return true;
 }
 
-/* SS. See adapter_lr.h. */
+/* A forward branch within the blob seen by the scan: its target and sp's depth there. */
+struct edge {
+  uintptr_t to;
+  long depth;
+};
+
+/* SS. True if every edge of e[0..n) that lands at `at` comes with depth. */
+static bool edges_agree(const struct edge *e, int n, uintptr_t at, long depth) {
+  for (int i = 0; i < n; i++)
+    if (e[i].to == at && e[i].depth != depth) return false;
+  return true;
+}
+
+/* SS. True if w leaves the straight line for good: b, br, ret (and their authenticated
+ * forms). The next instruction is reached only by a branch or as an entry. */
+static bool ends_line(uint32_t w) {
+  return (w & 0xfc000000u) == 0x14000000u || (w & 0xfffffc1fu) == BR || (w & 0xfffffc1fu) == 0xd65f0000u ||
+         (w & 0xfefff800u) == 0xd61f0800u || (w & 0xfffffbffu) == 0xd65f0bffu;
+}
+
+/* SS. See adapter_lr.h. The scan adds up what each instruction does to sp (sp_effect.h):
+ * HotSpot's code has one stack depth per pc, so where the straight line from the start
+ * and every forward branch into a pc agree, that is its depth (the c2i's entry barrier
+ * pushes and pops a register on its slow path, which the fast path jumps over). After an
+ * instruction that ends the line the depth must be 0 (an entry, or a label that the
+ * edges then check). */
 int asgst__hs_adapter_lr(uintptr_t pc, uintptr_t lo, uintptr_t hi) {
-  bool i2c = false;
+  bool i2c = false, cut = false;
   if (pc < lo || pc >= hi || (pc & 3) || (lo & 3)) return ASGST__ADAPTER_LR_NONE;
   uintptr_t from = adapter_start(pc, lo, hi, &i2c);
   if (from == 0 || pc - from >= 4u * ASGST__ADAPTER_LR_MAX_INSNS) return ASGST__ADAPTER_LR_NONE;
-  uintptr_t targets[MAX_TARGETS];
+  struct edge edges[MAX_TARGETS];
   int n = 0;
+  long depth = 0;
   for (uintptr_t at = from; at < pc; at += 4) {
     uint32_t w;
-    long d;
-    if (!asgst__load_u32(at, &w)) return ASGST__ADAPTER_LR_NONE;
+    long d = 0;
+    if (!asgst__load_u32(at, &w) || !edges_agree(edges, n, at, depth) || (cut && depth != 0))
+      return ASGST__ADAPTER_LR_NONE;
+    cut = false;
     if (w == STP_FP_LR_PRE) {
       uintptr_t end = pc;
       int in = bracket(at, pc, &end);
       if (in == 0) return ASGST__ADAPTER_LR_NONE;
       for (int i = 0; i < n; i++)
-        if (targets[i] > at && targets[i] <= end) return ASGST__ADAPTER_LR_NONE; /* jumps into it */
+        if (edges[i].to > at && edges[i].to <= end) return ASGST__ADAPTER_LR_NONE; /* jumps into it */
       if (in == 2) return i2c || !no_branch_into(from, pc, hi) ? ASGST__ADAPTER_LR_NONE : ASGST__ADAPTER_LR_RECORD;
-      at = end;
+      at = end; /* the bracket restores sp to its depth at the stp */
       continue;
     }
     uintptr_t t = target_of(w, at);
@@ -147,12 +175,13 @@ int asgst__hs_adapter_lr(uintptr_t pc, uintptr_t lo, uintptr_t hi) {
      * they are in the code cache's segment for non-methods. Within the blob, only forward. */
     if (t >= lo && t < hi) {
       if (t <= at || n == MAX_TARGETS) return ASGST__ADAPTER_LR_NONE; /* backward: a loop */
-      targets[n++] = t;
+      edges[n++] = (struct edge){t, depth};
     }
-    if (asgst__a64_sp_effect(w, &d) != 0 || may_write(w, 29) || may_write(w, 30))
-      return ASGST__ADAPTER_LR_NONE;
+    if (asgst__a64_sp_effect(w, &d) < 0 || may_write(w, 29) || may_write(w, 30)) return ASGST__ADAPTER_LR_NONE;
+    depth += d;
+    cut = ends_line(w);
   }
-  if (!no_branch_into(from, pc, hi)) return ASGST__ADAPTER_LR_NONE;
+  if (!edges_agree(edges, n, pc, depth) || depth != 0 || !no_branch_into(from, pc, hi)) return ASGST__ADAPTER_LR_NONE;
   return i2c ? ASGST__ADAPTER_LR_I2C : ASGST__ADAPTER_LR_C2I;
 }
 
