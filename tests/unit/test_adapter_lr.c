@@ -125,6 +125,34 @@ static const uint32_t barrier[] = {
     PAD
 };
 
+/* A bracket with a branch inside (a G1 barrier's slow path), and one whose branch leaves. */
+static const uint32_t inner[] = {
+    PAD
+    0xd61f0100, /* 00 br x8 (the i2c's end) */
+    0xa9bf7bfd, /* 04 stp x29, x30, [sp, #-16]! */
+    0x910003fd, /* 08 mov x29, sp */
+    0xb4000040, /* 0c cbz x0, 14 */
+    0xd63f0100, /* 10 blr x8 */
+    0x910003bf, /* 14 mov sp, x29 */
+    0xa8c17bfd, /* 18 ldp x29, x30, [sp], #16 */
+    0xf9402188, /* 1c ldr x8, [x12, #64] */
+    0xd61f0100, /* 20 br x8 */
+    PAD
+};
+static const uint32_t leaves[] = {
+    PAD
+    0xd61f0100, /* 00 br x8 (the i2c's end) */
+    0xa9bf7bfd, /* 04 stp x29, x30, [sp, #-16]! */
+    0x910003fd, /* 08 mov x29, sp */
+    0xb4000040, /* 0c cbz x0, 14 */
+    0x17fffff8, /* 10 b lo-16 (out of the blob) */
+    0x910003bf, /* 14 mov sp, x29 */
+    0xa8c17bfd, /* 18 ldp x29, x30, [sp], #16 */
+    0xf9402188, /* 1c ldr x8, [x12, #64] */
+    0xd61f0100, /* 20 br x8 */
+    PAD
+};
+
 /* Two PLT entries, the second with BTI's landing pad. */
 static const uint32_t plt[] = {
     PAD
@@ -207,6 +235,19 @@ static void c2i_push_and_pop(void **state) {
     assert_int_equal(at(barrier, off, LEN(barrier)), ASGST__ADAPTER_LR_C2I);
 }
 
+/* Forward branches inside a bracket stay inside: the bracket is whole; one that leaves
+ * the blob makes it no bracket. */
+static void bracket_with_branches(void **state) {
+  (void)state;
+  assert_int_equal(at(inner, 4, LEN(inner)), ASGST__ADAPTER_LR_C2I);
+  assert_int_equal(at(inner, 8, LEN(inner)), ASGST__ADAPTER_LR_NONE);
+  for (uintptr_t off = 0xc; off <= 0x18; off += 4) assert_int_equal(at(inner, off, LEN(inner)), ASGST__ADAPTER_LR_RECORD);
+  assert_int_equal(at(inner, 0x1c, LEN(inner)), ASGST__ADAPTER_LR_C2I);
+  assert_int_equal(at(inner, 0x20, LEN(inner)), ASGST__ADAPTER_LR_C2I);
+  assert_int_equal(at(leaves, 0x10, LEN(leaves)), ASGST__ADAPTER_LR_RECORD);
+  for (uintptr_t off = 0x14; off <= 0x20; off += 4) assert_int_equal(at(leaves, off, LEN(leaves)), ASGST__ADAPTER_LR_NONE);
+}
+
 /* Between the stp and the mov x29,sp: not known; from there to the ldp: the frame record;
  * past the sub: not known. */
 static void c2i_inside_its_frame_or_past_sub(void **state) {
@@ -256,6 +297,7 @@ int main(void) {
       cmocka_unit_test(c2i_outside_its_frame),
       cmocka_unit_test(c2i_inside_its_frame_or_past_sub),
       cmocka_unit_test(c2i_push_and_pop),
+      cmocka_unit_test(bracket_with_branches),
       cmocka_unit_test(i2c_stack_arguments),
       cmocka_unit_test(writes_and_loops),
       cmocka_unit_test(plt_entries),

@@ -83,24 +83,28 @@ static uintptr_t adapter_start(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool *i
   return 0;
 }
 
-/* SS. The bracket at `at` (its stp already read), read up to `until` (pc): stp;
- * mov x29,sp; then only instructions that leave x29 alone and no direct branch, br or
- * ret; then mov sp,x29; ldp. x29 survives the calls inside (callee-saved), so the bracket
- * restores sp, fp and lr. 1 with *end at its ldp if the whole bracket lies before until;
- * 2 if until lies inside it after its mov x29,sp, up to its ldp (the frame record at x29
- * holds the caller's fp and return address), the words before until obeying the rules;
- * 0 otherwise. */
-static int bracket(uintptr_t at, uintptr_t until, uintptr_t *end) {
+/* SS. The bracket at `at` (its stp already read) in the blob [lo, hi), read up to `until`
+ * (pc): stp; mov x29,sp; then only instructions that leave x29 alone, no br or ret, and
+ * direct branches only forward within the bracket (a G1 barrier's slow path inside one,
+ * in the c2i's entry barrier); then mov sp,x29; ldp. x29 survives the calls inside
+ * (callee-saved), so the bracket restores sp, fp and lr. 1 with *end at its ldp if the
+ * whole bracket lies before until; 2 if until lies inside it after its mov x29,sp, up to
+ * its ldp (the frame record at x29 holds the caller's fp and return address), the words
+ * before until obeying the rules; 0 otherwise. */
+static int bracket(uintptr_t at, uintptr_t until, uintptr_t lo, uintptr_t hi, uintptr_t *end) {
   uint32_t w, prev = 0;
+  uintptr_t reach = 0; /* the furthest target of a branch inside */
   if (until <= at + 4 || !asgst__load_u32(at + 4, &w) || w != MOV_FP_SP) return 0;
   for (uintptr_t p = at + 8; p < until; p += 4) {
     if (!asgst__load_u32(p, &w)) return 0;
     if (w == LDP_FP_LR_POST) {
       *end = p;
-      return prev == MOV_SP_FP ? 1 : 0;
+      return prev == MOV_SP_FP && reach < p ? 1 : 0;
     }
-    if (target_of(w, p) || (w & 0xfffffc1fu) == BR || (w & 0xfffffc1fu) == 0xd65f0000u ||
-        (w != MOV_SP_FP && may_write(w, 29)))
+    uintptr_t t = target_of(w, p);
+    if (t != 0 && (t <= p || t < lo || t >= hi)) return 0;
+    if (t > reach) reach = t;
+    if ((w & 0xfffffc1fu) == BR || (w & 0xfffffc1fu) == 0xd65f0000u || (w != MOV_SP_FP && may_write(w, 29)))
       return 0;
     prev = w;
   }
@@ -161,7 +165,7 @@ int asgst__hs_adapter_lr(uintptr_t pc, uintptr_t lo, uintptr_t hi) {
     cut = false;
     if (w == STP_FP_LR_PRE) {
       uintptr_t end = pc;
-      int in = bracket(at, pc, &end);
+      int in = bracket(at, pc, lo, hi, &end);
       if (in == 0) return ASGST__ADAPTER_LR_NONE;
       for (int i = 0; i < n; i++)
         if (edges[i].to > at && edges[i].to <= end) return ASGST__ADAPTER_LR_NONE; /* jumps into it */
