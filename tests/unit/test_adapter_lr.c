@@ -153,6 +153,21 @@ static const uint32_t leaves[] = {
     PAD
 };
 
+/* A frame record built below a push: not at the caller's sp - 16. */
+static const uint32_t pushed[] = {
+    PAD
+    0xd61f0100, /* 00 br x8 (the i2c's end) */
+    0xa9bf7fea, /* 04 stp x10, xzr, [sp, #-16]! */
+    0xa9bf7bfd, /* 08 stp x29, x30, [sp, #-16]! */
+    0x910003fd, /* 0c mov x29, sp */
+    0xd63f0100, /* 10 blr x8 */
+    0x910003bf, /* 14 mov sp, x29 */
+    0xa8c17bfd, /* 18 ldp x29, x30, [sp], #16 */
+    0xa8c17fea, /* 1c ldp x10, xzr, [sp], #16 */
+    0xd61f0100, /* 20 br x8 */
+    PAD
+};
+
 /* Two PLT entries, the second with BTI's landing pad. */
 static const uint32_t plt[] = {
     PAD
@@ -246,6 +261,8 @@ static void bracket_with_branches(void **state) {
   assert_int_equal(at(inner, 0x20, LEN(inner)), ASGST__ADAPTER_LR_C2I);
   assert_int_equal(at(leaves, 0x10, LEN(leaves)), ASGST__ADAPTER_LR_RECORD);
   for (uintptr_t off = 0x14; off <= 0x20; off += 4) assert_int_equal(at(leaves, off, LEN(leaves)), ASGST__ADAPTER_LR_NONE);
+  for (uintptr_t off = 0x10; off <= 0x1c; off += 4) assert_int_equal(at(pushed, off, LEN(pushed)), ASGST__ADAPTER_LR_NONE);
+  assert_int_equal(at(pushed, 0x20, LEN(pushed)), ASGST__ADAPTER_LR_C2I);
 }
 
 /* Between the stp and the mov x29,sp: not known; from there to the ldp: the frame record;

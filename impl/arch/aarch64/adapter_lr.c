@@ -169,7 +169,9 @@ int asgst__hs_adapter_lr(uintptr_t pc, uintptr_t lo, uintptr_t hi) {
       if (in == 0) return ASGST__ADAPTER_LR_NONE;
       for (int i = 0; i < n; i++)
         if (edges[i].to > at && edges[i].to <= end) return ASGST__ADAPTER_LR_NONE; /* jumps into it */
-      if (in == 2) return i2c || !no_branch_into(from, pc, hi) ? ASGST__ADAPTER_LR_NONE : ASGST__ADAPTER_LR_RECORD;
+      /* Inside: the record lies at the caller's sp - 16 only at depth 0 (a G1 barrier's
+       * record inside the entry barrier's push of x10 lies 16 bytes lower). */
+      if (in == 2) return i2c || depth != 0 || !no_branch_into(from, pc, hi) ? ASGST__ADAPTER_LR_NONE : ASGST__ADAPTER_LR_RECORD;
       at = end; /* the bracket restores sp to its depth at the stp */
       continue;
     }
