@@ -14,6 +14,7 @@
 /* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
  * stores stall on failed store forwarding. */
 #pragma GCC optimize("no-tree-slp-vectorize")
+#include "../../arch/adapter_lr.h"
 #include "../../arch/arch.h"
 #include "../../arch/call_stub.h"
 #include "../../arch/stub_exit.h"
@@ -145,6 +146,37 @@ static bool called_from_c(const asgst__regs *r, asgst__regs *s) {
   return true;
 }
 
+#if ASGST__ADAPTERS_BY_LR
+/* SS. arm64: a top frame in the adapters' blob [code, end) where the code from the
+ * adapter's start to the pc has left lr, sp and fp alone (asgst__hs_adapter_lr): the
+ * sender is at lr with the same sp and fp. The i2c's caller is interpreted (walked by its
+ * fp: its sp, which the i2c also keeps in x19, is only checked against ours) or the call
+ * stub; the c2i's is compiled, or interpreted where an i2c lost a race and went on into the
+ * c2i. Inside the c2i's frame record around its call to fix the caller's call site, the
+ * record holds them. Elsewhere (past the i2c's alignment of sp for stack arguments or the
+ * c2i's growth of sp for the interpreter's): an error. */
+static int adapter_lr_sender(uintptr_t code, uintptr_t end, const asgst__regs *r, asgst__regs *s) {
+  int which = asgst__hs_adapter_lr(r->pc, code, end);
+  uintptr_t lr = asgst__strip_pc(r->lr), b;
+  if (which == ASGST__ADAPTER_LR_RECORD) {
+    /* Inside the c2i's frame record (its call to fix the caller's call site). */
+    if (r->fp < r->sp || (r->fp & 7)) return ASGST_UNSAFE_STATE;
+    if (!asgst__load_ptr(r->fp + 8, &lr) || !asgst__load_ptr(r->fp, &s->fp)) return ASGST_BAD_FRAME;
+    lr = asgst__strip_pc(lr);
+    s->sp = r->fp + 16;
+  } else {
+    s->sp = r->sp;
+    s->fp = r->fp;
+  }
+  if (which == ASGST__ADAPTER_LR_NONE || lr == 0) return ASGST_UNSAFE_STATE;
+  s->pc = lr;
+  s->lr = 0;
+  int k = asgst__hs_classify(lr, &b);
+  if (which == ASGST__ADAPTER_LR_I2C) return k == ASGST__HK_INTERP || k == ASGST__HK_ENTRY ? 1 : ASGST_UNSAFE_STATE;
+  return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP ? 1 : ASGST_UNSAFE_STATE;
+}
+#endif
+
 /* SS. A top frame in the adapters' blob at code. In the i2c where its decoding from the
  * blob's start places the return address (asgst__hs_i2c_effect). Where the code from the
  * pc provably reaches the c2i's pop of its return address, or a jump to a runtime stub entered as if
@@ -157,6 +189,9 @@ static int adapter_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, 
   uint32_t size;
   uintptr_t out = 0, b;
   if (!asgst__vm_blob_size(blob, &size) || size > (1u << 20)) return ASGST_BAD_FRAME;
+#if ASGST__ADAPTERS_BY_LR
+  return adapter_lr_sender(code, blob + size, r, s);
+#endif
   /* The i2c first (at the blob's start): its caller is interpreted, or the call stub. */
   long ra, depth;
   if (asgst__hs_i2c_effect(r->pc, code, blob + size, &ra, &depth)) {

@@ -1,0 +1,217 @@
+/*
+ * adapter_lr.c - arm64: the adapters' blob and PLT entries, where the return address is
+ * still in the link register (adapter_lr.h). Facts used: HotSpot's i2c and c2i adapters
+ * build no frame of their own (the c2i only around its call to fix its caller's call site)
+ * and are entered as if called; their branches all go forward; a PLT entry touches x16
+ * and x17 only.
+ */
+#if defined(__aarch64__)
+#include "../../safe_read.h"
+#include "../adapter_lr.h"
+#include "sp_effect.h"
+
+enum {
+  STP_FP_LR_PRE = 0xa9bf7bfdu,  /* stp x29,x30,[sp,#-16]!: enter()'s first instruction */
+  MOV_FP_SP = 0x910003fdu,      /* mov x29,sp: its second */
+  MOV_SP_FP = 0x910003bfu,      /* mov sp,x29: leave()'s first */
+  LDP_FP_LR_POST = 0xa8c17bfdu, /* ldp x29,x30,[sp],#16: its second */
+  BR_MASK = 0xfffffc1fu, BR = 0xd61f0000u,
+};
+
+/* Most targets of forward branches remembered while the scan is before a bracket. */
+#define MAX_TARGETS 32
+
+/* SS. True if w is one of the pointer authentication hints that rewrite lr in place
+ * (paciasp, pacibsp, autiasp, autibsp, paciaz, pacibz, autiaz, autibz, xpaclri). */
+static bool auth_hint(uint32_t w) {
+  if ((w & 0xfffffc1fu) != 0xd503201fu) return false;
+  unsigned op = (w >> 5) & 0x7f; /* CRm:op2 */
+  return op == 0x07 || (op >= 0x18 && op <= 0x1f);
+}
+
+/* SS. The target of the direct branch w at `at` (b, b.cond, cbz/cbnz, tbz/tbnz), 0 if w is
+ * none. bl is a call that returns: not a branch here. */
+static uintptr_t target_of(uint32_t w, uintptr_t at) {
+  if ((w & 0xfc000000u) == 0x14000000u) return at + (uintptr_t)((intptr_t)((int32_t)(w << 6) >> 6) * 4);
+  if ((w & 0xff000010u) == 0x54000000u || (w & 0x7e000000u) == 0x34000000u)
+    return at + (uintptr_t)((intptr_t)((int32_t)(w << 8) >> 13) * 4);
+  if ((w & 0x7e000000u) == 0x36000000u) return at + (uintptr_t)((intptr_t)((int32_t)(w << 13) >> 18) * 4);
+  return 0;
+}
+
+/* SS. True if w is a direct branch (b, b.cond, cbz/cbnz, tbz/tbnz, bl) or br, blr, ret. */
+static bool is_branch(uint32_t w) {
+  return (w & 0x7c000000u) == 0x14000000u || (w & 0xff000010u) == 0x54000000u ||
+         (w & 0x7c000000u) == 0x34000000u || (w & 0xfe000000u) == 0xd6000000u;
+}
+
+/* SS. True if w may write register n (29 or 30): conservatively, any instruction whose
+ * destination field names it except the stores, which only read it, and a load's or
+ * store's base register written back. Calls write lr. */
+static bool may_write(uint32_t w, unsigned n) {
+  if (n == 30 && ((w & 0xfc000000u) == 0x94000000u || (w & 0xfffffc1fu) == 0xd63f0000u ||
+                  (w & 0xfefff800u) == 0xd63f0800u || auth_hint(w)))
+    return true; /* bl, blr, blraa/blrab, the authentication hints */
+  if (is_branch(w)) return false; /* an offset, a condition or a tested register there */
+  unsigned rt = w & 31, rn = (w >> 5) & 31, rt2 = (w >> 10) & 31;
+  if ((w & 0x0a000000u) != 0x08000000u) return rt == n; /* not a load or store: rd in bits 0-4 */
+  if ((w & 0x3a000000u) == 0x28000000u) { /* pair */
+    bool load = (w >> 22) & 1, back = ((w >> 23) & 3) == 1 || ((w >> 23) & 3) == 3;
+    return (load && (rt == n || rt2 == n)) || (back && rn == n);
+  }
+  if ((w & 0x3b000000u) == 0x39000000u) /* ldr/str unsigned offset: opc 00 is a store */
+    return ((w >> 22) & 3) != 0 && rt == n;
+  if ((w & 0x3b200000u) == 0x38000000u) { /* ldr/str unscaled, pre- or post-indexed */
+    bool back = (w & 0x400u) != 0;
+    return (((w >> 22) & 3) != 0 && rt == n) || (back && rn == n);
+  }
+  return rt == n || rt2 == n || ((w >> 16) & 31) == n; /* anything else: any field */
+}
+
+/* SS. The start of the adapter holding pc: lo (the i2c) if pc is at or before the blob's
+ * first br, else the instruction after that br (the c2i). 0 if no br is found before pc
+ * within the limit or a word cannot be read. */
+static uintptr_t adapter_start(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool *i2c) {
+  for (uintptr_t at = lo; at < hi && at - lo < 4u * ASGST__ADAPTER_LR_MAX_INSNS; at += 4) {
+    uint32_t w;
+    if (!asgst__load_u32(at, &w)) return 0;
+    if ((w & BR_MASK) == BR) {
+      *i2c = pc <= at;
+      return pc <= at ? lo : at + 4;
+    }
+  }
+  return 0;
+}
+
+/* SS. The bracket at `at` (its stp already read) in the blob [lo, hi), read up to `until`
+ * (pc): stp; mov x29,sp; then only instructions that leave x29 alone, no br or ret, and
+ * direct branches only forward within the bracket (a G1 barrier's slow path inside one,
+ * in the c2i's entry barrier); then mov sp,x29; ldp. x29 survives the calls inside
+ * (callee-saved), so the bracket restores sp, fp and lr. 1 with *end at its ldp if the
+ * whole bracket lies before until; 2 if until lies inside it after its mov x29,sp, up to
+ * its ldp (the frame record at x29 holds the caller's fp and return address), the words
+ * before until obeying the rules; 0 otherwise. */
+static int bracket(uintptr_t at, uintptr_t until, uintptr_t lo, uintptr_t hi, uintptr_t *end) {
+  uint32_t w, prev = 0;
+  uintptr_t reach = 0; /* the furthest target of a branch inside */
+  if (until <= at + 4 || !asgst__load_u32(at + 4, &w) || w != MOV_FP_SP) return 0;
+  for (uintptr_t p = at + 8; p < until; p += 4) {
+    if (!asgst__load_u32(p, &w)) return 0;
+    if (w == LDP_FP_LR_POST) {
+      *end = p;
+      return prev == MOV_SP_FP && reach < p ? 1 : 0;
+    }
+    uintptr_t t = target_of(w, p);
+    if (t != 0 && (t <= p || t < lo || t >= hi)) return 0;
+    if (t > reach) reach = t;
+    if ((w & 0xfffffc1fu) == BR || (w & 0xfffffc1fu) == 0xd65f0000u || (w != MOV_SP_FP && may_write(w, 29)))
+      return 0;
+    prev = w;
+  }
+  return 2;
+}
+
+/* SS. True if no direct branch in [pc, hi) lands in [from, pc] (the scan of [from, pc)
+ * refused backward branches there itself). Reads up to the limit; false past it. */
+static bool no_branch_into(uintptr_t from, uintptr_t pc, uintptr_t hi) {
+  for (uintptr_t at = pc; at < hi; at += 4) {
+    uint32_t w;
+    if (at - from >= 4u * ASGST__ADAPTER_LR_MAX_INSNS || !asgst__load_u32(at, &w)) return false;
+    uintptr_t t = target_of(w, at);
+    if (t >= from && t <= pc) return false;
+  }
+  return true;
+}
+
+/* A forward branch within the blob seen by the scan: its target and sp's depth there. */
+struct edge {
+  uintptr_t to;
+  long depth;
+};
+
+/* SS. True if every edge of e[0..n) that lands at `at` comes with depth. */
+static bool edges_agree(const struct edge *e, int n, uintptr_t at, long depth) {
+  for (int i = 0; i < n; i++)
+    if (e[i].to == at && e[i].depth != depth) return false;
+  return true;
+}
+
+/* SS. True if w leaves the straight line for good: b, br, ret (and their authenticated
+ * forms). The next instruction is reached only by a branch or as an entry. */
+static bool ends_line(uint32_t w) {
+  return (w & 0xfc000000u) == 0x14000000u || (w & 0xfffffc1fu) == BR || (w & 0xfffffc1fu) == 0xd65f0000u ||
+         (w & 0xfefff800u) == 0xd61f0800u || (w & 0xfffffbffu) == 0xd65f0bffu;
+}
+
+/* SS. See adapter_lr.h. The scan adds up what each instruction does to sp (sp_effect.h):
+ * HotSpot's code has one stack depth per pc, so where the straight line from the start
+ * and every forward branch into a pc agree, that is its depth (the c2i's entry barrier
+ * pushes and pops a register on its slow path, which the fast path jumps over). After an
+ * instruction that ends the line the depth must be 0 (an entry, or a label that the
+ * edges then check). */
+int asgst__hs_adapter_lr(uintptr_t pc, uintptr_t lo, uintptr_t hi) {
+  bool i2c = false, cut = false;
+  if (pc < lo || pc >= hi || (pc & 3) || (lo & 3)) return ASGST__ADAPTER_LR_NONE;
+  uintptr_t from = adapter_start(pc, lo, hi, &i2c);
+  if (from == 0 || pc - from >= 4u * ASGST__ADAPTER_LR_MAX_INSNS) return ASGST__ADAPTER_LR_NONE;
+  struct edge edges[MAX_TARGETS];
+  int n = 0;
+  long depth = 0;
+  for (uintptr_t at = from; at < pc; at += 4) {
+    uint32_t w;
+    long d = 0;
+    if (!asgst__load_u32(at, &w) || !edges_agree(edges, n, at, depth) || (cut && depth != 0))
+      return ASGST__ADAPTER_LR_NONE;
+    cut = false;
+    if (w == STP_FP_LR_PRE) {
+      uintptr_t end = pc;
+      int in = bracket(at, pc, lo, hi, &end);
+      if (in == 0) return ASGST__ADAPTER_LR_NONE;
+      for (int i = 0; i < n; i++)
+        if (edges[i].to > at && edges[i].to <= end) return ASGST__ADAPTER_LR_NONE; /* jumps into it */
+      /* Inside: the record lies at the caller's sp - 16 only at depth 0 (a G1 barrier's
+       * record inside the entry barrier's push of x10 lies 16 bytes lower). */
+      if (in == 2) return i2c || depth != 0 || !no_branch_into(from, pc, hi) ? ASGST__ADAPTER_LR_NONE : ASGST__ADAPTER_LR_RECORD;
+      at = end; /* the bracket restores sp to its depth at the stp */
+      continue;
+    }
+    uintptr_t t = target_of(w, at);
+    /* A branch out of the blob is an exit: the adapters reach the runtime's stubs (the
+     * inline cache miss, the wrong method handler) with a plain b where they are near, as
+     * they are in the code cache's segment for non-methods. Within the blob, only forward. */
+    if (t >= lo && t < hi) {
+      if (t <= at || n == MAX_TARGETS) return ASGST__ADAPTER_LR_NONE; /* backward: a loop */
+      edges[n++] = (struct edge){t, depth};
+    }
+    if (asgst__a64_sp_effect(w, &d) < 0 || may_write(w, 29) || may_write(w, 30)) return ASGST__ADAPTER_LR_NONE;
+    depth += d;
+    cut = ends_line(w);
+  }
+  if (!edges_agree(edges, n, pc, depth) || depth != 0 || !no_branch_into(from, pc, hi)) return ASGST__ADAPTER_LR_NONE;
+  return i2c ? ASGST__ADAPTER_LR_I2C : ASGST__ADAPTER_LR_C2I;
+}
+
+/* SS. True if the four words at e are a PLT entry's adrp x16; ldr x17,[x16,#off];
+ * add x16,x16,#off; br x17, and the word before them is not the lazy binding header's
+ * stp x16,x30,[sp,#-16]! (the header, PLT0, has the same four words after that push: sp
+ * is no longer the caller's there). */
+static bool plt_words(uintptr_t e) {
+  uint32_t w[4], before;
+  for (int i = 0; i < 4; i++)
+    if (!asgst__load_u32(e + 4u * (uintptr_t)i, &w[i])) return false;
+  if (asgst__load_u32(e - 4, &before) && before == 0xa9bf7bf0u) return false;
+  return (w[0] & 0x9f00001fu) == 0x90000010u && (w[1] & 0xffc003ffu) == 0xf9400211u &&
+         (w[2] & 0xffc003ffu) == 0x91000210u && w[3] == 0xd61f0220u;
+}
+
+/* SS. See adapter_lr.h. */
+bool asgst__plt_entry_at(uintptr_t pc) {
+  uint32_t w;
+  if ((pc & 3) || !asgst__load_u32(pc, &w)) return false;
+  if (w == 0xd503245fu) return plt_words(pc + 4); /* bti c, before the entry's adrp */
+  for (uintptr_t k = 0; k < 4; k++)
+    if (pc >= 4 * k && plt_words(pc - 4 * k)) return true;
+  return false;
+}
+
+#endif
