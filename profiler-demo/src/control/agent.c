@@ -122,6 +122,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread) {
                prof.init_error);
     return;
   }
+  if (start_at_init) prof_wait_bound(2000);
   if (start_at_init && prof_start(false, err, sizeof err) != 0) {
     prof_say("asgst-prof: cannot start: %s\n", err);
   } else if (start_at_init) {

@@ -68,6 +68,8 @@ void prof_cond_init_monotonic(pthread_cond_t *c);
 
 /* N. Binds the ASGST library to the JVM; the reason goes to prof.init_error on failure. */
 int prof_bind_asgst(JavaVM *vm);
+/* N. Waits (at most max_ms) until walks work after the binding (asgst_binding.c). */
+void prof_wait_bound(int max_ms);
 /* N. The ASGST_Initialize flags the options ask for. */
 int prof_init_flags(void);
 
