@@ -1,12 +1,13 @@
 # test_attach.sh BUILD_DIR - asgst-attach: a JVM started without the agent is attached,
 # profiled, dumped and stopped and keeps running; clear errors for a dead pid, a non-Java
-# pid, a JVM that never opens its attach socket, and a user mismatch; root attaching to
+# pid, a JVM that never opens its attach socket (with a stale socket of an earlier process
+# of its pid in the way), and a user mismatch; root attaching to
 # another user's JVM. No profile is lost: a relative file= lands in asgst-attach's working
 # directory, the summary comes back to its output, an output directory removed before
 # the stop sends the profile to the JVM's temp directory (and stop,file=NEW then writes
 # it), and /proc targets are refused at start.
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..24"
+echo "1..25"
 compile || { echo "Bail out! javac failed"; exit 1; }
 chmod 755 "$WORK"
 # The cases of uid 65534 use a copy of asgst-attach and the agent in $WORK: the clone may
@@ -114,7 +115,15 @@ check "non-Java pid: clear error, and the process is not signalled" \
 "$JAVA" -XX:+DisableAttachMechanism -cp "$CLASSES" LongRunner 30 >/dev/null 2>&1 &
 NOATT=$!; PIDS+=($NOATT)
 wait_jvm $NOATT
+# A socket left at the JVM's path by an earlier process with its pid (pids are reused; a
+# killed JVM leaves its socket behind) is not this JVM's: the connect would be refused.
+stale_socket() {
+  python3 -c "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$1" &&
+    touch -h -d '1 hour ago' "$1" && chown "$2" "$1"
+}
+stale_socket /tmp/.java_pid$NOATT 0
 "$ATTACH" $NOATT start --timeout 2 >"$WORK/e3" 2>&1; rc=$?
+rm -f /tmp/.java_pid$NOATT
 check "JVM that never opens its socket: timeout error" \
   bash -c "[ $rc != 0 ] && grep -q 'timeout' '$WORK/e3'"
 diag <"$WORK/e3"
@@ -126,8 +135,11 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$JAVA" -cp "$CLASSES" LongRu
   >/dev/null 2>"$WORK/nobody.err" &
 NB=$!; PIDS+=($NB)
 wait_jvm $NB
+stale_socket /tmp/.java_pid$NB 65534:65534
 mkdir -p "$WORK/nb" && chmod 777 "$WORK/nb"
 "$STAGED" $NB "start,event=cpu,file=$WORK/nb/p.collapsed" >"$WORK/e5" 2>&1 && sleep 1 &&
   "$STAGED" $NB stop >>"$WORK/e5" 2>&1
 check "root attaches to a JVM of another user (uid 65534)" [ -s "$WORK/nb/p.collapsed" ]
+check "a stale socket at the JVM's path (left by an earlier pid) is passed over" \
+  bash -c "! grep -q 'cannot connect' '$WORK/e5'"
 diag <"$WORK/e5"

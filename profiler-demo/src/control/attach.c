@@ -37,6 +37,7 @@ typedef struct {
   uid_t uid;
   gid_t gid;
   char tmp[64]; /* the JVM's /tmp as reachable from here */
+  time_t started; /* seconds since the epoch; 0 if unknown */
 } target;
 
 /* N. Prints the message and exits with status 1. */
@@ -82,6 +83,29 @@ static int is_java(pid_t pid) {
   return found;
 }
 
+/* N. When the process started, in seconds since the epoch (0 if unknown): the start time
+ * in /proc/<pid>/stat counts clock ticks from boot, /proc/stat's btime is the boot. */
+static time_t start_time(pid_t pid) {
+  char path[64], line[4096];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(line, 1, sizeof line - 1, f);
+  fclose(f);
+  line[n] = '\0';
+  char *p = strrchr(line, ')'); /* the command name may hold spaces */
+  unsigned long long ticks = 0;
+  if (!p || sscanf(p + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+                          "%*s %*s %*s %llu", &ticks) != 1)
+    return 0;
+  long long boot = 0;
+  f = fopen("/proc/stat", "r");
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "btime %lld", &boot) == 1) break;
+  if (f) fclose(f);
+  return boot ? (time_t)(boot + (long long)(ticks / (unsigned long long)sysconf(_SC_CLK_TCK))) : 0;
+}
+
 /* N. Checks the process exists, is a JVM, and that we may attach to it as ourselves. */
 static void check_target(target *t) {
   if (kill(t->pid, 0) != 0 && errno == ESRCH) die("no process with pid %d", (int)t->pid);
@@ -93,6 +117,7 @@ static void check_target(target *t) {
         (unsigned)t->uid, (unsigned)me, (unsigned)t->uid);
   if (!is_java(t->pid)) die("pid %d is not a Java process (no libjvm.so mapped)", (int)t->pid);
   snprintf(t->tmp, sizeof t->tmp, "/proc/%d/root/tmp", (int)t->pid);
+  t->started = start_time(t->pid);
 }
 
 /* N. Takes the JVM's uid/gid (as root): the JVM refuses peers with other credentials and
@@ -110,11 +135,20 @@ static void sleep_ms(long ms) {
   nanosleep(&ts, NULL);
 }
 
+/* N. True if sock is a socket made by this process, not one left behind by an earlier
+ * process with the same pid that was killed before it could remove it (pids are reused:
+ * a connect to such a file is refused). The JVM replaces a stale one when it opens its own.
+ * One second of slack: the boot time is in whole seconds. */
+static bool socket_is_current(const target *t, const char *sock) {
+  struct stat st;
+  if (stat(sock, &st) != 0 || !S_ISSOCK(st.st_mode)) return false;
+  return t->started == 0 || st.st_mtime + 1 >= t->started;
+}
+
 /* N. Makes the JVM open its attach socket (if it has not already); returns its path. */
 static void open_socket(const target *t, char *sock, size_t len, int timeout_s) {
   snprintf(sock, len, "%s/.java_pid%d", t->tmp, (int)t->nspid);
-  struct stat st;
-  if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode)) return;
+  if (socket_is_current(t, sock)) return;
   char trigger[PATH_MAX];
   snprintf(trigger, sizeof trigger, "/proc/%d/cwd/.attach_pid%d", (int)t->pid, (int)t->nspid);
   FILE *f = fopen(trigger, "w");
@@ -127,7 +161,7 @@ static void open_socket(const target *t, char *sock, size_t len, int timeout_s) 
   if (kill(t->pid, SIGQUIT) != 0) die("cannot signal pid %d: %s", (int)t->pid, strerror(errno));
   for (long waited = 0; waited < timeout_s * 1000L; waited += 20) {
     sleep_ms(20);
-    if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode)) {
+    if (socket_is_current(t, sock)) {
       unlink(trigger);
       return;
     }
