@@ -1,13 +1,12 @@
 /*
- * adapter_lr.h - arm64: where the i2c/c2i adapters and PLT entries leave the return
- * address in the link register (aarch64/adapter_lr.c). On x86_64 a call pushes its return
- * address, these questions do not arise, and nothing here is defined
- * (ASGST__ADAPTERS_BY_LR is 0 in x86_64/decoders.h).
+ * adapter_lr.h - arm64: where the i2c/c2i adapters leave the return address in the link
+ * register (aarch64/adapter_frame.c, which answers adapter_frame.h from it; its unit test
+ * calls it directly). On x86_64 a call pushes its return address, and nothing here is
+ * defined.
  */
 #ifndef ASGST_ARCH_ADAPTER_LR_H
 #define ASGST_ARCH_ADAPTER_LR_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 /* What asgst__hs_adapter_lr answers. */
@@ -35,12 +34,5 @@ enum { ASGST__ADAPTER_LR_NONE = 0, ASGST__ADAPTER_LR_I2C = 1, ASGST__ADAPTER_LR_
  * sp for the interpreter's arguments, between the bracket's stp and its mov x29,sp, an
  * unreadable word, more than ASGST__ADAPTER_LR_MAX_INSNS instructions). */
 int asgst__hs_adapter_lr(uintptr_t pc, uintptr_t lo, uintptr_t hi);
-
-/* SS. True if pc is at one of the instructions of a PLT entry as GNU ld and lld write
- * them for arm64 ([bti c;] adrp x16,page; ldr x17,[x16,#off]; add x16,x16,#off; br x17),
- * the four of them read around pc. Such an entry writes x16 and x17 only: at any of its
- * instructions the caller's return address is in lr, its sp is sp and its fp is fp. A
- * PLT entry has no row in .eh_frame on arm64. */
-bool asgst__plt_entry_at(uintptr_t pc);
 
 #endif

@@ -8,8 +8,10 @@
  *   interp_frame.h  the slots of HotSpot's frames the VM's tables do not export, for the
  *                   model (ASGST__FRAME_SLOTS_EXPORTED, ASGST__INTERP_*_SLOT,
  *                   ASGST__ENTRY_WRAPPER_SLOT)
- *   frame_code.c, stub_exit.c, call_stub.c  the decoders of HotSpot's code, behind the
- *                   neutral frame_code.h, stub_exit.h and call_stub.h of impl/arch/
+ *   frame_code.c, stub_exit.c, call_stub.c, adapter_frame.c  the decoders of HotSpot's
+ *                   code, behind the neutral frame_code.h, stub_exit.h, call_stub.h and
+ *                   adapter_frame.h of impl/arch/
+ *   plt_entry.c     a PLT entry without a CFI row (plt_entry.h)
  *   decoders.h      what those decoders cover, for the walker's choices
  *                   (ASGST__ENTER_BYTES, ASGST__CALL_STUB_DECODED,
  *                   ASGST__C1_LEAF_STUBS_DECODED)

@@ -57,8 +57,9 @@ bool asgst__hs_stub_call_depth(uintptr_t ret, uintptr_t lo, uintptr_t hi, long *
  * 2 with the target in *out if it reaches a direct jump out of the blob (to a runtime
  * stub entered as if called: the ic miss or wrong method handler), without an
  * instruction that may move rsp or touch the stack on the way: HotSpot's code has one
- * stack depth per pc, so the return address is then at sp at pc too. 0 otherwise (and
- * always on arm64, whose adapters are not decoded). */
+ * stack depth per pc, so the return address is then at sp at pc too. 0 otherwise.
+ * x86_64 only (x86_64/adapter_frame.c answers adapter_frame.h with it; arm64's adapters:
+ * adapter_lr.h). */
 int asgst__hs_c2i_ret_at_sp(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *out);
 
 /* SS. A stub of [lo, hi) that keeps no frame record and returns with ret (C1's
@@ -86,8 +87,8 @@ int asgst__hs_stub_ret_offset(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop
  * the interpreted caller is walked by its fp). 0 where they are not known (between the
  * and and the push; just after the pop, where the sender's sp would be sp itself, no
  * growth a walk accepts), where pc is not in an i2c
- * of that shape, or the code holds an instruction outside the few the i2c emits. Always 0
- * on arm64. */
+ * of that shape, or the code holds an instruction outside the few the i2c emits. x86_64
+ * only, as asgst__hs_c2i_ret_at_sp. */
 int asgst__hs_i2c_effect(uintptr_t pc, uintptr_t lo, uintptr_t hi, long *ra, long *depth);
 
 #endif

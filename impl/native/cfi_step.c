@@ -1,7 +1,7 @@
 /*
  * cfi_step.c - the signal handler's side of the tables as functions (cfi.h): looking up
- * a pc's row and stepping one C frame to its caller with it, or through a signal frame
- * (sigframe.h) where it has no usable row. The work is in cfi_inline.h. Async-signal-safe: one atomic load of the published snapshot, a search
+ * a pc's row and stepping one C frame to its caller with it, or where it has no usable
+ * row through a signal frame (sigframe.h) or, interrupted there, a PLT entry (plt_step.h). The work is in cfi_inline.h. Async-signal-safe: one atomic load of the published snapshot, a search
  * of its objects and of one table (often answered by the table's cache), reads only
  * through the caller's callback.
  */
@@ -10,6 +10,7 @@
 #pragma GCC optimize("no-tree-slp-vectorize")
 #include "impl/native/cfi.h"
 #include "impl/native/cfi_inline.h"
+#include "impl/native/plt_step.h"
 #include "impl/native/sigframe.h"
 
 /* SS. */
@@ -28,7 +29,8 @@ const struct asgst_cfi_rule *asgst__cfi_lookup(uintptr_t pc, bool pc_is_return_a
 int asgst__cfi_step(struct asgst_cfi_frame *frame, bool pc_is_return_address,
                     asgst_cfi_read_fn read, void *ctx) {
   int r = asgst__cfi_apply(asgst__cfi_lookup(frame->pc, pc_is_return_address), frame, read, ctx);
-  return r == ASGST_CFI_NO_RULE ? asgst__sigframe_step(frame, !pc_is_return_address, read, ctx) : r;
+  if (r == ASGST_CFI_NO_RULE) r = asgst__sigframe_step(frame, !pc_is_return_address, read, ctx);
+  return r == ASGST_CFI_NO_RULE ? asgst__plt_step(frame, !pc_is_return_address, read, ctx) : r;
 }
 
 /* SS. */

@@ -4,7 +4,7 @@
  * inline cache check, the c2i entry with the test before fixing the caller's call site,
  * that fix's aligned stack and call, and the pop of the return address; assembled here,
  * no JVM): the i2c and the fix give no answer, the entries up to the pop give the pop or
- * the jump to the runtime stub. arm64's adapters are not decoded: always 0 there. */
+ * the jump to the runtime stub. x86_64 only: arm64's adapters are test_adapter_lr's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#if defined(__x86_64__)
+#include "impl/arch/adapter_frame.h"
 #include "impl/arch/stub_exit.h"
 
 /* padded: the decoder reads 16 bytes at each instruction */
@@ -70,7 +72,6 @@ static int at(unsigned off, uintptr_t *out) {
   return asgst__hs_c2i_ret_at_sp(lo + off, lo, lo + 0x54, out);
 }
 
-#if defined(__x86_64__)
 static void i2c_and_fix_unproven(void **state) {
   (void)state;
   static const unsigned none[] = {0x00, 0x04, 0x07, 0x0b, 0x0c, 0x35, 0x38, 0x3c, 0x3d, 0x42,
@@ -106,25 +107,36 @@ static void jdk27_lea_before_the_pop(void **state) {
   assert_int_equal(at27(0x1d, &out), 0);
   assert_int_equal(at27(0x1e, &out), 0);
 }
-#else
-static void i2c_and_fix_unproven(void **state) {
+/* The walker's question (adapter_frame.h): the c2i's return address at sp, the caller's sp
+ * 8 above, and where the path leaves through the jump to a runtime stub, that stub. */
+static void answered_as_a_place(void **state) {
   (void)state;
-  uintptr_t out = 0;
-  assert_int_equal(at(0x46, &out), 0);
+  uintptr_t lo = (uintptr_t)code;
+  asgst__hs_adapter_frame a;
+  asgst__hs_adapter_at(lo + 0x1c, lo, lo + 0x54, &a);
+  assert_int_equal(a.adapter, ASGST__ADAPTER_C2I);
+  assert_int_equal(a.where, ASGST__CALLER_AT_SP);
+  assert_int_equal(a.ra, 0);
+  assert_int_equal(a.depth, 8);
+  assert_true(a.exit == lo + 0x29 + 5 + 0x100000 || a.exit == lo + 0x1c + 6 + 0x100000);
+  asgst__hs_adapter_at(lo + 0x46, lo, lo + 0x54, &a);
+  assert_int_equal(a.adapter, ASGST__ADAPTER_C2I);
+  assert_true(a.exit == 0);
+  asgst__hs_adapter_at(lo + 0x38, lo, lo + 0x54, &a); /* in the fix */
+  assert_int_equal(a.adapter, ASGST__ADAPTER_NONE);
 }
-static void entries_reach_the_pop_or_the_stub(void **state) { i2c_and_fix_unproven(state); }
-static void jdk27_lea_before_the_pop(void **state) {
-  (void)state;
-  uintptr_t out = 0;
-  assert_int_equal(at27(0x00, &out), 0);
-}
-#endif
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(i2c_and_fix_unproven),
       cmocka_unit_test(entries_reach_the_pop_or_the_stub),
       cmocka_unit_test(jdk27_lea_before_the_pop),
+      cmocka_unit_test(answered_as_a_place),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
+#else
+#include "test_other_arch.h"
+/* arm64's adapters are decoded by adapter_lr.h (test_adapter_lr.c). */
+TEST_OTHER_ARCH_MAIN("x86_64 only: arm64's adapters keep the return address in lr (test_adapter_lr)")
+#endif

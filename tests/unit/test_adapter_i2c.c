@@ -4,7 +4,7 @@
  * address, alignment, push back, the argument moves, the continuation fast path check,
  * jmp r11), the older form that reads the return address in place, and variants with an
  * instruction that would move rsp or overwrite the return address, which give no answer.
- * arm64's adapters are not decoded: always 0 there. */
+ * x86_64 only: arm64's adapters are test_adapter_lr's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#if defined(__x86_64__)
+#include "impl/arch/adapter_frame.h"
 #include "impl/arch/stub_exit.h"
 
 /* JDK 25's i2c for a method with a stack argument (padded: the decoder reads 16 bytes at
@@ -56,7 +58,6 @@ static int at(const uint8_t *code, unsigned end, unsigned off, long *ra, long *d
   return asgst__hs_i2c_effect(lo + off, lo, lo + end, ra, depth);
 }
 
-#if defined(__x86_64__)
 static void jdk25_every_pc(void **state) {
   (void)state;
   long ra, d;
@@ -129,26 +130,35 @@ static void unproven_shapes(void **state) {
   long ra, d;
   assert_int_equal(at(i2c25, I2C25_END, 0x10, &ra, &d), 1);
 }
-#else
-static void jdk25_every_pc(void **state) {
+/* The walker's question (adapter_frame.h): the i2c first, with its decoder's answer. */
+static void answered_as_a_place(void **state) {
   (void)state;
+  uintptr_t lo = (uintptr_t)i2c25;
   long ra, d;
-  assert_int_equal(at(i2c25, I2C25_END, 0x00, &ra, &d), 0);
-  assert_int_equal(at(i2c25, I2C25_END, 0x10, &ra, &d), 0);
+  asgst__hs_adapter_frame a;
+  for (unsigned off = 0; off < I2C25_END; off++) {
+    int known = at(i2c25, I2C25_END, off, &ra, &d);
+    asgst__hs_adapter_at(lo + off, lo, lo + I2C25_END, &a);
+    if (!known) continue; /* not an instruction, or the c2i's decoder may answer */
+    assert_int_equal(a.adapter, ASGST__ADAPTER_I2C);
+    assert_int_equal(a.where, ASGST__CALLER_AT_SP);
+    assert_int_equal(a.ra, ra);
+    assert_int_equal(a.depth, d);
+    assert_true(a.exit == 0);
+  }
 }
-static void older_form(void **state) {
-  (void)state;
-  long ra, d;
-  assert_int_equal(at(i2c17, 0x16, 0x00, &ra, &d), 0);
-}
-static void unproven_shapes(void **state) { jdk25_every_pc(state); }
-#endif
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(jdk25_every_pc),
       cmocka_unit_test(older_form),
       cmocka_unit_test(unproven_shapes),
+      cmocka_unit_test(answered_as_a_place),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
+#else
+#include "test_other_arch.h"
+/* arm64's adapters are decoded by adapter_lr.h (test_adapter_lr.c). */
+TEST_OTHER_ARCH_MAIN("x86_64 only: arm64's adapters keep the return address in lr (test_adapter_lr)")
+#endif

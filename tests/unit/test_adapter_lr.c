@@ -10,10 +10,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #if defined(__aarch64__)
+#include "impl/arch/adapter_frame.h"
 #include "impl/arch/adapter_lr.h"
+#include "impl/arch/plt_entry.h"
 
 /* Each array of words is framed by four nops on either side: the decoders read a few
  * words around the pc (safe reads in the library; out of bounds for the sanitizer). The
@@ -298,14 +301,44 @@ static void writes_and_loops(void **state) {
   assert_int_equal(at(adapters, 2, ADAPTERS_END), ASGST__ADAPTER_LR_NONE);
 }
 
+/* The code reader of plt_entry.h over this program's memory. */
+static bool read_word(void *ctx, uintptr_t addr, uintptr_t *value) {
+  (void)ctx;
+  memcpy(value, (const void *)addr, sizeof *value);
+  return true;
+}
+
+static bool plt_at(const uint32_t *w, uintptr_t off) {
+  return asgst__plt_entry_at(BASE(w) + off, read_word, NULL);
+}
+
 /* Every instruction of both PLT entries, and nothing else (not the lazy binding header). */
 static void plt_entries(void **state) {
   (void)state;
-  for (uintptr_t off = 0; off < LEN(plt); off += 4) assert_true(asgst__plt_entry_at(BASE(plt) + off));
-  assert_false(asgst__plt_entry_at(BASE(plt) + 2));
-  for (uintptr_t off = 0; off < LEN(plt0); off += 4) assert_false(asgst__plt_entry_at(BASE(plt0) + off));
-  for (uintptr_t off = 0; off < LEN(misc); off += 4) assert_false(asgst__plt_entry_at(BASE(misc) + off));
-  for (uintptr_t off = 0; off < 0x30; off += 4) assert_false(asgst__plt_entry_at(BASE(adapters) + off));
+  for (uintptr_t off = 0; off < LEN(plt); off += 4) assert_true(plt_at(plt, off));
+  assert_false(plt_at(plt, 2));
+  for (uintptr_t off = 0; off < LEN(plt0); off += 4) assert_false(plt_at(plt0, off));
+  for (uintptr_t off = 0; off < LEN(misc); off += 4) assert_false(plt_at(misc, off));
+  for (uintptr_t off = 0; off < 0x30; off += 4) assert_false(plt_at(adapters, off));
+}
+
+/* The walker's question (adapter_frame.h): the caller in lr, or in the c2i's frame record. */
+static void answered_as_a_place(void **state) {
+  (void)state;
+  uintptr_t lo = BASE(adapters);
+  asgst__hs_adapter_frame a;
+  asgst__hs_adapter_at(lo, lo, lo + ADAPTERS_END, &a);
+  assert_int_equal(a.adapter, ASGST__ADAPTER_I2C);
+  assert_int_equal(a.where, ASGST__CALLER_IN_LR);
+  asgst__hs_adapter_at(lo + 0x30, lo, lo + ADAPTERS_END, &a);
+  assert_int_equal(a.adapter, ASGST__ADAPTER_C2I);
+  assert_int_equal(a.where, ASGST__CALLER_IN_LR);
+  asgst__hs_adapter_at(lo + 0xc0, lo, lo + ADAPTERS_END, &a);
+  assert_int_equal(a.adapter, ASGST__ADAPTER_C2I);
+  assert_int_equal(a.where, ASGST__CALLER_RECORD);
+  asgst__hs_adapter_at(lo + 0xbc, lo, lo + ADAPTERS_END, &a);
+  assert_int_equal(a.adapter, ASGST__ADAPTER_NONE);
+  assert_true(a.exit == 0);
 }
 
 int main(void) {
@@ -318,6 +351,7 @@ int main(void) {
       cmocka_unit_test(i2c_stack_arguments),
       cmocka_unit_test(writes_and_loops),
       cmocka_unit_test(plt_entries),
+      cmocka_unit_test(answered_as_a_place),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

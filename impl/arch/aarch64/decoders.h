@@ -14,8 +14,5 @@
 /* 0: C1's runtime stubs that keep no frame record are not decoded (the walker's frame
  * record test stands). */
 #define ASGST__C1_LEAF_STUBS_DECODED 0
-/* 1: the adapters and PLT entries are decoded for a return address still in lr
- * (adapter_lr.h). */
-#define ASGST__ADAPTERS_BY_LR 1
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * sp_effect.h - arm64: how one instruction moves sp, for the decoders that add up a stub's
- * stack depth (stub_exit.c) or prove that code leaves sp alone (adapter_lr.c).
+ * stack depth (stub_exit.c) or prove that code leaves sp alone (adapter_frame.c).
  */
 #ifndef ASGST_ARCH_AARCH64_SP_EFFECT_H
 #define ASGST_ARCH_AARCH64_SP_EFFECT_H

@@ -78,21 +78,9 @@ bool asgst__hs_stub_call_depth(uintptr_t ret, uintptr_t lo, uintptr_t hi, long *
   return follow(ret, 0, lo, hi, &(uintptr_t){0}, depth);
 }
 
-/* SS. See stub_exit.h: arm64's adapters are not decoded. */
-int asgst__hs_c2i_ret_at_sp(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *out) {
-  (void)pc, (void)lo, (void)hi, (void)out;
-  return 0;
-}
-
 /* SS. See stub_exit.h: not decoded on arm64. */
 int asgst__hs_stub_ret_offset(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_ra, long *ra) {
   (void)pc, (void)lo, (void)hi, (void)pop_ra, (void)ra;
-  return 0;
-}
-
-/* SS. See stub_exit.h: arm64's adapters are not decoded. */
-int asgst__hs_i2c_effect(uintptr_t pc, uintptr_t lo, uintptr_t hi, long *ra, long *depth) {
-  (void)pc, (void)lo, (void)hi, (void)ra, (void)depth;
   return 0;
 }
 

@@ -13,7 +13,5 @@
 #define ASGST__CALL_STUB_DECODED 1
 /* 1: C1's runtime stubs that keep no frame record are decoded (asgst__hs_stub_ret_offset). */
 #define ASGST__C1_LEAF_STUBS_DECODED 1
-/* 0: a call pushes its return address; adapter_lr.h is arm64 only. */
-#define ASGST__ADAPTERS_BY_LR 0
 
 #endif

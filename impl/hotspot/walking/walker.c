@@ -29,8 +29,8 @@
 #include "../../test_build.h"
 #include "../../native/cfi.h"
 #include "../../native/cfi_inline.h" /* the C step inlines the lookup and the step */
+#include "../../native/plt_step.h"
 #include "../../native/sigframe.h"
-#include "../../arch/adapter_lr.h"
 #include "../../arch/call_stub.h"
 #include "walker.h"
 #include "codecache.h"
@@ -724,23 +724,6 @@ static bool cfi_read(void *ctx, uintptr_t addr, uintptr_t *value) {
   return asgst__load_ptr(addr, value);
 }
 
-#if ASGST__ADAPTERS_BY_LR
-/* SS. arm64: an interrupted frame *f in a PLT entry of a loaded object (no row in
- * .eh_frame there; asgst__plt_entry_at): the entry writes only x16 and x17, so its caller
- * is at lr with the same sp and fp (the same sp: cfi_sender's may_share). lr must lie in
- * a loaded object's code too (a PLT is called from its own object). Only the top frame:
- * a PLT entry calls nothing, so it is never a caller. ASGST_CFI_STEPPED, or
- * ASGST_CFI_NO_RULE. Inside the caller's reader section. */
-static int plt_sender(struct asgst_cfi_frame *f) {
-  uintptr_t lr = asgst__strip_pc(f->lr);
-  if (lr == 0 || !asgst__cfi_inside_code(f->pc) || !asgst__cfi_inside_code(lr) || !asgst__plt_entry_at(f->pc))
-    return ASGST_CFI_NO_RULE;
-  f->pc = lr;
-  f->lr = 0;
-  return ASGST_CFI_STEPPED;
-}
-#endif
-
 /* SS. Sender of C frame *c by the DWARF call frame tables (impl/native/cfi.h) into *n:
  * 1, or 2 where c is a signal return trampoline and *n the frame its signal interrupted
  * (impl/native/sigframe.h; n->lr set), or 0 where the tables say c is the thread's
@@ -759,9 +742,7 @@ ASGST__HOT static int cfi_sender(const asgst__regs *c, hs_state *s, uintptr_t li
   /* No usable rule: a signal return trampoline (its 'S' rule, or none) is stepped through
    * the signal frame. Only here, so that it costs the ordinary step nothing. */
   if (r == ASGST_CFI_NO_RULE) r = asgst__sigframe_step(&f, top, cfi_read, NULL);
-#if ASGST__ADAPTERS_BY_LR
-  if (r == ASGST_CFI_NO_RULE && top) r = plt_sender(&f);
-#endif
+  if (r == ASGST_CFI_NO_RULE) r = asgst__plt_step(&f, top, cfi_read, NULL);
   if (r != ASGST_CFI_STEPPED && r != ASGST_CFI_SIGNAL) return r == ASGST_CFI_OUTERMOST ? 0 : -1;
   /* Above c; at c's sp only for an interrupted frame on arm64 that has allocated nothing
    * yet (a function's entry, its return address in lr), as asgst__sp_grew allows: a

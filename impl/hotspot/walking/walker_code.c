@@ -14,7 +14,7 @@
 /* Hot path: no SLP vectorization, whose 16-byte loads of fields just written by narrower
  * stores stall on failed store forwarding. */
 #pragma GCC optimize("no-tree-slp-vectorize")
-#include "../../arch/adapter_lr.h"
+#include "../../arch/adapter_frame.h"
 #include "../../arch/arch.h"
 #include "../../arch/call_stub.h"
 #include "../../arch/stub_exit.h"
@@ -146,70 +146,50 @@ static bool called_from_c(const asgst__regs *r, asgst__regs *s) {
   return true;
 }
 
-#if ASGST__ADAPTERS_BY_LR
-/* SS. arm64: a top frame in the adapters' blob [code, end) where the code from the
- * adapter's start to the pc has left lr, sp and fp alone (asgst__hs_adapter_lr): the
- * sender is at lr with the same sp and fp. The i2c's caller is interpreted (walked by its
- * fp: its sp, which the i2c also keeps in x19, is only checked against ours) or the call
- * stub; the c2i's is compiled, or interpreted where an i2c lost a race and went on into the
- * c2i. Inside the c2i's frame record around its call to fix the caller's call site, the
- * record holds them. Elsewhere (past the i2c's alignment of sp for stack arguments or the
- * c2i's growth of sp for the interpreter's): an error. */
-static int adapter_lr_sender(uintptr_t code, uintptr_t end, const asgst__regs *r, asgst__regs *s) {
-  int which = asgst__hs_adapter_lr(r->pc, code, end);
-  uintptr_t lr = asgst__strip_pc(r->lr), b;
-  if (which == ASGST__ADAPTER_LR_RECORD) {
-    /* Inside the c2i's frame record (its call to fix the caller's call site). */
-    if (r->fp < r->sp || (r->fp & 7)) return ASGST_UNSAFE_STATE;
-    if (!asgst__load_ptr(r->fp + 8, &lr) || !asgst__load_ptr(r->fp, &s->fp)) return ASGST_BAD_FRAME;
-    lr = asgst__strip_pc(lr);
-    s->sp = r->fp + 16;
-  } else {
+/* SS. The caller of a frame in the adapters' blob, read where the decoder placed it
+ * (adapter_frame.h). */
+static int adapter_caller(const asgst__regs *r, const asgst__hs_adapter_frame *a, asgst__regs *s) {
+  uintptr_t ra;
+  s->lr = 0;
+  if (a->where == ASGST__CALLER_AT_SP) {
+    if (!asgst__load_ret(r->sp + (uintptr_t)a->ra, &s->pc)) return ASGST_BAD_FRAME;
+    s->sp = r->sp + (uintptr_t)a->depth;
+    s->fp = r->fp; /* the adapters never write the frame pointer */
+    return 1;
+  }
+  if (a->where == ASGST__CALLER_IN_LR) {
+    s->pc = asgst__strip_pc(r->lr);
     s->sp = r->sp;
     s->fp = r->fp;
+    return s->pc != 0 ? 1 : ASGST_UNSAFE_STATE;
   }
-  if (which == ASGST__ADAPTER_LR_NONE || lr == 0) return ASGST_UNSAFE_STATE;
-  s->pc = lr;
-  s->lr = 0;
-  int k = asgst__hs_classify(lr, &b);
-  if (which == ASGST__ADAPTER_LR_I2C) return k == ASGST__HK_INTERP || k == ASGST__HK_ENTRY ? 1 : ASGST_UNSAFE_STATE;
-  return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP ? 1 : ASGST_UNSAFE_STATE;
+  if (r->fp < r->sp || (r->fp & 7)) return ASGST_UNSAFE_STATE;
+  if (!asgst__load_ptr(r->fp + 8, &ra) || !asgst__load_ptr(r->fp, &s->fp)) return ASGST_BAD_FRAME;
+  s->pc = asgst__strip_pc(ra);
+  s->sp = r->fp + 16;
+  return s->pc != 0 ? 1 : ASGST_UNSAFE_STATE;
 }
-#endif
 
-/* SS. A top frame in the adapters' blob at code. In the i2c where its decoding from the
- * blob's start places the return address (asgst__hs_i2c_effect). Where the code from the
- * pc provably reaches the c2i's pop of its return address, or a jump to a runtime stub entered as if
- * called, with nothing moving rsp on the way (stub_exit.h), the return address is at sp:
- * the c2i between its entry and that pop (inline cache check, class initialization
- * barrier, the test before the fix of the caller's call site: where most walk errors of
- * cold code were). The sender must be Java code (compiled, or interpreted where
- * an i2c lost a race and went on into the c2i). Elsewhere: an error. */
+/* SS. A top frame in the adapters' blob at code, where the decoder proves where its caller
+ * is (adapter_frame.h): on x86_64 in the i2c, and in the c2i from its entries up to the
+ * pop of its return address or a jump to a runtime stub entered as if called (where most
+ * walk errors of cold code were); on arm64 wherever the code from the adapter's start has
+ * left lr, sp and fp alone, and inside the c2i's frame record. The caller must be what
+ * calls that adapter: the interpreter or the call stub for the i2c; compiled code, or the
+ * interpreter where an i2c lost a race and went on into the c2i. Elsewhere: an error. */
 static int adapter_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, asgst__regs *s) {
   uint32_t size;
-  uintptr_t out = 0, b;
+  uintptr_t b;
+  asgst__hs_adapter_frame a;
   if (!asgst__vm_blob_size(blob, &size) || size > (1u << 20)) return ASGST_BAD_FRAME;
-#if ASGST__ADAPTERS_BY_LR
-  return adapter_lr_sender(code, blob + size, r, s);
-#endif
-  /* The i2c first (at the blob's start): its caller is interpreted, or the call stub. */
-  long ra, depth;
-  if (asgst__hs_i2c_effect(r->pc, code, blob + size, &ra, &depth)) {
-    if (!asgst__load_ret(r->sp + (uintptr_t)ra, &s->pc)) return ASGST_BAD_FRAME;
-    s->sp = r->sp + (uintptr_t)depth;
-    s->fp = r->fp; /* the i2c never writes rbp */
-    s->lr = 0;
-    int k = asgst__hs_classify(s->pc, &b);
-    return k == ASGST__HK_INTERP || k == ASGST__HK_ENTRY ? 1 : ASGST_UNSAFE_STATE;
-  }
-  int how = asgst__hs_c2i_ret_at_sp(r->pc, code, blob + size, &out);
-  if (how == 0 || (how == 2 && asgst__hs_classify(out, &b) != ASGST__HK_STUB) || (how == 2 && b == blob))
+  asgst__hs_adapter_at(r->pc, code, blob + size, &a);
+  if (a.adapter == ASGST__ADAPTER_NONE) return ASGST_UNSAFE_STATE;
+  if (a.exit != 0 && (asgst__hs_classify(a.exit, &b) != ASGST__HK_STUB || b == blob))
     return ASGST_UNSAFE_STATE;
-  asgst__hs_stack_effect e;
-  asgst__hs_entry_effect(&e);
-  int rc = sender_from_effect(r, &e, s);
+  int rc = adapter_caller(r, &a, s);
   if (rc != 1) return rc;
   int k = asgst__hs_classify(s->pc, &b);
+  if (a.adapter == ASGST__ADAPTER_I2C) return k == ASGST__HK_INTERP || k == ASGST__HK_ENTRY ? 1 : ASGST_UNSAFE_STATE;
   return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP ? 1 : ASGST_UNSAFE_STATE;
 }
 

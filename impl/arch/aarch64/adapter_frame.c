@@ -1,12 +1,12 @@
 /*
- * adapter_lr.c - arm64: the adapters' blob and PLT entries, where the return address is
- * still in the link register (adapter_lr.h). Facts used: HotSpot's i2c and c2i adapters
- * build no frame of their own (the c2i only around its call to fix its caller's call site)
- * and are entered as if called; their branches all go forward; a PLT entry touches x16
- * and x17 only.
+ * adapter_frame.c - arm64: the adapters' blob, where the return address is still in the
+ * link register (adapter_lr.h), behind adapter_frame.h. Facts used: HotSpot's i2c and c2i
+ * adapters build no frame of their own (the c2i only around its call to fix its caller's
+ * call site) and are entered as if called; their branches all go forward.
  */
 #if defined(__aarch64__)
 #include "../../safe_read.h"
+#include "../adapter_frame.h"
 #include "../adapter_lr.h"
 #include "sp_effect.h"
 
@@ -191,27 +191,17 @@ int asgst__hs_adapter_lr(uintptr_t pc, uintptr_t lo, uintptr_t hi) {
   return i2c ? ASGST__ADAPTER_LR_I2C : ASGST__ADAPTER_LR_C2I;
 }
 
-/* SS. True if the four words at e are a PLT entry's adrp x16; ldr x17,[x16,#off];
- * add x16,x16,#off; br x17, and the word before them is not the lazy binding header's
- * stp x16,x30,[sp,#-16]! (the header, PLT0, has the same four words after that push: sp
- * is no longer the caller's there). */
-static bool plt_words(uintptr_t e) {
-  uint32_t w[4], before;
-  for (int i = 0; i < 4; i++)
-    if (!asgst__load_u32(e + 4u * (uintptr_t)i, &w[i])) return false;
-  if (asgst__load_u32(e - 4, &before) && before == 0xa9bf7bf0u) return false;
-  return (w[0] & 0x9f00001fu) == 0x90000010u && (w[1] & 0xffc003ffu) == 0xf9400211u &&
-         (w[2] & 0xffc003ffu) == 0x91000210u && w[3] == 0xd61f0220u;
-}
-
-/* SS. See adapter_lr.h. */
-bool asgst__plt_entry_at(uintptr_t pc) {
-  uint32_t w;
-  if ((pc & 3) || !asgst__load_u32(pc, &w)) return false;
-  if (w == 0xd503245fu) return plt_words(pc + 4); /* bti c, before the entry's adrp */
-  for (uintptr_t k = 0; k < 4; k++)
-    if (pc >= 4 * k && plt_words(pc - 4 * k)) return true;
-  return false;
+/* SS. See adapter_frame.h: asgst__hs_adapter_lr's answer as a place. */
+void asgst__hs_adapter_at(uintptr_t pc, uintptr_t lo, uintptr_t hi, asgst__hs_adapter_frame *a) {
+  int which = asgst__hs_adapter_lr(pc, lo, hi);
+  *a = (asgst__hs_adapter_frame){.adapter = ASGST__ADAPTER_NONE};
+  if (which == ASGST__ADAPTER_LR_I2C || which == ASGST__ADAPTER_LR_C2I) {
+    a->adapter = which == ASGST__ADAPTER_LR_I2C ? ASGST__ADAPTER_I2C : ASGST__ADAPTER_C2I;
+    a->where = ASGST__CALLER_IN_LR;
+  } else if (which == ASGST__ADAPTER_LR_RECORD) {
+    a->adapter = ASGST__ADAPTER_C2I; /* the record is the c2i's, around its call */
+    a->where = ASGST__CALLER_RECORD;
+  }
 }
 
 #endif
