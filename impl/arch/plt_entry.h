@@ -3,7 +3,7 @@
  * tables (aarch64/plt_entry.c; x86_64/plt_entry.c answers false: its linkers write an
  * .eh_frame row for .plt). Such an entry writes only scratch registers and jumps: at any
  * of its instructions the caller's return address is in the link register and the
- * caller's sp and fp are sp and fp (impl/native/plt_step.h steps it).
+ * caller's sp and fp are sp and fp (impl/native/cfi.h's asgst__cfi_plt_step steps it).
  */
 #ifndef ASGST_ARCH_PLT_ENTRY_H
 #define ASGST_ARCH_PLT_ENTRY_H

@@ -104,9 +104,20 @@ bool asgst__cfi_outside_code(uintptr_t pc);
  * loaded at their build; false before the first build (nothing is proven). */
 bool asgst__cfi_inside_code(uintptr_t pc);
 
-/* SS. Steps *frame to its caller with the tables, or, where they have no usable rule and
- * pc is a signal return trampoline, to the context the signal interrupted (sigframe.h).
- * *frame changes only when the result is ASGST_CFI_STEPPED or ASGST_CFI_SIGNAL. */
+/* SS. If frame was interrupted (top) in a PLT entry of a loaded object that the tables
+ * have no row for (arm64's linkers give .plt none; impl/arch/plt_entry.h recognizes an
+ * entry by its words, read through read) and its link register points into a loaded
+ * object's code too (a PLT is called from its own object), steps *frame to the caller:
+ * ASGST_CFI_STEPPED, at the link register with the same sp and fp (the entry writes only
+ * scratch registers). ASGST_CFI_NO_RULE otherwise. Only an interrupted frame: an entry
+ * calls nothing, so it is never a caller, and only it has a known link register. */
+int asgst__cfi_plt_step(struct asgst_cfi_frame *frame, bool top, asgst_cfi_read_fn read,
+                        void *ctx);
+
+/* SS. Steps *frame to its caller with the tables, or, where they have no usable rule, to
+ * the context a signal interrupted where pc is a signal return trampoline (sigframe.h),
+ * or to the caller of an interrupted PLT entry (asgst__cfi_plt_step). *frame changes
+ * only when the result is ASGST_CFI_STEPPED or ASGST_CFI_SIGNAL. */
 int asgst__cfi_step(struct asgst_cfi_frame *frame, bool pc_is_return_address,
                     asgst_cfi_read_fn read, void *ctx);
 

@@ -1,16 +1,18 @@
 /*
  * cfi_step.c - the signal handler's side of the tables as functions (cfi.h): looking up
  * a pc's row and stepping one C frame to its caller with it, or where it has no usable
- * row through a signal frame (sigframe.h) or, interrupted there, a PLT entry (plt_step.h). The work is in cfi_inline.h. Async-signal-safe: one atomic load of the published snapshot, a search
- * of its objects and of one table (often answered by the table's cache), reads only
- * through the caller's callback.
+ * row through a signal frame (sigframe.h) or, interrupted there, a PLT entry
+ * (asgst__cfi_plt_step). The work is in cfi_inline.h. Async-signal-safe: one atomic load
+ * of the published snapshot, a search of its objects and of one table (often answered by
+ * the table's cache), reads only through the caller's callback.
  */
 /* No SLP vectorization: it packs the caller's registers into 16-byte stores that the
  * caller then reads back 8 bytes at a time, behind the chain of the stack reads. */
 #pragma GCC optimize("no-tree-slp-vectorize")
+#include "impl/arch/arch.h"
+#include "impl/arch/plt_entry.h"
 #include "impl/native/cfi.h"
 #include "impl/native/cfi_inline.h"
-#include "impl/native/plt_step.h"
 #include "impl/native/sigframe.h"
 
 /* SS. */
@@ -30,7 +32,7 @@ int asgst__cfi_step(struct asgst_cfi_frame *frame, bool pc_is_return_address,
                     asgst_cfi_read_fn read, void *ctx) {
   int r = asgst__cfi_apply(asgst__cfi_lookup(frame->pc, pc_is_return_address), frame, read, ctx);
   if (r == ASGST_CFI_NO_RULE) r = asgst__sigframe_step(frame, !pc_is_return_address, read, ctx);
-  return r == ASGST_CFI_NO_RULE ? asgst__plt_step(frame, !pc_is_return_address, read, ctx) : r;
+  return r == ASGST_CFI_NO_RULE ? asgst__cfi_plt_step(frame, !pc_is_return_address, read, ctx) : r;
 }
 
 /* SS. */
@@ -58,3 +60,15 @@ bool asgst__cfi_outside_code(uintptr_t pc) { return in_code(pc) == 0; }
 
 /* SS. */
 bool asgst__cfi_inside_code(uintptr_t pc) { return in_code(pc) == 1; }
+
+/* SS. See cfi.h. */
+int asgst__cfi_plt_step(struct asgst_cfi_frame *frame, bool top, asgst_cfi_read_fn read,
+                        void *ctx) {
+  uintptr_t lr = asgst__strip_pc(frame->lr);
+  if (!top || lr == 0 || in_code(frame->pc) != 1 || in_code(lr) != 1 ||
+      !asgst__plt_entry_at(frame->pc, read, ctx))
+    return ASGST_CFI_NO_RULE;
+  frame->pc = lr;
+  frame->lr = 0;
+  return ASGST_CFI_STEPPED;
+}

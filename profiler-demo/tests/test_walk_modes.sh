@@ -16,21 +16,26 @@ stat() { sed -n "s/^stats: .*\b$1=\([0-9.]*\).*/\1/p" "$WORK/stderr" | head -1; 
 
 # The walk modes are about Java threads (the others are walked in the handler in every
 # mode, test_all_threads.sh): cputhreads=java keeps the shares below theirs.
-run_agent "event=cpu,interval=2ms,walk=thread,compare,verbose,cputhreads=java,file=$WORK/t.collapsed" Ratio 2 >/dev/null
+run_agent "event=cpu,interval=2ms,walk=thread,compare,verbose,cputhreads=java,threads,file=$WORK/t.collapsed" Ratio 2 >/dev/null
 check "walk=thread with cpu: JVM exits 0" [ $? = 0 ]
 n=$(samples_with "$WORK/t.collapsed" 'Ratio\.(threeParts|onePart)')
-figure "walk=thread cpu: $n samples in Ratio; $(grep -E 'compare|event to walk|cost per' "$WORK/stderr" | tr -s ' ' | tr '\n' ';')"
+# main's walks in Ratio.main (the root "[main tid=N]", its space written as _), less those
+# in its setup (ManagementFactory.getThreadMXBean: seconds of interpreting under qemu-user).
+in_main=$(samples_with "$WORK/t.collapsed" '^\[main.tid=.*;Ratio\.main')
+setup=$(samples_with "$WORK/t.collapsed" '^\[main.tid=.*;Ratio\.main[^;]*;[^;]*ManagementFactory')
+in_main=$((in_main - setup))
+figure "walk=thread cpu: $n samples in Ratio's parts of main's $in_main in Ratio.main past its setup ($setup in it; $(stat ok) walks succeeded); $(grep -E 'compare|event to walk|cost per' "$WORK/stderr" | tr -s ' ' | tr '\n' ';')"
 # How many samples there are depends on the machine: on a loaded one each out-of-thread walk
 # waits for the target to be scheduled, and the overload throttle then lengthens the period
-# (53 samples in one such run instead of about 260). What must hold: the walks that
-# succeeded are Ratio's (80% of them at least) and there are enough to say so.
-# Under qemu-user (ASGST_TEST_QEMU=1) the JVM's start (interpreting, compiling) is a larger
-# share of the 2 s run (80% of the walks in Ratio natively; under qemu 79.8% seen on 17,
-# 67.9% on 25, whose start is longer): >= 60%.
-ok_walks=$(stat ok) in_ratio=80
-[ "${ASGST_TEST_QEMU:-0}" = 1 ] && in_ratio=60
-check "walk=thread with cpu: the summary names the mode, >= 30 samples in Ratio, >= $in_ratio% of the ${ok_walks:-?} walks that succeeded" \
-  bash -c "grep -q '^walk mode: thread' '$WORK/stderr' && [ '$n' -ge 30 ] && [ \$(( $n * 100 )) -ge \$(( ${ok_walks:-0} * $in_ratio )) ]"
+# (53 samples in one such run instead of about 260). What must hold: the walks of main
+# while it runs Ratio.main's loop find it in Ratio's two parts (80% of them at least) and
+# there are enough to say so. Not a share of all the
+# walks: the JVM's start and its compiler threads (Java threads too) take a share that
+# grows with the machine's load (under qemu-user beside another emulated JVM, Ratio had
+# 56-58% of all the walks on JDK 25, 68% alone).
+in_ratio=80
+check "walk=thread with cpu: the summary names the mode, >= 30 samples in Ratio's parts, >= $in_ratio% of main's ${in_main:-?} walks in Ratio.main" \
+  bash -c "grep -q '^walk mode: thread' '$WORK/stderr' && [ '$n' -ge 30 ] && [ '${in_main:-0}' -ge '$n' ] && [ \$(( $n * 100 )) -ge \$(( ${in_main:-0} * $in_ratio )) ]"
 
 run_agent "event=wall,interval=10ms,walk=thread,verbose,file=$WORK/w.collapsed" Ratio 2 >/dev/null
 check "walk=thread with wall (the timer thread walks): JVM exits 0" [ $? = 0 ]

@@ -29,7 +29,6 @@
 #include "../../test_build.h"
 #include "../../native/cfi.h"
 #include "../../native/cfi_inline.h" /* the C step inlines the lookup and the step */
-#include "../../native/plt_step.h"
 #include "../../native/sigframe.h"
 #include "../../arch/call_stub.h"
 #include "walker.h"
@@ -742,7 +741,7 @@ ASGST__HOT static int cfi_sender(const asgst__regs *c, hs_state *s, uintptr_t li
   /* No usable rule: a signal return trampoline (its 'S' rule, or none) is stepped through
    * the signal frame. Only here, so that it costs the ordinary step nothing. */
   if (r == ASGST_CFI_NO_RULE) r = asgst__sigframe_step(&f, top, cfi_read, NULL);
-  if (r == ASGST_CFI_NO_RULE) r = asgst__plt_step(&f, top, cfi_read, NULL);
+  if (r == ASGST_CFI_NO_RULE) r = asgst__cfi_plt_step(&f, top, cfi_read, NULL);
   if (r != ASGST_CFI_STEPPED && r != ASGST_CFI_SIGNAL) return r == ASGST_CFI_OUTERMOST ? 0 : -1;
   /* Above c; at c's sp only for an interrupted frame on arm64 that has allocated nothing
    * yet (a function's entry, its return address in lr), as asgst__sp_grew allows: a
