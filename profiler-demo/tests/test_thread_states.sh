@@ -14,8 +14,12 @@ compile || { echo "Bail out! javac failed"; exit 1; }
 JFR=$(host_jfr)
 [ "$JFR" = "$JAVA_HOME/bin/jfr" ] || echo "# $JAVA_HOME has no bin/jfr: reading with $JFR"
 C=$WORK/s.collapsed J=$WORK/s.jfr H=$WORK/s.html P=$WORK/s.pb.gz T=$WORK/s.txt
+# Under qemu-user 3 s instead of 1.5: the emulated threads start late and the timer thread
+# falls behind its ticks, and 1.5 s gave a thread as few as 18 samples.
+SECONDS_RUN=1.5
+[ "${ASGST_TEST_QEMU:-0}" = 1 ] && SECONDS_RUN=3
 run_agent "event=wall,interval=10ms,threads,states,file=$C,file=$J,file=$H,file=$P,file=$T" \
-  ThreadStates 1.5
+  ThreadStates $SECONDS_RUN
 check "JVM with event=wall and states exits 0" [ $? = 0 ]
 
 # counts FILE THREAD WORD: "IN ALL": the samples of THREAD (its root frame "[THREAD tid=N]",
@@ -27,11 +31,14 @@ counts() {
     END { print in_state + 0, all + 0 }' "$1"
 }
 # share_ok IN ALL: ALL >= FLOOR and IN >= 95% of ALL. FLOOR: half of the 1.5 s at 10 ms,
-# 50; under qemu-user (ASGST_TEST_QEMU=1) 20: the emulated threads start late and the timer
-# thread falls behind its ticks (about 50 a thread on arm64 JDK 25, 115 on 17).
-FLOOR=50
-[ "${ASGST_TEST_QEMU:-0}" = 1 ] && FLOOR=20
-share_ok() { [ "$2" -ge $FLOOR ] && [ $(($1 * 100)) -ge $(($2 * 95)) ]; }
+# 50; under qemu-user (ASGST_TEST_QEMU=1) 20 of the 3 s run: the emulated threads start late
+# and the timer thread falls behind its ticks (18-41 a thread in 1.5 s on arm64 JDK 25).
+# Under qemu-user the few samples a thread takes before it reaches its state (its start,
+# emulated) weigh more in its 20-40: up to 2 of them may be elsewhere (2 of 28 seen for
+# st-parked on arm64 JDK 25, where 95% allowed 1).
+FLOOR=50 START=0
+[ "${ASGST_TEST_QEMU:-0}" = 1 ] && FLOOR=20 START=2
+share_ok() { [ "$2" -ge $FLOOR ] && { [ $(($1 * 100)) -ge $(($2 * 95)) ] || [ $(($2 - $1)) -le $START ]; }; }
 
 "$JFR" print --events jdk.ExecutionSample,jdk.NativeMethodSample "$J" 2>/dev/null |
   awk '/sampledThread = / { t = $3 } /state = / { print t, $3 }' >"$WORK/jfr_states"
