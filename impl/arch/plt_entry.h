@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 /* The reader the code is read through: true with the aligned word at addr in *value
- * (impl/native/cfi.h's asgst_cfi_read_fn has this shape). */
+ * (impl/native/cfi.h's asgst_cfi_read_fn is this type). */
 typedef bool (*asgst__code_read_fn)(void *ctx, uintptr_t addr, uintptr_t *value);
 
 /* SS. True if pc is at one of the instructions of such a PLT entry, read through read. */

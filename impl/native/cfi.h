@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "impl/arch/plt_entry.h"   /* asgst__code_read_fn, the reader of code and stack */
 #include "impl/native/cfi_epoch.h" /* asgst__cfi_enter, asgst__cfi_exit: reader sections */
 
 /* What the CFA is computed from. EXPR, GAP: no rule (a gap between functions, a CFA given
@@ -56,8 +57,9 @@ struct asgst_cfi_frame {
   uintptr_t lr; /* arm64's link register, known in the interrupted frame only (else 0) */
 };
 
-/* SS. Reads the word at addr into *value; false if the address cannot be read. */
-typedef bool (*asgst_cfi_read_fn)(void *ctx, uintptr_t addr, uintptr_t *value);
+/* SS. Reads the word at addr into *value; false if the address cannot be read. The same
+ * reader as impl/arch/'s decoders take (they cannot include this room). */
+typedef asgst__code_read_fn asgst_cfi_read_fn;
 
 enum {
   ASGST_CFI_SIGNAL = 2,    /* *frame now holds the registers a signal interrupted (the
