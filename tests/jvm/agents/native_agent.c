@@ -327,9 +327,12 @@ static void report(void) {
   long mc = median(c_ns, n), mj = median(java_ns, n);
   long wc = median(c_warm, n), wj = median(java_warm, n);
   /* The budget is held on the tenth percentiles: the walks least disturbed by whatever
-   * else the machine runs (a busy neighbour slows the longer walk more). */
+   * else the machine runs (a busy neighbour slows the longer walk more). It is a cost per
+   * frame: the walk with C frames has 30 more frames than the Java-only one, and a budget
+   * on the whole walks would tie itself to that count. */
   long wc10 = percentile(c_warm, n, 10), wj10 = percentile(java_warm, n, 10);
   double warm_ratio = wj10 ? (double)wc10 / wj10 : 0.0;
+  double per_frame = wj10 && nframes_c ? warm_ratio * nframes_java / nframes_c : 0.0;
   struct asgst_cfi_report r;
   asgst__cfi_report(&r);
   printf("NATIVE # figure: samples=%ld complete=%ld (%.2f%%) C frames above Java %.1f, below %.1f "
@@ -354,9 +357,10 @@ static void report(void) {
   printf("NATIVE %s - >= 99%% of Java-only walks equal GetStackTrace (%ld of %ld)\n",
          samples > 0 && java_equal * 100 >= samples * 99 ? "ok" : "not ok", java_equal, samples);
   report_names();
-  printf("NATIVE %s - warm walk with C frames (%ld frames) within 2x of the Java-only walk "
-         "(%ld frames) of the same samples (10th percentiles): %.2fx\n", samples > 0 && warm_ratio <= 2.0 ? "ok" : "not ok",
-         nframes_c, nframes_java, warm_ratio);
+  printf("NATIVE %s - warm walk with C frames (%ld frames) within 1.5x of the Java-only walk "
+         "(%ld frames) of the same samples per frame (10th percentiles): %.2fx per frame, "
+         "%.2fx the whole walk\n", samples > 0 && per_frame > 0 && per_frame <= 1.5 ? "ok" : "not ok",
+         nframes_c, nframes_java, per_frame, warm_ratio);
   fflush(stdout);
 }
 
