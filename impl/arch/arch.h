@@ -13,8 +13,8 @@
  *                   adapter_frame.h of impl/arch/
  *   plt_entry.c     a PLT entry without a CFI row (plt_entry.h)
  *   decoders.h      what those decoders cover, for the walker's choices
- *                   (ASGST__ENTER_BYTES, ASGST__CALL_STUB_DECODED,
- *                   ASGST__C1_LEAF_STUBS_DECODED)
+ *                   (ASGST__ENTER_BYTES, ASGST__CALL_STUB_DECODED)
+ *   insn.h          (arm64) instruction words its decoders share
  * Everything outside impl/arch/ is architecture-neutral. regs.h defines:
  *   ASGST__MAX_ADDR         the first address above user space
  *   asgst__cpu_relax()      SS. the spin-wait hint

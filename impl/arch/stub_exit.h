@@ -72,8 +72,41 @@ int asgst__hs_c2i_ret_at_sp(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t 
  * each instruction does to rsp (push, pop, add or sub of an immediate). HotSpot's code
  * has one stack depth per pc, so the return address is at sp + that sum at pc: 1 with it
  * in *ra. 0 if the path meets anything else that may move rsp, an instruction the decoder
- * does not know, a loop, or leaves the stub. Always 0 on arm64. */
+ * does not know, a loop, or leaves the stub. x86_64 only (asgst__hs_stub_frame_at answers
+ * with it there). */
 int asgst__hs_stub_ret_offset(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_ra, long *ra);
+
+/* Where the caller of a stub without a frame record of its own is, at one pc of it. */
+enum {
+  ASGST__STUB_RA_AT_SP, /* the return address at sp + ra */
+  ASGST__STUB_RA_IN_LR, /* the return address in the link register */
+};
+typedef struct {
+  int where;  /* ASGST__STUB_RA_* */
+  long ra;    /* ASGST__STUB_RA_AT_SP: the return address's offset from sp */
+  long depth; /* the caller's sp at sp + depth */
+  long fp_at; /* the caller's fp at sp + fp_at; -1: the frame pointer is the caller's */
+} asgst__hs_stub_frame;
+
+/* SS. A stub of [lo, hi) interrupted at pc (a top frame), where the stub's code proves where
+ * its caller is: true with *f. pop_ra: the stub leaves by popping its return address and
+ * jumping (C1's unwind_exception), else by returning.
+ * x86_64: asgst__hs_stub_ret_offset's answer (the return address on the stack; the path
+ * must leave rbp alone, as C1's frameless stubs do).
+ * arm64, returning stubs only: at enter()'s stp x29,x30,[sp,#-16]! the return address is
+ * in lr; just after it (at its mov x29,sp) and at leave()'s ldp x29,x30,[sp],#16 a frame
+ * record is at sp; elsewhere the code from pc is followed to a ret through lr
+ * (conditional branches falling through, then, failing that, taken forward; forward
+ * jumps taken) on a path where no instruction may write x29 or x30 (so no call) and
+ * every move of sp is known (sp_effect.h): the return address is then in lr and the
+ * caller's sp at sp plus those moves. False where nothing is proven. */
+bool asgst__hs_stub_frame_at(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_ra, asgst__hs_stub_frame *f);
+
+/* SS. The bytes the code at ret, a return address in compiled code, pops of two words its
+ * caller pushed before the call (C1 passes slow_subtype_check's arguments so, and pops
+ * them right after: x86_64 two pops, arm64 an ldp or ldr post-indexed on sp by 16): 16,
+ * or 0 if the code there is not such a pop or cannot be read. */
+long asgst__hs_args_popped_at(uintptr_t ret);
 
 /* SS. The i2c adapter at the start of the adapters' blob [lo, hi) (x86_64), interrupted at
  * pc: decoded from lo, it keeps the caller's sp in r11, pops the return address, aligns

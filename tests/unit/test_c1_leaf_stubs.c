@@ -4,7 +4,9 @@
  * register saves by push and a spill area (sub rsp / lea rsp), a search loop, two exits
  * through the pops and ret; and the unwind stub's leaf call with the stack alignment test
  * of call_VM_leaf, then the pop of the return address and the jump to the handler. Code
- * that moves rsp in another way gives no answer. arm64: not decoded, always 0. */
+ * that moves rsp in another way gives no answer; the same answers as places
+ * (asgst__hs_stub_frame_at), and the caller's pops of the two arguments. x86_64 only:
+ * arm64's frameless stubs are test_stub_frame_lr's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -12,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+
+#if defined(__x86_64__)
 
 #include "impl/arch/stub_exit.h"
 
@@ -62,7 +66,6 @@ static int at(uint8_t *code, unsigned end, unsigned off, bool pop_ra, long *ra) 
   return asgst__hs_stub_ret_offset(lo + off, lo, lo + end, pop_ra, ra);
 }
 
-#if defined(__x86_64__)
 static void subtype_check_every_depth(void **state) {
   (void)state;
   static const struct { unsigned off; long ra; } want[] = {
@@ -113,25 +116,39 @@ static void other_rsp_moves_refused(void **state) {
   unwind[0x31] = 0x49;
   assert_int_equal(at(unwind, UNWIND_END, 0x2e, true, &ra), 1);
 }
-#else
-static void subtype_check_every_depth(void **state) {
+/* The answers as places: the return address at sp + ra, the caller's sp one word above,
+ * rbp untouched; and the two pops after the call that pushed the arguments. */
+static void answered_as_a_place(void **state) {
   (void)state;
-  long ra;
-  assert_int_equal(at(subtype, SUBTYPE_END, 0x04, false, &ra), 0);
+  uintptr_t lo = (uintptr_t)subtype;
+  asgst__hs_stub_frame f;
+  assert_true(asgst__hs_stub_frame_at(lo + 0x0d, lo, lo + SUBTYPE_END, false, &f));
+  assert_int_equal(f.where, ASGST__STUB_RA_AT_SP);
+  assert_int_equal(f.ra, 64);
+  assert_int_equal(f.depth, 72);
+  assert_int_equal(f.fp_at, -1);
+  lo = (uintptr_t)unwind;
+  assert_true(asgst__hs_stub_frame_at(lo + 0x20, lo, lo + UNWIND_END, true, &f));
+  assert_int_equal(f.ra, 8);
+  assert_false(asgst__hs_stub_frame_at(lo + 0x2e, lo, lo + UNWIND_END, false, &f));
+  static const uint8_t pops[][4] = {{0x5e, 0x5f, 0x90, 0x90}, {0x41, 0x5a, 0x41, 0x5b}, {0x5a, 0x41, 0x5b, 0x90}};
+  static const uint8_t not_pops[][4] = {{0x5e, 0x90, 0x5f, 0x90}, {0x48, 0x83, 0xc4, 0x10}};
+  for (size_t i = 0; i < sizeof pops / sizeof pops[0]; i++)
+    assert_int_equal(asgst__hs_args_popped_at((uintptr_t)pops[i]), 16);
+  for (size_t i = 0; i < sizeof not_pops / sizeof not_pops[0]; i++)
+    assert_int_equal(asgst__hs_args_popped_at((uintptr_t)not_pops[i]), 0);
 }
-static void unwind_every_pc(void **state) {
-  (void)state;
-  long ra;
-  assert_int_equal(at(unwind, UNWIND_END, 0x00, true, &ra), 0);
-}
-static void other_rsp_moves_refused(void **state) { subtype_check_every_depth(state); }
-#endif
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(subtype_check_every_depth),
       cmocka_unit_test(unwind_every_pc),
       cmocka_unit_test(other_rsp_moves_refused),
+      cmocka_unit_test(answered_as_a_place),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
+#else
+#include "test_other_arch.h"
+TEST_OTHER_ARCH_MAIN("x86_64 only: arm64's frameless stubs keep the return address in lr (test_stub_frame_lr)")
+#endif

@@ -11,8 +11,5 @@
 #define ASGST__ENTER_BYTES 8
 /* 0: the call stub is not decoded (call_stub.c answers ASGST__CS_NONE). */
 #define ASGST__CALL_STUB_DECODED 0
-/* 0: C1's runtime stubs that keep no frame record are not decoded (the walker's frame
- * record test stands). */
-#define ASGST__C1_LEAF_STUBS_DECODED 0
 
 #endif

@@ -1,13 +1,16 @@
 /*
- * stub_exit.c - the arm64 half of stub_exit.h. Instructions are 4 bytes: the path
- * falls through conditional branches (b.cond, cbz/cbnz, tbz/tbnz) and calls (bl, blr), and
- * ends at the first unconditional b. HotSpot's arm64 stubs load constants with movz/movk
+ * stub_exit.c - the arm64 half of stub_exit.h. Instructions are 4 bytes. The way back
+ * from out-of-line stub code falls through conditional branches (b.cond, cbz/cbnz,
+ * tbz/tbnz) and calls (bl, blr), and ends at the first unconditional b; a frameless
+ * stub's way to its ret (asgst__hs_stub_frame_at) is searched, as no call may be on it.
+ * HotSpot's arm64 stubs load constants with movz/movk
  * or adrp, not from literal pools among their instructions, so each word on the path is
  * an instruction.
  */
 #if defined(__aarch64__)
 #include "../../safe_read.h"
 #include "../stub_exit.h"
+#include "insn.h"
 #include "sp_effect.h"
 
 /* SS. Follows the code from `from` as asgst__hs_stub_way_back does. until == 0: true at
@@ -50,23 +53,12 @@ bool asgst__hs_stub_way_back(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t
   return follow(pc, 0, lo, hi, back, NULL);
 }
 
-/* SS. The target of the direct branch at `at` (b.cond, cbz/cbnz, tbz/tbnz, b), or 0. */
-static uintptr_t branch_target(uint32_t w, uintptr_t at) {
-  if ((w & 0xff000010u) == 0x54000000u || (w & 0x7e000000u) == 0x34000000u) /* b.cond, cb(n)z */
-    return at + (uintptr_t)((intptr_t)((int32_t)(w << 8) >> 13) * 4);
-  if ((w & 0x7e000000u) == 0x36000000u) /* tb(n)z imm14 */
-    return at + (uintptr_t)((intptr_t)((int32_t)(w << 13) >> 18) * 4);
-  if ((w & 0xfc000000u) == 0x14000000u) /* b imm26 */
-    return at + (uintptr_t)((intptr_t)((int32_t)(w << 6) >> 6) * 4);
-  return 0;
-}
-
 /* SS. See stub_exit.h. */
 bool asgst__hs_stub_call_way_back(uintptr_t ret, uintptr_t lo, uintptr_t hi, uintptr_t *back) {
   uintptr_t b;
   uint32_t w;
   if (!follow(ret, 0, lo, hi, &b, NULL) || b < lo + 4 || !asgst__load_u32(b - 4, &w)) return false;
-  uintptr_t e = branch_target(w, b - 4);
+  uintptr_t e = target_of(w, b - 4);
   if (e <= b || e > ret || !follow(e, ret, lo, hi, &(uintptr_t){0}, NULL)) return false;
   *back = b;
   return true;
@@ -78,10 +70,75 @@ bool asgst__hs_stub_call_depth(uintptr_t ret, uintptr_t lo, uintptr_t hi, long *
   return follow(ret, 0, lo, hi, &(uintptr_t){0}, depth);
 }
 
-/* SS. See stub_exit.h: not decoded on arm64. */
-int asgst__hs_stub_ret_offset(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_ra, long *ra) {
-  (void)pc, (void)lo, (void)hi, (void)pop_ra, (void)ra;
-  return 0;
+/* Most conditional branches whose taken way a search keeps to try later. */
+#define LR_EXIT_FORKS 8
+
+/* SS. The search of asgst__hs_stub_frame_at (stub_exit.h) from pc for a ret through lr:
+ * true with *depth the bytes the path adds to sp. A path ends where it meets a call, a
+ * write of x29 or x30, an unknown move of sp, br, a jump backward or out of [pc, hi), or
+ * a word it cannot read; the search then goes on from the last forward conditional
+ * branch it fell through. Every step moves forward, so it ends. */
+static bool lr_exit(uintptr_t pc, uintptr_t hi, long *depth) {
+  struct { uintptr_t at; long depth; } forks[LR_EXIT_FORKS];
+  int nforks = 0;
+  uintptr_t at = pc;
+  long d = 0;
+  for (int n = 0; n < ASGST__STUB_EXIT_MAX_INSNS; n++) {
+    uint32_t w;
+    long e = 0;
+    bool live = at < hi && asgst__load_u32(at, &w);
+    if (live && (w == RET_LR || w == RETAA || w == RETAB)) {
+      *depth = d;
+      return true;
+    }
+    live = live && asgst__a64_sp_effect(w, &e) >= 0 && !may_write(w, 29) && !may_write(w, 30);
+    uintptr_t t = live ? target_of(w, at) : 0;
+    if (live && (w & 0xfc000000u) == 0x14000000u) { /* b: taken, forward only */
+      live = t > at;
+      at = t;
+    } else if (live && !ends_line(w)) {
+      if (t > at && nforks < LR_EXIT_FORKS) forks[nforks].at = t, forks[nforks++].depth = d + e;
+      at += 4;
+    } else {
+      live = false;
+    }
+    if (live) {
+      d += e;
+      continue;
+    }
+    if (nforks == 0) return false;
+    nforks--;
+    at = forks[nforks].at;
+    d = forks[nforks].depth;
+  }
+  return false;
+}
+
+/* SS. See stub_exit.h. */
+bool asgst__hs_stub_frame_at(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_ra, asgst__hs_stub_frame *f) {
+  uint32_t w, prev = 0;
+  long depth;
+  if (pop_ra || pc < lo || pc >= hi || (pc & 3) || !asgst__load_u32(pc, &w) ||
+      (pc >= lo + 4 && !asgst__load_u32(pc - 4, &prev)))
+    return false;
+  if (w == STP_FP_LR_PRE) {
+    /* enter() is about to save the caller's fp and return address: both still live */
+    *f = (asgst__hs_stub_frame){.where = ASGST__STUB_RA_IN_LR, .depth = 0, .fp_at = -1};
+  } else if ((w == MOV_FP_SP && prev == STP_FP_LR_PRE) || w == LDP_FP_LR_POST) {
+    *f = (asgst__hs_stub_frame){.where = ASGST__STUB_RA_AT_SP, .ra = 8, .depth = 16, .fp_at = 0};
+  } else if (lr_exit(pc, hi, &depth)) {
+    *f = (asgst__hs_stub_frame){.where = ASGST__STUB_RA_IN_LR, .depth = depth, .fp_at = -1};
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/* SS. See stub_exit.h: ldp xA,xB,[sp],#16 or ldr xA,[sp],#16. */
+long asgst__hs_args_popped_at(uintptr_t ret) {
+  uint32_t w;
+  if ((ret & 3) || !asgst__load_u32(ret, &w)) return 0;
+  return (w & 0xffff83e0u) == 0xa8c103e0u || (w & 0xffffffe0u) == 0xf84107e0u ? 16 : 0;
 }
 
 #endif

@@ -11,7 +11,5 @@
 #define ASGST__ENTER_BYTES 4
 /* 1: the call stub is decoded (asgst__hs_call_stub_at). */
 #define ASGST__CALL_STUB_DECODED 1
-/* 1: C1's runtime stubs that keep no frame record are decoded (asgst__hs_stub_ret_offset). */
-#define ASGST__C1_LEAF_STUBS_DECODED 1
 
 #endif

@@ -483,6 +483,25 @@ int asgst__hs_stub_ret_offset(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop
 }
 
 /* SS. See stub_exit.h. */
+bool asgst__hs_stub_frame_at(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_ra, asgst__hs_stub_frame *f) {
+  long ra;
+  if (!asgst__hs_stub_ret_offset(pc, lo, hi, pop_ra, &ra)) return false;
+  *f = (asgst__hs_stub_frame){.where = ASGST__STUB_RA_AT_SP, .ra = ra, .depth = ra + 8, .fp_at = -1};
+  return true;
+}
+
+/* SS. See stub_exit.h: two pops (pop r, or pop r8-r15 with its REX byte). */
+long asgst__hs_args_popped_at(uintptr_t ret) {
+  uint8_t b[4];
+  if (!asgst__load_bytes(ret, b, sizeof b)) return 0;
+  int i = b[0] == 0x41 ? 1 : 0;
+  if (b[i] < 0x58 || b[i] > 0x5f) return 0;
+  i++;
+  if (b[i] == 0x41) i++;
+  return b[i] >= 0x58 && b[i] <= 0x5f ? 16 : 0;
+}
+
+/* SS. See stub_exit.h. */
 int asgst__hs_c2i_ret_at_sp(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *out) {
   int r = c2i_path(pc, lo, hi, false, out);
   return r ? r : c2i_path(pc, lo, hi, true, out);

@@ -211,42 +211,64 @@ static bool blob_name_has(uintptr_t blob, const char *needle) {
   return false;
 }
 
-/* SS. True if the code at pc begins with two pops (pop r or pop r8-r15). */
-static bool two_pops(uintptr_t pc) {
-  uint8_t b[4];
-  if (!asgst__load_bytes(pc, b, sizeof b)) return false;
-  int i = b[0] == 0x41 ? 1 : 0;
-  if (b[i] < 0x58 || b[i] > 0x5f) return false;
-  i++;
-  if (b[i] == 0x41) i++;
-  return b[i] >= 0x58 && b[i] <= 0x5f;
+/* SS. The caller of a top frame in a stub without a frame record, where the stub's code
+ * proves it (*f, stub_exit.h) into *s: 1, or ASGST_UNSAFE_STATE without a return address
+ * in lr, or ASGST_BAD_FRAME on a bad read. */
+static int frameless_caller(const asgst__hs_stub_frame *f, const asgst__regs *r, asgst__regs *s) {
+  s->lr = 0;
+  s->sp = r->sp + (uintptr_t)f->depth;
+  s->fp = r->fp;
+  if (f->where == ASGST__STUB_RA_IN_LR) {
+    s->pc = asgst__strip_pc(r->lr);
+    return s->pc != 0 ? 1 : ASGST_UNSAFE_STATE;
+  }
+  if (!asgst__load_ret(r->sp + (uintptr_t)f->ra, &s->pc)) return ASGST_BAD_FRAME;
+  if (f->fp_at >= 0 && !asgst__load_ptr(r->sp + (uintptr_t)f->fp_at, &s->fp)) return ASGST_BAD_FRAME;
+  return 1;
 }
 
-/* SS. C1's runtime stubs that keep no frame record (x86_64), interrupted anywhere or
- * stopped at a call they made: slow_subtype_check (called with its two arguments pushed,
- * which the caller pops right after the call) and unwind_exception (jumped to once the
- * throwing method's frame is gone: its return address is that method's, into the caller
- * that gets the exception). The way from the pc to the stub's exit tells where the return
- * address is (asgst__hs_stub_ret_offset). 0 if blob is neither. */
+/* SS. C1's runtime stubs that keep no frame record, interrupted anywhere or stopped at a
+ * call they made: slow_subtype_check (called with its two arguments pushed, which the
+ * caller pops right after the call) and unwind_exception (jumped to once the throwing
+ * method's frame is gone: its return address is that method's, into the caller that gets
+ * the exception). The way from the pc to the stub's exit tells where the caller is
+ * (asgst__hs_stub_frame_at); arm64 decodes the first only. 0 if blob is neither. */
 static int c1_leaf_stub_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, asgst__regs *s) {
   bool subtype = blob_name_has(blob, "slow_subtype_check");
   if (!subtype && !blob_name_has(blob, "unwind_exception")) return 0;
   uint32_t size;
-  long ra;
   uintptr_t b;
+  asgst__hs_stub_frame f;
   if (!asgst__vm_blob_size(blob, &size) || size > (1u << 20)) return ASGST_BAD_FRAME;
-  if (!asgst__hs_stub_ret_offset(r->pc, code, blob + size, !subtype, &ra)) return ASGST_UNSAFE_STATE;
-  if (!asgst__load_ret(r->sp + (uintptr_t)ra, &s->pc)) return ASGST_BAD_FRAME;
-  s->sp = r->sp + (uintptr_t)ra + 8;
-  s->fp = r->fp; /* neither stub writes rbp */
-  s->lr = 0;
+  if (!asgst__hs_stub_frame_at(r->pc, code, blob + size, !subtype, &f)) return ASGST_UNSAFE_STATE;
+  int rc = frameless_caller(&f, r, s);
+  if (rc != 1) return rc;
   int k = asgst__hs_classify(s->pc, &b);
   if (subtype) {
-    if (k != ASGST__HK_NMETHOD || !two_pops(s->pc)) return ASGST_UNSAFE_STATE;
-    s->sp += 16; /* the two arguments */
+    long popped = asgst__hs_args_popped_at(s->pc);
+    if (k != ASGST__HK_NMETHOD || popped == 0) return ASGST_UNSAFE_STATE;
+    s->sp += (uintptr_t)popped; /* the two arguments */
     return 1;
   }
   return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP || k == ASGST__HK_ENTRY ? 1 : ASGST_UNSAFE_STATE;
+}
+
+/* SS. A top frame in a stub that keeps its return address in the link register, where
+ * the code from pc to its ret proves it (asgst__hs_stub_frame_at): a leaf stub (arm64's
+ * string and array intrinsics, block fills), or any stub at its enter() or past its
+ * leave(). Its caller is Java code, another stub, or C code (the VM calls some stubs).
+ * 0 where nothing is proven. */
+static int leaf_stub_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, asgst__regs *s) {
+  uint32_t size;
+  uintptr_t b;
+  asgst__hs_stub_frame f;
+  if (!asgst__vm_blob_size(blob, &size) || size > (1u << 20)) return ASGST_BAD_FRAME;
+  if (!asgst__hs_stub_frame_at(r->pc, code, blob + size, false, &f)) return 0;
+  int rc = frameless_caller(&f, r, s);
+  if (rc != 1) return rc;
+  int k = asgst__hs_classify(s->pc, &b);
+  return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP || k == ASGST__HK_STUB || k == ASGST__HK_C
+             ? 1 : ASGST_UNSAFE_STATE;
 }
 
 /* SS. See walker_code.h. */
@@ -302,6 +324,10 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
    * never push anything: they load a register and jump, so the return address into the
    * calling compiled code is at sp at every pc of theirs. */
   asgst__hs_stack_effect e;
+  /* C1's frameless stubs first: at their entry and return too, the caller's sp lies above
+   * the two arguments slow_subtype_check's caller pushed. */
+  int c1 = top ? c1_leaf_stub_sender(blob, code, r, s) : 0;
+  if (c1 != 0) return c1;
   if (top && (r->pc == code || asgst__hs_at_return(r->pc) ||
               asgst__hs_blob_named(blob, "vtable chunks") || asgst__hs_blob_named(blob, "InlineCacheBuffer") ||
               asgst__hs_adapter_ret_at_sp(r->pc))) {
@@ -324,9 +350,13 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
    * (the i2c: an interpreted caller's, whose sender the step below would land on, one
    * frame short). Not proven to be a frame record here: an error, not a guess. */
   if (top && asgst__hs_blob_named(blob, "I2C/C2I adapters")) return adapter_sender(blob, code, r, s);
-  /* Where they are not decoded (arm64): the frame record test below. */
-  int c1 = ASGST__C1_LEAF_STUBS_DECODED ? c1_leaf_stub_sender(blob, code, r, s) : 0;
-  if (c1 != 0) return c1;
+  /* Where a call leaves the return address in the link register, a frameless stub's
+   * caller is proven by its way to its ret. On x86_64 the return address moves with every
+   * push, and only C1's two stubs above are followed. */
+  if (top && !ASGST__RET_AT_SP) {
+    int leaf = leaf_stub_sender(blob, code, r, s);
+    if (leaf != 0) return leaf;
+  }
   /* fp == sp is the moment just after enter()'s mov fp,sp, before anything else is
    * pushed: the frame is complete. */
   if (r->fp < r->sp || (r->fp & 7) || (t->stack_base && r->fp >= t->stack_base))
