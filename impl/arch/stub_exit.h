@@ -88,18 +88,22 @@ typedef struct {
   long fp_at; /* the caller's fp at sp + fp_at; -1: the frame pointer is the caller's */
 } asgst__hs_stub_frame;
 
-/* SS. A stub of [lo, hi) interrupted at pc (a top frame), where the stub's code proves where
- * its caller is: true with *f. pop_ra: the stub leaves by popping its return address and
- * jumping (C1's unwind_exception), else by returning.
+/* SS. A stub of [lo, hi) interrupted at pc (a top frame) or stopped at a call it made (pc
+ * its return address), where the stub's code proves where its caller is: true with *f
+ * (ASGST__STUB_RA_IN_LR only for a top frame, whose lr is known). pop_ra: the stub leaves
+ * by reloading its return address and jumping (C1's unwind_exception), else by returning.
  * x86_64: asgst__hs_stub_ret_offset's answer (the return address on the stack; the path
  * must leave rbp alone, as C1's frameless stubs do).
- * arm64, returning stubs only: at enter()'s stp x29,x30,[sp,#-16]! the return address is
- * in lr; just after it (at its mov x29,sp) and at leave()'s ldp x29,x30,[sp],#16 a frame
- * record is at sp; elsewhere the code from pc is followed to a ret through lr
- * (conditional branches falling through, then, failing that, taken forward; forward
- * jumps taken) on a path where no instruction may write x29 or x30 (so no call) and
- * every move of sp is known (sp_effect.h): the return address is then in lr and the
- * caller's sp at sp plus those moves. False where nothing is proven. */
+ * arm64, leaving by a jump: the code is followed to the stub's br, through calls up to
+ * the reload of x30 from the stack; the return address is in the slot that reads, or in
+ * lr where the path reloads nothing and calls nothing.
+ * arm64, returning: at enter()'s stp x29,x30,[sp,#-16]! the return address is in lr; just
+ * after it (at its mov x29,sp) and at leave()'s ldp x29,x30,[sp],#16 a frame record is at
+ * sp; elsewhere the code from pc is followed to a ret through lr (conditional branches
+ * falling through, then, failing that, taken forward; forward jumps taken) on a path
+ * where no instruction may write x29 or x30 (so no call) and every move of sp is known
+ * (sp_effect.h): the return address is then in lr and the caller's sp at sp plus those
+ * moves. False where nothing is proven. */
 bool asgst__hs_stub_frame_at(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_ra, asgst__hs_stub_frame *f);
 
 /* SS. The bytes the code at ret, a return address in compiled code, pops of two words its

@@ -3,7 +3,9 @@
  * laid out as HotSpot's arm64 stubs are (no JVM; words from the cross assembler): C1's
  * slow_subtype_check (register saves below its two arguments, the search loop, two exits
  * through the restores and ret), a leaf block fill (a loop, no frame), a stub that builds
- * a frame record around a call, and a ret reached only by a forward branch; then the
+ * a frame record around a call, a ret reached only by a forward branch, and C1's
+ * unwind_exception (its return address saved around its call of the VM, reloaded, and
+ * handed on with br); then the
  * shapes that prove nothing (a write of x29 or x30 on the way, an unknown move of sp) and
  * the caller's pops of slow_subtype_check's arguments. Runs in the arm64 build (under qemu
  * here); elsewhere it reports a skip. */
@@ -173,6 +175,82 @@ static void unproven_shapes(void **state) {
   assert_false(asgst__hs_stub_frame_at(BASE(line), BASE(line), end, true, &f));
 }
 
+static uint32_t unwind[] = {
+    PAD
+    0xa9bf03fe, /* 00 stp x30, x0, [sp, #-16]! (the return address saved) */
+    0xa9bf33e8, /* 04 stp x8, x12, [sp, #-16]! (call_VM_leaf's saves) */
+    0xd2824688, /* 08 mov x8, #0x1234 */
+    0xf2aacf08, /* 0c movk x8, #0x5678, lsl #16 */
+    0xd63f0100, /* 10 blr x8 (the VM's handler lookup) */
+    0xa8c133e8, /* 14 ldp x8, x12, [sp], #16 */
+    0xaa0003e1, /* 18 mov x1, x0 */
+    0xa8c103fe, /* 1c ldp x30, x0, [sp], #16 (the return address reloaded) */
+    0xd50323bf, /* 20 autiasp */
+    0xaa1e03e3, /* 24 mov x3, x30 */
+    0xd61f0020, /* 28 br x1 (the caller's handler) */
+    PAD
+};
+
+/* Instructions whose fields name 29 or 30 without writing x29 or x30: a register offset
+ * load (its option bits sit where a pair's second register would), SIMD loads of v29 and
+ * v30, vector moves (JDK 25's slow_subtype_check counts bits in v0). */
+static uint32_t lookalikes[] = {
+    PAD
+    0xf8617843, /* 00 ldr x3, [x2, x1, lsl #3] */
+    0x3dc0003e, /* 04 ldr q30, [x1] */
+    0xad40785d, /* 08 ldp q29, q30, [x2] */
+    0x4e083c02, /* 0c mov x2, v0.d[0] */
+    0x0e205800, /* 10 cnt v0.8b, v0.8b */
+    0xd65f03c0, /* 14 ret */
+    PAD
+};
+
+static void lookalikes_are_no_writes(void **state) {
+  (void)state;
+  uintptr_t end = END(lookalikes);
+  for (unsigned off = 0; off <= 0x14; off += 4) in_lr(lookalikes, end, off, 0);
+  asgst__hs_stub_frame f;
+  lookalikes[4] = 0xf861785e; /* ldr x30, [x2, x1, lsl #3] does write x30 */
+  assert_false(at(lookalikes, end, 0x00, &f));
+  lookalikes[4] = 0xf8617843;
+}
+
+static void unwind_every_pc(void **state) {
+  (void)state;
+  uintptr_t end = END(unwind);
+  static const struct { unsigned off; int where; long ra, depth; } want[] = {
+      {0x04, ASGST__STUB_RA_AT_SP, 0, 16}, {0x08, ASGST__STUB_RA_AT_SP, 16, 32},
+      {0x10, ASGST__STUB_RA_AT_SP, 16, 32}, {0x14, ASGST__STUB_RA_AT_SP, 16, 32},
+      {0x18, ASGST__STUB_RA_AT_SP, 0, 16}, {0x1c, ASGST__STUB_RA_AT_SP, 0, 16},
+      {0x20, ASGST__STUB_RA_IN_LR, 0, 0}, {0x28, ASGST__STUB_RA_IN_LR, 0, 0},
+  };
+  asgst__hs_stub_frame f;
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    memset(&f, 0x55, sizeof f);
+    assert_true(asgst__hs_stub_frame_at(BASE(unwind) + want[i].off, BASE(unwind), end, true, &f));
+    assert_int_equal(f.where, want[i].where);
+    if (f.where == ASGST__STUB_RA_AT_SP) assert_int_equal(f.ra, want[i].ra);
+    assert_int_equal(f.depth, want[i].depth);
+    assert_int_equal(f.fp_at, -1);
+  }
+  /* At the entry the slot the reload reads is not written yet; as a returning stub it
+   * proves nothing (no ret). */
+  assert_false(asgst__hs_stub_frame_at(BASE(unwind), BASE(unwind), end, true, &f));
+  assert_false(asgst__hs_stub_frame_at(BASE(unwind) + 0x18, BASE(unwind), end, false, &f));
+  /* x30 written after its reload, other than by an authentication hint: no answer. */
+  unwind[4 + 0x20 / 4] = 0xaa0103fe; /* mov x30, x1 */
+  assert_false(asgst__hs_stub_frame_at(BASE(unwind) + 0x18, BASE(unwind), end, true, &f));
+  unwind[4 + 0x20 / 4] = 0xd50323bf;
+  /* the reload as ldp with x30 second, and as ldr */
+  unwind[4 + 0x1c / 4] = 0xa8c17be0; /* ldp x0, x30, [sp], #16 */
+  assert_true(asgst__hs_stub_frame_at(BASE(unwind) + 0x18, BASE(unwind), end, true, &f));
+  assert_int_equal(f.ra, 8);
+  unwind[4 + 0x1c / 4] = 0xf84107fe; /* ldr x30, [sp], #16 */
+  assert_true(asgst__hs_stub_frame_at(BASE(unwind) + 0x18, BASE(unwind), end, true, &f));
+  assert_int_equal(f.ra, 0);
+  unwind[4 + 0x1c / 4] = 0xa8c103fe;
+}
+
 static void arguments_popped_by_the_caller(void **state) {
   (void)state;
   static const uint32_t popped[] = {0xa8c103e1 /* ldp x1, x0, [sp], #16 */,
@@ -191,6 +269,8 @@ int main(void) {
       cmocka_unit_test(frame_record_around_a_call),
       cmocka_unit_test(forward_branch_taken_when_the_line_fails),
       cmocka_unit_test(unproven_shapes),
+      cmocka_unit_test(unwind_every_pc),
+      cmocka_unit_test(lookalikes_are_no_writes),
       cmocka_unit_test(arguments_popped_by_the_caller),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

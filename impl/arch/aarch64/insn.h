@@ -53,15 +53,20 @@ static inline bool may_write(uint32_t w, unsigned n) {
   if (is_branch(w)) return false; /* an offset, a condition or a tested register there */
   unsigned rt = w & 31, rn = (w >> 5) & 31, rt2 = (w >> 10) & 31;
   if ((w & 0x0a000000u) != 0x08000000u) return rt == n; /* not a load or store: rd in bits 0-4 */
+  /* A load into a general register (V, bit 26, clear: a SIMD load writes a vector register):
+   * opc 00 is a store. */
+  bool gp_load = !((w >> 26) & 1) && ((w >> 22) & 3) != 0;
   if ((w & 0x3a000000u) == 0x28000000u) { /* pair */
-    bool load = (w >> 22) & 1, back = ((w >> 23) & 3) == 1 || ((w >> 23) & 3) == 3;
+    bool load = !((w >> 26) & 1) && ((w >> 22) & 1), back = ((w >> 23) & 3) == 1 || ((w >> 23) & 3) == 3;
     return (load && (rt == n || rt2 == n)) || (back && rn == n);
   }
-  if ((w & 0x3b000000u) == 0x39000000u) /* ldr/str unsigned offset: opc 00 is a store */
-    return ((w >> 22) & 3) != 0 && rt == n;
+  if ((w & 0x3b000000u) == 0x39000000u) /* ldr/str unsigned offset */
+    return gp_load && rt == n;
+  if ((w & 0x3b200c00u) == 0x38200800u) /* ldr/str register offset: no writeback */
+    return gp_load && rt == n;
   if ((w & 0x3b200000u) == 0x38000000u) { /* ldr/str unscaled, pre- or post-indexed */
     bool back = (w & 0x400u) != 0;
-    return (((w >> 22) & 3) != 0 && rt == n) || (back && rn == n);
+    return (gp_load && rt == n) || (back && rn == n);
   }
   return rt == n || rt2 == n || ((w >> 16) & 31) == n; /* anything else: any field */
 }

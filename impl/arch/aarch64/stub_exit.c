@@ -114,13 +114,72 @@ static bool lr_exit(uintptr_t pc, uintptr_t hi, long *depth) {
   return false;
 }
 
+/* SS. The offset from sp of the slot w, a post-indexed load from sp, reloads x30 from:
+ * ldp with x30 first (0) or second (8), ldr x30 (0); -1 if w is none of them. */
+static long lr_reload_slot(uint32_t w) {
+  if ((w & 0xffc003e0u) == 0xa8c003e0u) /* ldp xA, xB, [sp], #imm */
+    return (w & 31) == 30 ? 0 : ((w >> 10) & 31) == 30 ? 8 : -1;
+  if ((w & 0xffe00c00u) == 0xf8400400u && (w & 0x3ffu) == 0x3feu) return 0; /* ldr x30, [sp], #imm */
+  return -1;
+}
+
+/* SS. A stub left by reloading its return address into lr and jumping through another
+ * register (C1's unwind_exception: the return address saved below its call of the VM,
+ * reloaded after it, and handed to the caller's handler with br), at pc: the code from pc
+ * is followed (conditional branches falling through, forward jumps taken) to a br through
+ * a register other than x30, adding up the moves of sp. Calls may come before the reload
+ * of x30 from the stack (they return), nothing that writes x30 after it but the
+ * authentication hints, which change lr in place; nothing may write x29. Reloaded on the
+ * way from a slot at or above sp: the return address is in that slot; not reloaded and
+ * no call on the way: it is in lr. */
+static bool ra_reloaded(uintptr_t pc, uintptr_t hi, asgst__hs_stub_frame *f) {
+  uintptr_t at = pc;
+  long d = 0, ra = 0;
+  bool reloaded = false, called = false;
+  for (int n = 0; n < ASGST__STUB_EXIT_MAX_INSNS && at < hi; n++) {
+    uint32_t w;
+    long e = 0, slot;
+    if (!asgst__load_u32(at, &w) || may_write(w, 29)) return false;
+    if ((w & BR_MASK) == BR && ((w >> 5) & 31) != 30) {
+      if (!reloaded && called) return false;
+      *f = (asgst__hs_stub_frame){.where = reloaded ? ASGST__STUB_RA_AT_SP : ASGST__STUB_RA_IN_LR,
+                                  .ra = ra, .depth = d, .fp_at = -1};
+      return true;
+    }
+    if (!reloaded && (slot = lr_reload_slot(w)) >= 0) {
+      ra = d + slot;
+      if (ra < 0) return false; /* a slot not yet written at pc */
+      reloaded = true;
+    } else if (!reloaded && !called && (w & 0xfc000000u) != 0x94000000u && (w & 0xfffffc1fu) != 0xd63f0000u &&
+               !auth_hint(w) && may_write(w, 30)) {
+      return false;
+    } else if (!reloaded && ((w & 0xfc000000u) == 0x94000000u || (w & 0xfffffc1fu) == 0xd63f0000u)) {
+      called = true; /* bl, blr: returns here, lr spent */
+    } else if (reloaded && !auth_hint(w) && may_write(w, 30)) {
+      return false;
+    }
+    if (asgst__a64_sp_effect(w, &e) < 0) return false;
+    d += e;
+    uintptr_t t = target_of(w, at);
+    if ((w & 0xfc000000u) == 0x14000000u) { /* b: forward only */
+      if (t <= at) return false;
+      at = t;
+      continue;
+    }
+    if (ends_line(w)) return false; /* ret, br x30, the authenticated forms */
+    at += 4;
+  }
+  return false;
+}
+
 /* SS. See stub_exit.h. */
 bool asgst__hs_stub_frame_at(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_ra, asgst__hs_stub_frame *f) {
   uint32_t w, prev = 0;
   long depth;
-  if (pop_ra || pc < lo || pc >= hi || (pc & 3) || !asgst__load_u32(pc, &w) ||
+  if (pc < lo || pc >= hi || (pc & 3) || !asgst__load_u32(pc, &w) ||
       (pc >= lo + 4 && !asgst__load_u32(pc - 4, &prev)))
     return false;
+  if (pop_ra) return ra_reloaded(pc, hi, f);
   if (w == STP_FP_LR_PRE) {
     /* enter() is about to save the caller's fp and return address: both still live */
     *f = (asgst__hs_stub_frame){.where = ASGST__STUB_RA_IN_LR, .depth = 0, .fp_at = -1};

@@ -232,7 +232,7 @@ static int frameless_caller(const asgst__hs_stub_frame *f, const asgst__regs *r,
  * caller pops right after the call) and unwind_exception (jumped to once the throwing
  * method's frame is gone: its return address is that method's, into the caller that gets
  * the exception). The way from the pc to the stub's exit tells where the caller is
- * (asgst__hs_stub_frame_at); arm64 decodes the first only. 0 if blob is neither. */
+ * (asgst__hs_stub_frame_at). 0 if blob is neither. */
 static int c1_leaf_stub_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, asgst__regs *s) {
   bool subtype = blob_name_has(blob, "slow_subtype_check");
   if (!subtype && !blob_name_has(blob, "unwind_exception")) return 0;
@@ -324,9 +324,10 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
    * never push anything: they load a register and jump, so the return address into the
    * calling compiled code is at sp at every pc of theirs. */
   asgst__hs_stack_effect e;
-  /* C1's frameless stubs first: at their entry and return too, the caller's sp lies above
-   * the two arguments slow_subtype_check's caller pushed. */
-  int c1 = top ? c1_leaf_stub_sender(blob, code, r, s) : 0;
+  /* C1's frameless stubs first, interrupted or stopped at a call they made: at their entry
+   * and return too, the caller's sp lies above the two arguments slow_subtype_check's
+   * caller pushed. */
+  int c1 = c1_leaf_stub_sender(blob, code, r, s);
   if (c1 != 0) return c1;
   if (top && (r->pc == code || asgst__hs_at_return(r->pc) ||
               asgst__hs_blob_named(blob, "vtable chunks") || asgst__hs_blob_named(blob, "InlineCacheBuffer") ||
