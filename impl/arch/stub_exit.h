@@ -112,6 +112,10 @@ bool asgst__hs_stub_frame_at(uintptr_t pc, uintptr_t lo, uintptr_t hi, bool pop_
  * or 0 if the code there is not such a pop or cannot be read. */
 long asgst__hs_args_popped_at(uintptr_t ret);
 
+/* SS. The target of the direct call that ends at ret (x86_64 call rel32, arm64 bl), 0 if
+ * the code before ret is none or cannot be read. */
+uintptr_t asgst__hs_call_target_before(uintptr_t ret);
+
 /* SS. The i2c adapter at the start of the adapters' blob [lo, hi) (x86_64), interrupted at
  * pc: decoded from lo, it keeps the caller's sp in r11, pops the return address, aligns
  * rsp (sub, and), pushes the return address back and moves the arguments without moving

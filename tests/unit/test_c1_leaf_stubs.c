@@ -137,6 +137,11 @@ static void answered_as_a_place(void **state) {
     assert_int_equal(asgst__hs_args_popped_at((uintptr_t)pops[i]), 16);
   for (size_t i = 0; i < sizeof not_pops / sizeof not_pops[0]; i++)
     assert_int_equal(asgst__hs_args_popped_at((uintptr_t)not_pops[i]), 0);
+  /* call rel32 -0x20 just before the pops: its target; other code there: none. */
+  static const uint8_t call[] = {0xe8, 0xe0, 0xff, 0xff, 0xff, 0x5e, 0x5f, 0x90, 0x90};
+  static const uint8_t jmp[] = {0xe9, 0xe0, 0xff, 0xff, 0xff, 0x5e, 0x5f, 0x90, 0x90};
+  assert_true(asgst__hs_call_target_before((uintptr_t)call + 5) == (uintptr_t)call + 5 - 0x20);
+  assert_true(asgst__hs_call_target_before((uintptr_t)jmp + 5) == 0);
 }
 
 int main(void) {

@@ -260,6 +260,10 @@ static void arguments_popped_by_the_caller(void **state) {
                                         0xd503201f /* nop */};
   for (size_t i = 0; i < 2; i++) assert_int_equal(asgst__hs_args_popped_at((uintptr_t)&popped[i]), 16);
   for (size_t i = 0; i < 3; i++) assert_int_equal(asgst__hs_args_popped_at((uintptr_t)&not_popped[i]), 0);
+  /* bl -0x40 just before the pop: its target; a b there: none. */
+  static const uint32_t call[] = {0x97fffff0 /* bl .-0x40 */, 0xf84107e1, 0x17fffff0 /* b .-0x40 */, 0xf84107e1};
+  assert_true(asgst__hs_call_target_before((uintptr_t)&call[1]) == (uintptr_t)&call[0] - 0x40);
+  assert_true(asgst__hs_call_target_before((uintptr_t)&call[3]) == 0);
 }
 
 int main(void) {

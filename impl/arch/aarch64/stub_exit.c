@@ -200,4 +200,11 @@ long asgst__hs_args_popped_at(uintptr_t ret) {
   return (w & 0xffff83e0u) == 0xa8c103e0u || (w & 0xffffffe0u) == 0xf84107e0u ? 16 : 0;
 }
 
+/* SS. See stub_exit.h: a bl just before ret. */
+uintptr_t asgst__hs_call_target_before(uintptr_t ret) {
+  uint32_t w;
+  if ((ret & 3) || !asgst__load_u32(ret - 4, &w) || (w & 0xfc000000u) != 0x94000000u) return 0;
+  return ret - 4 + (uintptr_t)((intptr_t)((int32_t)(w << 6) >> 6) * 4);
+}
+
 #endif

@@ -501,6 +501,14 @@ long asgst__hs_args_popped_at(uintptr_t ret) {
   return b[i] >= 0x58 && b[i] <= 0x5f ? 16 : 0;
 }
 
+/* SS. See stub_exit.h: e8 and a rel32 just before ret. */
+uintptr_t asgst__hs_call_target_before(uintptr_t ret) {
+  uint8_t b[5];
+  if (!asgst__load_bytes(ret - 5, b, sizeof b) || b[0] != 0xe8) return 0;
+  int32_t rel = (int32_t)((uint32_t)b[1] | (uint32_t)b[2] << 8 | (uint32_t)b[3] << 16 | (uint32_t)b[4] << 24);
+  return ret + (uintptr_t)(intptr_t)rel;
+}
+
 /* SS. See stub_exit.h. */
 int asgst__hs_c2i_ret_at_sp(uintptr_t pc, uintptr_t lo, uintptr_t hi, uintptr_t *out) {
   int r = c2i_path(pc, lo, hi, false, out);

@@ -574,6 +574,9 @@ ASGST__HOT static int decode_compiled(asgst__cursor *wc, hs_state *s) {
      * lie in stub code, which may have saved registers below the frame around its call. */
     bool stub_call = !at_pc && !LD(s->top) && s->pcmode != ASGST__PC_EXACT;
     if (stub_call) depth = stub_call_depth(nm, pc);
+    /* Interrupted just back from C1's slow_subtype_check, before the pop of its arguments
+     * (qemu-user delivers signals at such block starts): sp is below the frame's own. */
+    if (!at_pc && LD(s->top)) depth = asgst__hs_subtype_args_at(wc->cur.pc);
     /* Proven to lie in stub code, the stub's way back names the bci. C1 code only (tiers
      * 1-3): C1's CodeStubs branch back to the instruction after their branch, whose next
      * PcDesc is the served bytecode's. C2 places other code there: on JDK 25-27 the near
@@ -607,7 +610,8 @@ ASGST__HOT static int decode_compiled(asgst__cursor *wc, hs_state *s) {
   /* The frame's own sp, which its step sizes it from (applied once the decode succeeded:
    * a decode that ran out of room runs again). */
   wc->cur.sp += (uintptr_t)depth;
-  if (s->kind == ASGST__HK_NMETHOD && cacheable(s->pcmode, s->top))
+  /* Not with a depth: the frame cache's entry would size the frame from sp alone. */
+  if (s->kind == ASGST__HK_NMETHOD && cacheable(s->pcmode, s->top) && depth == 0)
     remember(wc, s, level, out, n, s->top);
   if (s->fsize && n <= 0xff) memo(wc, s, wc->npending, n); /* remember() proved it complete */
   for (int i = 0; i < n; i++) {

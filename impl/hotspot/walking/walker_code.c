@@ -253,6 +253,15 @@ static int c1_leaf_stub_sender(uintptr_t blob, uintptr_t code, const asgst__regs
   return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP || k == ASGST__HK_ENTRY ? 1 : ASGST_UNSAFE_STATE;
 }
 
+/* SS. See walker_code.h. The pop is read first: it is the code at pc, in the cache. */
+long asgst__hs_subtype_args_at(uintptr_t pc) {
+  long popped = asgst__hs_args_popped_at(pc);
+  if (popped == 0) return 0;
+  uintptr_t target = asgst__hs_call_target_before(pc), blob;
+  if (target == 0 || asgst__hs_classify(target, &blob) != ASGST__HK_STUB) return 0;
+  return blob_name_has(blob, "slow_subtype_check") ? popped : 0;
+}
+
 /* SS. A top frame in a stub that keeps its return address in the link register, where
  * the code from pc to its ret proves it (asgst__hs_stub_frame_at): a leaf stub (arm64's
  * string and array intrinsics, block fills), or any stub at its enter() or past its
