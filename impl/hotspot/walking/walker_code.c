@@ -211,9 +211,9 @@ static bool blob_name_has(uintptr_t blob, const char *needle) {
   return false;
 }
 
-/* SS. The caller of a top frame in a stub without a frame record, where the stub's code
- * proves it (*f, stub_exit.h) into *s: 1, or ASGST_UNSAFE_STATE without a return address
- * in lr, or ASGST_BAD_FRAME on a bad read. */
+/* SS. The caller of a frame in a stub without a frame record, where the stub's code proves
+ * it (*f, stub_exit.h) into *s: 1, or ASGST_UNSAFE_STATE where it is in lr and lr is not
+ * known (not a top frame), or ASGST_BAD_FRAME on a bad read. */
 static int frameless_caller(const asgst__hs_stub_frame *f, const asgst__regs *r, asgst__regs *s) {
   s->lr = 0;
   s->sp = r->sp + (uintptr_t)f->depth;
@@ -319,9 +319,10 @@ static int call_stub_caller(int phase, const asgst__regs *r, const asgst__thread
   return asgst__hs_classify(s->pc, &b) == ASGST__HK_C ? 1 : ASGST_BAD_FRAME;
 }
 
-/* SS. A stub without a frame size (frame_size 0: StubRoutines and friends). It is either
- * at its first instruction or at a return (nothing saved), or (arm64) a leaf called from C
- * (called_from_c), or has built a frame record with enter() (push rbp; mov rbp,rsp on
+/* SS. A stub without a frame size (frame_size 0: StubRoutines and friends). It is one of
+ * C1's frameless stubs (c1_leaf_stub_sender), or at its first instruction or at a return
+ * (nothing saved), or (arm64) a leaf called from C (called_from_c), or (arm64) a stub whose
+ * way to its ret proves its caller (leaf_stub_sender), or has built a frame record with enter() (push rbp; mov rbp,rsp on
  * x86_64, stp x29,x30,[sp,#-16]!; mov x29,sp on arm64: either way [fp] the caller's fp,
  * [fp+8] the return address); the last is accepted only if fp points into the stack at or
  * above sp and the saved return address leads into Java code. */
