@@ -573,10 +573,12 @@ ASGST__HOT static int decode_compiled(asgst__cursor *wc, hs_state *s) {
      * information (a leaf call, or the anchor's pc). Without a PcDesc at exactly it, it may
      * lie in stub code, which may have saved registers below the frame around its call. */
     bool stub_call = !at_pc && !LD(s->top) && s->pcmode != ASGST__PC_EXACT;
-    if (stub_call) depth = stub_call_depth(nm, pc);
-    /* Interrupted just back from C1's slow_subtype_check, before the pop of its arguments
-     * (qemu-user delivers signals at such block starts): sp is below the frame's own. */
-    if (!at_pc && LD(s->top)) depth = asgst__hs_subtype_args_at(wc->cur.pc);
+    /* Back from C1's slow_subtype_check (stepped to from the stub, or interrupted just
+     * after its return, where qemu-user delivers signals), before the pop of the two
+     * arguments pushed for it: sp is 16 bytes below the frame's own. Tried first: the
+     * stub-code depth below would count that pop and then go on into the main code. */
+    if (!at_pc && (stub_call || LD(s->top))) depth = asgst__hs_subtype_args_at(wc->cur.pc);
+    if (stub_call && depth == 0) depth = stub_call_depth(nm, pc);
     /* Proven to lie in stub code, the stub's way back names the bci. C1 code only (tiers
      * 1-3): C1's CodeStubs branch back to the instruction after their branch, whose next
      * PcDesc is the served bytecode's. C2 places other code there: on JDK 25-27 the near

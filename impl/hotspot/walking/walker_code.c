@@ -244,12 +244,9 @@ static int c1_leaf_stub_sender(uintptr_t blob, uintptr_t code, const asgst__regs
   int rc = frameless_caller(&f, r, s);
   if (rc != 1) return rc;
   int k = asgst__hs_classify(s->pc, &b);
-  if (subtype) {
-    long popped = asgst__hs_args_popped_at(s->pc);
-    if (k != ASGST__HK_NMETHOD || popped == 0) return ASGST_UNSAFE_STATE;
-    s->sp += (uintptr_t)popped; /* the two arguments */
-    return 1;
-  }
+  /* The two arguments stay below the caller's frame until its pop right after the call:
+   * the caller's decode adds them (asgst__hs_subtype_args_at), as for a sample there. */
+  if (subtype) return k == ASGST__HK_NMETHOD && asgst__hs_args_popped_at(s->pc) != 0 ? 1 : ASGST_UNSAFE_STATE;
   return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP || k == ASGST__HK_ENTRY ? 1 : ASGST_UNSAFE_STATE;
 }
 
@@ -334,9 +331,9 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
    * never push anything: they load a register and jump, so the return address into the
    * calling compiled code is at sp at every pc of theirs. */
   asgst__hs_stack_effect e;
-  /* C1's frameless stubs first, interrupted or stopped at a call they made: at their entry
-   * and return too, the caller's sp lies above the two arguments slow_subtype_check's
-   * caller pushed. */
+  /* C1's frameless stubs first, interrupted or stopped at a call they made, at their entry
+   * and return too: their sender is proven as compiled code that pops slow_subtype_check's
+   * arguments, or the caller unwind_exception hands the exception to. */
   int c1 = c1_leaf_stub_sender(blob, code, r, s);
   if (c1 != 0) return c1;
   if (top && (r->pc == code || asgst__hs_at_return(r->pc) ||

@@ -41,9 +41,10 @@ uintptr_t asgst__hs_real_pc(uintptr_t nm, const asgst__regs *r);
  * then found by the frame size, as for a frame stopped at a call. */
 bool asgst__hs_frame_complete_at(uintptr_t blob, uintptr_t pc);
 
-/* SS. For a top pc in compiled code: 16 where it is the return address of a direct call to
- * C1's slow_subtype_check whose code pops the two arguments pushed for it (the frame's own
- * sp is 16 bytes above sp until that pop), else 0. */
+/* SS. For a pc in compiled code (interrupted, or the return address the walk stepped to
+ * from the stub): 16 where it is the return address of a direct call to C1's
+ * slow_subtype_check whose code pops the two arguments pushed for it (the frame's own sp
+ * is 16 bytes above sp until that pop), else 0. */
 long asgst__hs_subtype_args_at(uintptr_t pc);
 
 #endif
