@@ -4,6 +4,8 @@ import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
@@ -81,6 +83,10 @@ public class Workload {
   static void jni() {
     System.load(System.getProperty("walk.jni"));
     int x = 0;
+    // The first call links nativeCall (ClassLoader.findNative, method handles on 17):
+    // under qemu on a loaded machine that took the whole of a 1 s run.
+    SINK.addAndGet(callback(3, x++));
+    READY.countDown();
     while (!stop) SINK.addAndGet(callback(3, x++));
   }
 
@@ -275,8 +281,13 @@ public class Workload {
     while (!stop) SINK.addAndGet(recurse(depth, x++));
   }
 
+  // Counted down by each runner once its workload runs: the run's time starts then (jni()
+  // first links its native method; the others at once).
+  static CountDownLatch READY;
+
   static Thread runner(String mode) {
     Thread t = new Thread(() -> {
+      if (!mode.equals("jni")) READY.countDown();
       try {
         switch (mode) {
           case "mix": mix(); break;
@@ -312,7 +323,9 @@ public class Workload {
     String[] modes = mode.equals("all")
         ? new String[] {"mix", "deep", "lambda", "mh", "exc", "deopt", "alloc", "classload", "threads"}
         : mode.split("\\+");
+    READY = new CountDownLatch(modes.length);
     for (String m : modes) ts.add(runner(m));
+    READY.await(60, TimeUnit.SECONDS);
     Thread.sleep(ms);
     stop = true;
     for (Thread t : ts) t.join();
