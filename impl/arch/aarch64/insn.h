@@ -19,6 +19,19 @@ enum {
   RETAA = 0xd65f0bffu, RETAB = 0xd65f0fffu,  /* the same, authenticating lr first */
 };
 
+/* SS. True if w is b (imm26). */
+static inline bool is_b(uint32_t w) { return (w & 0xfc000000u) == 0x14000000u; }
+
+/* SS. True if w is bl (imm26) or blr: a call that returns to the next word. */
+static inline bool is_call(uint32_t w) {
+  return (w & 0xfc000000u) == 0x94000000u || (w & 0xfffffc1fu) == 0xd63f0000u;
+}
+
+/* SS. The target of b or bl at `at` (their imm26). */
+static inline uintptr_t imm26_target(uint32_t w, uintptr_t at) {
+  return at + (uintptr_t)((intptr_t)((int32_t)(w << 6) >> 6) * 4);
+}
+
 /* SS. True if w is one of the pointer authentication hints that rewrite lr in place
  * (paciasp, pacibsp, autiasp, autibsp, paciaz, pacibz, autiaz, autibz, xpaclri). */
 static inline bool auth_hint(uint32_t w) {
@@ -30,7 +43,7 @@ static inline bool auth_hint(uint32_t w) {
 /* SS. The target of the direct branch w at `at` (b, b.cond, cbz/cbnz, tbz/tbnz), 0 if w is
  * none. bl is a call that returns: not a branch here. */
 static inline uintptr_t target_of(uint32_t w, uintptr_t at) {
-  if ((w & 0xfc000000u) == 0x14000000u) return at + (uintptr_t)((intptr_t)((int32_t)(w << 6) >> 6) * 4);
+  if (is_b(w)) return imm26_target(w, at);
   if ((w & 0xff000010u) == 0x54000000u || (w & 0x7e000000u) == 0x34000000u)
     return at + (uintptr_t)((intptr_t)((int32_t)(w << 8) >> 13) * 4);
   if ((w & 0x7e000000u) == 0x36000000u) return at + (uintptr_t)((intptr_t)((int32_t)(w << 13) >> 18) * 4);
@@ -47,8 +60,7 @@ static inline bool is_branch(uint32_t w) {
  * destination field names it except the stores, which only read it, and a load's or
  * store's base register written back. Calls write lr. */
 static inline bool may_write(uint32_t w, unsigned n) {
-  if (n == 30 && ((w & 0xfc000000u) == 0x94000000u || (w & 0xfffffc1fu) == 0xd63f0000u ||
-                  (w & 0xfefff800u) == 0xd63f0800u || auth_hint(w)))
+  if (n == 30 && (is_call(w) || (w & 0xfefff800u) == 0xd63f0800u || auth_hint(w)))
     return true; /* bl, blr, blraa/blrab, the authentication hints */
   if (is_branch(w)) return false; /* an offset, a condition or a tested register there */
   unsigned rt = w & 31, rn = (w >> 5) & 31, rt2 = (w >> 10) & 31;
@@ -74,7 +86,7 @@ static inline bool may_write(uint32_t w, unsigned n) {
 /* SS. True if w leaves the straight line for good: b, br, ret (and their authenticated
  * forms). The next instruction is reached only by a branch or as an entry. */
 static inline bool ends_line(uint32_t w) {
-  return (w & 0xfc000000u) == 0x14000000u || (w & 0xfffffc1fu) == BR || (w & 0xfffffc1fu) == 0xd65f0000u ||
+  return is_b(w) || (w & 0xfffffc1fu) == BR || (w & 0xfffffc1fu) == 0xd65f0000u ||
          (w & 0xfefff800u) == 0xd61f0800u || (w & 0xfffffbffu) == 0xd65f0bffu;
 }
 

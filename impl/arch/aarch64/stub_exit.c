@@ -29,9 +29,8 @@ static bool follow(uintptr_t from, uintptr_t until, uintptr_t lo, uintptr_t hi, 
       if (e < 0) return false;
       *depth += d;
     }
-    if ((w & 0xfc000000u) == 0x14000000u) { /* b imm26 */
-      int32_t imm = (int32_t)(w << 6) >> 6;
-      uintptr_t target = at + (uintptr_t)((intptr_t)imm * 4);
+    if (is_b(w)) {
+      uintptr_t target = imm26_target(w, at);
       if (until == 0 && target >= lo && target < from) { *back = target; return true; }
       if (target <= at) return false;
       at = target;
@@ -93,7 +92,7 @@ static bool lr_exit(uintptr_t pc, uintptr_t hi, long *depth) {
     }
     live = live && asgst__a64_sp_effect(w, &e) >= 0 && !may_write(w, 29) && !may_write(w, 30);
     uintptr_t t = live ? target_of(w, at) : 0;
-    if (live && (w & 0xfc000000u) == 0x14000000u) { /* b: taken, forward only */
+    if (live && is_b(w)) { /* taken, forward only */
       live = t > at;
       at = t;
     } else if (live && !ends_line(w)) {
@@ -150,18 +149,16 @@ static bool ra_reloaded(uintptr_t pc, uintptr_t hi, asgst__hs_stub_frame *f) {
       ra = d + slot;
       if (ra < 0) return false; /* a slot not yet written at pc */
       reloaded = true;
-    } else if (!reloaded && !called && (w & 0xfc000000u) != 0x94000000u && (w & 0xfffffc1fu) != 0xd63f0000u &&
-               !auth_hint(w) && may_write(w, 30)) {
-      return false;
-    } else if (!reloaded && ((w & 0xfc000000u) == 0x94000000u || (w & 0xfffffc1fu) == 0xd63f0000u)) {
-      called = true; /* bl, blr: returns here, lr spent */
-    } else if (reloaded && !auth_hint(w) && may_write(w, 30)) {
-      return false;
+    } else if (is_call(w)) {
+      if (reloaded) return false;
+      called = true; /* returns here, lr spent */
+    } else if (!auth_hint(w) && may_write(w, 30) && (reloaded || !called)) {
+      return false; /* lr written while it still holds the return address */
     }
     if (asgst__a64_sp_effect(w, &e) < 0) return false;
     d += e;
     uintptr_t t = target_of(w, at);
-    if ((w & 0xfc000000u) == 0x14000000u) { /* b: forward only */
+    if (is_b(w)) { /* forward only */
       if (t <= at) return false;
       at = t;
       continue;
@@ -204,7 +201,7 @@ long asgst__hs_args_popped_at(uintptr_t ret) {
 uintptr_t asgst__hs_call_target_before(uintptr_t ret) {
   uint32_t w;
   if ((ret & 3) || !asgst__load_u32(ret - 4, &w) || (w & 0xfc000000u) != 0x94000000u) return 0;
-  return ret - 4 + (uintptr_t)((intptr_t)((int32_t)(w << 6) >> 6) * 4);
+  return imm26_target(w, ret - 4);
 }
 
 #endif

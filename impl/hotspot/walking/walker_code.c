@@ -193,22 +193,32 @@ static int adapter_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, 
   return k == ASGST__HK_NMETHOD || k == ASGST__HK_INTERP ? 1 : ASGST_UNSAFE_STATE;
 }
 
-/* SS. True if the name of blob contains needle (HotSpot's names of C1's stubs vary by
- * release: "C1 Runtime slow_subtype_check", "slow_subtype_check_blob", ...). */
-static bool blob_name_has(uintptr_t blob, const char *needle) {
+/* SS. The name of blob into buf (up to 63 bytes); false if it cannot be read. */
+static bool blob_name_of(uintptr_t blob, char buf[64]) {
   uintptr_t name;
-  char buf[64];
   int n = 0;
   if (!asgst__vm_blob_name(blob, &name) || name == 0) return false;
-  for (uint8_t c = 1; n < (int)sizeof buf - 1 && c; n++)
+  for (uint8_t c = 1; n < 63 && c; n++)
     if (!asgst__load_u8(name + (uintptr_t)n, &c)) return false; else buf[n] = (char)c;
   buf[n] = 0;
-  for (const char *h = buf; *h; h++) {
+  return true;
+}
+
+/* SS. True if the string s contains needle. */
+static bool has(const char *s, const char *needle) {
+  for (const char *h = s; *h; h++) {
     int i = 0;
     while (needle[i] && h[i] == needle[i]) i++;
     if (!needle[i]) return true;
   }
   return false;
+}
+
+/* SS. True if the name of blob contains needle (HotSpot's names of C1's stubs vary by
+ * release: "C1 Runtime slow_subtype_check", "slow_subtype_check_blob", ...). */
+static bool blob_name_has(uintptr_t blob, const char *needle) {
+  char buf[64];
+  return blob_name_of(blob, buf) && has(buf, needle);
 }
 
 /* SS. The caller of a frame in a stub without a frame record, where the stub's code proves
@@ -234,8 +244,10 @@ static int frameless_caller(const asgst__hs_stub_frame *f, const asgst__regs *r,
  * the exception). The way from the pc to the stub's exit tells where the caller is
  * (asgst__hs_stub_frame_at). 0 if blob is neither. */
 static int c1_leaf_stub_sender(uintptr_t blob, uintptr_t code, const asgst__regs *r, asgst__regs *s) {
-  bool subtype = blob_name_has(blob, "slow_subtype_check");
-  if (!subtype && !blob_name_has(blob, "unwind_exception")) return 0;
+  char name[64];
+  if (!blob_name_of(blob, name)) return 0;
+  bool subtype = has(name, "slow_subtype_check"); /* the name read once for both */
+  if (!subtype && !has(name, "unwind_exception")) return 0;
   uint32_t size;
   uintptr_t b;
   asgst__hs_stub_frame f;
@@ -392,7 +404,8 @@ static int stub_sender(uintptr_t blob, const asgst__regs *r, bool top, const asg
 /* SS. True if blob is one of C1's runtime stubs, by name ("X Runtime1 stub" on 8-17, "C1
  * Runtime X" later). */
 static bool c1_runtime_stub(uintptr_t blob) {
-  return blob_name_has(blob, "Runtime1") || blob_name_has(blob, "C1 Runtime");
+  char name[64];
+  return blob_name_of(blob, name) && (has(name, "Runtime1") || has(name, "C1 Runtime"));
 }
 
 /* SS. A frame in a C1 runtime stub that has a frame size but which the VM never walks
