@@ -34,11 +34,11 @@ check "samples were folded into queued elements (${folded:-none})" \
 
 samples=$(stat samples) handled=$(stat handled) fh=$(stat folded_handled)
 dropped=$(stat dropped) df=$(stat dropped_folds) full=$(stat full) nq=$(stat no_queue)
-other=$(stat enqueue_failed) enq=$(stat enqueued) ot=$(stat other_threads)
+nj=$(stat no_java) other=$(stat enqueue_failed) enq=$(stat enqueued) ot=$(stat other_threads)
 # Threads that are not Java threads (JIT, GC: cputhreads=all) are walked in the handler.
-sum=$((handled + fh + dropped + df + full + nq + other + ot))
-figure "samples $samples = handled $handled + folded $fh + dropped $dropped (+$df folded) + full $full + no queue $nq + other $other + other threads' in-handler walks $ot = $sum"
-check "accounting exact: samples taken = handled + folded + dropped (+ folds) + full + no queue + other + other threads' walks" \
+sum=$((handled + fh + dropped + df + full + nq + nj + other + ot))
+figure "samples $samples = handled $handled + folded $fh + dropped $dropped (+$df folded) + full $full + no queue $nq + no Java frame $nj + other $other + other threads' in-handler walks $ot = $sum"
+check "accounting exact: samples taken = handled + folded + dropped (+ folds) + full + no queue + no Java frame + other + other threads' walks" \
   bash -c "[ '${samples:-0}' -gt 0 ] && [ '$samples' = '$sum' ] && [ '$folded' = \$(( $fh + $df )) ] &&
            [ '$enq' = \$(( $handled + $dropped )) ] && grep -q 'accounting: .*: exact (off by 0)' '$WORK/stderr'"
 

@@ -221,14 +221,26 @@ static bool try_fold(qthread *qt, int ev, void *ucontext, uint8_t state) {
   return false;
 }
 
-/* SS. Counts an enqueue that failed with r. */
-static void count_not_enqueued(int r) {
+/* SS. Whether the interrupted thread has no Java frame to enqueue (none on its stack, or
+ * it is exiting): such a sample is lost to every walk mode alike (the in-handler walk
+ * finds no Java frame either), so it is counted apart from the queue's own losses. */
+static bool nothing_to_enqueue(void *ucontext) {
+  ASGST_QueueElement e;
+  int r = ASGST_GetEnqueuableElement(ucontext, &e);
+  return r == ASGST_NO_FRAME || r == ASGST_NO_THREAD || r == ASGST_THREAD_EXIT ||
+         r == ASGST_NO_TOP_JAVA_FRAME;
+}
+
+/* SS. Counts a sample that was not enqueued: r is ASGST_Enqueue's answer. */
+static void count_not_enqueued(int r, void *ucontext) {
+  _Atomic uint64_t *n = &prof.stats.enqueue_failed;
   if (r == ASGST_ENQUEUE_FULL_QUEUE)
-    atomic_fetch_add_explicit(&prof.stats.enqueue_full, 1, memory_order_relaxed);
+    n = &prof.stats.enqueue_full;
+  else if (nothing_to_enqueue(ucontext))
+    n = &prof.stats.enqueue_no_java;
   else if (r == ASGST_ENQUEUE_NO_QUEUE)
-    atomic_fetch_add_explicit(&prof.stats.enqueue_no_queue, 1, memory_order_relaxed);
-  else
-    atomic_fetch_add_explicit(&prof.stats.enqueue_failed, 1, memory_order_relaxed);
+    n = &prof.stats.enqueue_no_queue;
+  atomic_fetch_add_explicit(n, 1, memory_order_relaxed);
 }
 
 /* SS. */
@@ -236,7 +248,7 @@ void prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdin
                        uint8_t state) {
   qthread *qt = self_q;
   if (!qt) {
-    atomic_fetch_add_explicit(&prof.stats.enqueue_no_queue, 1, memory_order_relaxed);
+    count_not_enqueued(ASGST_ENQUEUE_NO_QUEUE, ucontext);
     return;
   }
   if (!fdi && try_fold(qt, ev, ucontext, state)) {
@@ -262,5 +274,5 @@ void prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdin
   /* Closed meanwhile: a stop on another thread deregistered the queue and its drop count
    * claimed the open slot, counting this sample as dropped already. */
   if (atomic_exchange(&s->folds, SLOT_FREE) == SLOT_CLOSED) return;
-  count_not_enqueued(r);
+  count_not_enqueued(r, ucontext);
 }
