@@ -57,7 +57,7 @@ check "walk=queue: the summary names the mode and elements were enqueued" \
 # mode alike (the in-handler walk finds none either): a figure, not a loss of the queue.
 compared=$(stat compared) same=$(stat same) events=$(stat events)
 failed=$(( $(stat enqueue_failed) + $(stat no_queue) ))
-figure "walk=queue: of ${events:-?} events, ${failed:-?} lost by the queue, $(stat no_java) with no Java frame to enqueue"
+figure "walk=queue: of ${events:-?} events, ${failed:-?} lost by the queue, $(stat no_java) with no Java frame to enqueue, $(stat walked_here) walked in the handler for want of a queue"
 same_pct=99
 check "walk=queue with compare: >= $same_pct% of the ${compared:-?} compared stacks identical (${same:-?})" \
   bash -c "[ '${compared:-0}' -ge 50 ] && [ \$(( ${same:-0} * 100 )) -ge \$(( ${compared:-0} * $same_pct )) ]"

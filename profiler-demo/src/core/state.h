@@ -57,6 +57,7 @@ typedef struct {
   _Atomic uint64_t enqueued;          /* queue: elements ASGST_Enqueue accepted */
   _Atomic uint64_t enqueue_full;      /* queue: ASGST_ENQUEUE_FULL_QUEUE */
   _Atomic uint64_t enqueue_no_queue;  /* queue: the thread has no (live) queue */
+  _Atomic uint64_t queue_walked_here; /* queue: no queue, walked in the handler instead */
   _Atomic uint64_t enqueue_no_java;   /* queue: nothing to enqueue (no Java frame, exiting) */
   _Atomic uint64_t enqueue_failed;    /* queue: other errors (unsafe state...) */
   _Atomic uint64_t handled;           /* queue: elements the queue handler got */

@@ -44,7 +44,8 @@ static unsigned long long other_thread_samples(void) {
 /* N. walk=queue: where each sample went. Every handler call takes one sample; it is
  * enqueued (then handled, dropped at deregistration, or still waiting), folded into a
  * queued element (which is then handled, dropped or waiting likewise), or not enqueued
- * (full, no queue, no Java frame, other), or, on a thread that is not a Java thread, walked in the handler.
+ * (full, no queue, no Java frame, other), or walked in the handler: on a thread without a
+ * queue, or one that is not a Java thread.
  * Once profiling has stopped nothing waits, and the line says whether the identity holds
  * exactly. */
 static void write_queue_accounting(FILE *out) {
@@ -53,7 +54,7 @@ static void write_queue_accounting(FILE *out) {
   long long off = (long long)ST(handler_calls) -
                   (long long)(ST(handled) + ST(folded_handled) + ST(dropped) + ST(dropped_folds) +
                               ST(enqueue_full) + ST(enqueue_no_queue) + ST(enqueue_no_java) +
-                              ST(enqueue_failed) +
+                              ST(enqueue_failed) + ST(queue_walked_here) +
                               other_thread_samples()) -
                   waiting - waiting_folds;
   fprintf(out, "  folded into the youngest queued element (same frame and event) %llu: in "
@@ -62,10 +63,11 @@ static void write_queue_accounting(FILE *out) {
           ST(dropped_folds), ST(dropped), waiting, waiting_folds);
   fprintf(out, "  accounting: samples %llu = handled %llu + folded-handled %llu + dropped %llu "
           "+ dropped-folds %llu + full %llu + no queue %llu + no Java frame %llu + other %llu + "
-          "waiting %lld + walked in the handler (not Java threads) %llu: %s (off by %lld)\n",
+          "waiting %lld + walked in the handler (no queue) %llu + walked in the handler (not Java "
+          "threads) %llu: %s (off by %lld)\n",
           ST(handler_calls), ST(handled), ST(folded_handled), ST(dropped), ST(dropped_folds),
           ST(enqueue_full), ST(enqueue_no_queue), ST(enqueue_no_java), ST(enqueue_failed),
-          waiting + waiting_folds,
+          waiting + waiting_folds, ST(queue_walked_here),
           other_thread_samples(), off == 0 ? "exact" : "NOT exact", off);
 }
 
@@ -78,9 +80,9 @@ static void write_counters(FILE *out) {
             ST(sampler_walks), ST(not_answering));
   if (prof.opts.walk == WALK_QUEUE)
     fprintf(out, "  enqueued %llu, handled %llu (stale %llu), not enqueued: queue full %llu, "
-            "no queue %llu, no Java frame %llu, other %llu\n", ST(enqueued), ST(handled),
-            ST(stale), ST(enqueue_full), ST(enqueue_no_queue), ST(enqueue_no_java),
-            ST(enqueue_failed));
+            "no queue %llu, no Java frame %llu, other %llu; walked in the handler for want of "
+            "a queue %llu\n", ST(enqueued), ST(handled), ST(stale), ST(enqueue_full),
+            ST(enqueue_no_queue), ST(enqueue_no_java), ST(enqueue_failed), ST(queue_walked_here));
   if (prof.opts.walk == WALK_QUEUE) write_queue_accounting(out);
   if (prof.opts.compare)
     fprintf(out, "  compare (the in-handler walk of the same sample): %llu compared, "
@@ -105,7 +107,7 @@ static void write_stats_line(FILE *out, const mode_data *d, double lag_med, doub
           "full=%llu no_queue=%llu no_java=%llu enqueue_failed=%llu compared=%llu same=%llu top_same=%llu "
           "lag_median_us=%.2f lag_p90_us=%.2f handler_us=%.3f sampler_us=%.3f held_us=%.3f "
           "handler_p99_us=%.3f handler_max_us=%.3f samples=%llu folded=%llu folded_handled=%llu dropped=%llu "
-          "dropped_folds=%llu other_threads=%llu\n",
+          "dropped_folds=%llu other_threads=%llu walked_here=%llu\n",
           modes[prof.opts.walk], (unsigned long long)events, (unsigned long long)d->records,
           (unsigned long long)d->ok, ST(requests), ST(request_full), ST(request_late), ST(not_answering),
           ST(enqueued), ST(handled), ST(stale), ST(enqueue_full), ST(enqueue_no_queue),
@@ -114,7 +116,8 @@ static void write_stats_line(FILE *out, const mode_data *d, double lag_med, doub
           ratio(ST(sampler_ns), ST(sampler_walks)) / 1e3,
           ratio(ST(held_ns), ST(sampler_walks)) / 1e3, handler_p99_us(),
           prof_hist_max(&prof.stats.handler_hist) / 1e3, ST(handler_calls),
-          ST(folded), ST(folded_handled), ST(dropped), ST(dropped_folds), other_thread_samples());
+          ST(folded), ST(folded_handled), ST(dropped), ST(dropped_folds), other_thread_samples(),
+          ST(queue_walked_here));
 }
 
 /* N. */

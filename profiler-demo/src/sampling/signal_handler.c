@@ -121,7 +121,10 @@ static void sample(int ev, const siginfo_t *si, void *ucontext, uint64_t t0, boo
   }
   switch (prof.opts.walk) {
     case WALK_THREAD: prof_thread_request(ev, ucontext, t0, has_fdi ? &fi : NULL, state); break;
-    case WALK_QUEUE: prof_queue_sample(ev, ucontext, t0, has_fdi ? &fi : NULL, state); break;
+    case WALK_QUEUE:
+      if (!prof_queue_sample(ev, ucontext, t0, has_fdi ? &fi : NULL, state))
+        walk_here(ev, ucontext, t0, has_fdi ? &fi : NULL, kernel, nk, false, state);
+      break;
     default: walk_here(ev, ucontext, t0, has_fdi ? &fi : NULL, kernel, nk, false, state); break;
   }
 }

@@ -71,8 +71,9 @@ void prof_walker_stop(void);
 void prof_queue_thread_start(void *jni_env);
 /* N. Deregisters the calling thread's queue (JVMTI ThreadEnd). */
 void prof_queue_thread_end(void *jni_env);
-/* SS. Enqueues a sample of the calling thread. */
-void prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi,
+/* SS. Enqueues a sample of the calling thread. False if the thread has no queue (it was
+ * running before the attach, or before VMInit): the caller walks it in the handler. */
+bool prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi,
                        uint8_t state);
 /* N. Deregisters every queue (stop). */
 void prof_queue_stop_all(void);

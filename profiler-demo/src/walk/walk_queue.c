@@ -243,17 +243,20 @@ static void count_not_enqueued(int r, void *ucontext) {
   atomic_fetch_add_explicit(n, 1, memory_order_relaxed);
 }
 
-/* SS. */
-void prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi,
+/* SS. A thread without a queue (a queue is registered only on its own thread, with its
+ * JNIEnv: threads already running at an attach, and the JDK's few started before VMInit,
+ * have none) is not lost to the profile: the caller walks it in the handler, as walk=signal
+ * would. */
+bool prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdinfo *fdi,
                        uint8_t state) {
   qthread *qt = self_q;
   if (!qt) {
-    count_not_enqueued(ASGST_ENQUEUE_NO_QUEUE, ucontext);
-    return;
+    atomic_fetch_add_explicit(&prof.stats.queue_walked_here, 1, memory_order_relaxed);
+    return false;
   }
   if (!fdi && try_fold(qt, ev, ucontext, state)) {
     atomic_fetch_add_explicit(&prof.stats.folded, 1, memory_order_relaxed);
-    return;
+    return true;
   }
   slot *s = &qt->slots[qt->next % SLOTS];
   s->ev = ev;
@@ -269,10 +272,11 @@ void prof_queue_sample(int ev, void *ucontext, uint64_t t_event, const prof_fdin
   if (r > 0) {
     qt->next++;
     atomic_fetch_add_explicit(&prof.stats.enqueued, 1, memory_order_relaxed);
-    return;
+    return true;
   }
   /* Closed meanwhile: a stop on another thread deregistered the queue and its drop count
    * claimed the open slot, counting this sample as dropped already. */
-  if (atomic_exchange(&s->folds, SLOT_FREE) == SLOT_CLOSED) return;
+  if (atomic_exchange(&s->folds, SLOT_FREE) == SLOT_CLOSED) return true;
   count_not_enqueued(r, ucontext);
+  return true;
 }
