@@ -5,9 +5,10 @@
 # another user's JVM. No profile is lost: a relative file= lands in asgst-attach's working
 # directory, the summary comes back to its output, an output directory removed before
 # the stop sends the profile to the JVM's temp directory (and stop,file=NEW then writes
-# it), and /proc targets are refused at start.
+# it), and /proc targets are refused at start. walk=queue at an attach keeps the samples
+# of the threads already running (they have no queue: walked in the handler).
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..25"
+echo "1..26"
 compile || { echo "Bail out! javac failed"; exit 1; }
 chmod 755 "$WORK"
 # The cases of uid 65534 use a copy of asgst-attach and the agent in $WORK: the clone may
@@ -103,6 +104,17 @@ check "file=/proc/self/status is refused at start, naming the option" \
 mkfifo "$WORK/fifo.txt"
 "$ATTACH" $JVM "start,event=cpu,file=$WORK/fifo.txt" >"$WORK/r6" 2>&1; rc=$?
 check "a FIFO target is refused at start" bash -c "[ $rc != 0 ] && grep -q 'a FIFO' '$WORK/r6'"
+# walk=queue at an attach: every thread was running before it, so none has a queue (a queue
+# is registered on its own thread, at ThreadStart); their samples are walked in the handler
+# and keep their Java frames instead of being lost.
+"$ATTACH" $JVM "start,event=cpu,interval=1ms,walk=queue,verbose,file=$WORK/q.collapsed" >"$WORK/q1" 2>&1
+sleep 1.5
+"$ATTACH" $JVM stop >"$WORK/q2" 2>&1; rc=$?
+qn=$(samples_total "$WORK/q.collapsed") qb=$(samples_with "$WORK/q.collapsed" 'LongRunner\.busyWork')
+qh=$(sed -n 's/^stats: .*\bwalked_here=\([0-9]*\).*/\1/p' "$WORK/q2" | head -1)
+figure "attach with walk=queue: $qn samples, $qb in LongRunner.busyWork, ${qh:-?} walked in the handler for want of a queue"
+check "walk=queue at an attach: main (no queue) keeps its samples, most in LongRunner.busyWork" \
+  bash -c "[ $rc = 0 ] && [ '${qh:-0}' -gt 0 ] && [ '$qn' -ge 100 ] && [ \$(( $qb * 2 )) -gt '$qn' ]"
 
 # Errors.
 true & DEAD=$!; wait $DEAD
