@@ -20,8 +20,12 @@
  * inlining is cut at the outermost end and the walk ends with ASGST_BAD_FRAME. */
 #define ASGST__MAX_FRAMES_PER_PHYS 64
 /* The logical frames a cursor buffers: physical frames are decoded in batches, one crash
- * guard and one pass through the backend per batch rather than per frame. */
-#define ASGST__PENDING_CAP ASGST__MAX_FRAMES_PER_PHYS
+ * guard and one pass through the backend per batch rather than per frame. Twice the most
+ * one physical frame gives: each batch boundary costs a guard setup, a re-entry into the
+ * backend and a frame cache lookup where a recursion would have copied the frame, and a
+ * 200-frame walk crossed four of them with 64 (about 10% of its instructions). The price is
+ * stack: the iterator lives on the walking handler's (asgst.h says how much). */
+#define ASGST__PENDING_CAP (2 * ASGST__MAX_FRAMES_PER_PHYS)
 /* decode() returns this when the frames of wc->cur do not fit in the room left in
  * wc->pending: the iterator hands out what it has and decodes wc->cur again into an empty
  * buffer (or, if the buffer was empty, ends the walk with ASGST_BAD_FRAME). Not an API
@@ -58,7 +62,7 @@ typedef struct {
 } asgst__thread;
 
 /* One walk as a backend sees it. The fields before scratch are what every walk reads and
- * writes; they sit in front of the 3 KiB of pending[] so that they share cache lines (a
+ * writes; they sit in front of the 6 KiB of pending[] so that they share cache lines (a
  * walk runs in a signal handler, with cold caches). */
 typedef struct asgst__cursor {
   int32_t options;       /* the walk's option bits: ASGST_INCLUDE_NON_JAVA_FRAMES and the

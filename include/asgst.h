@@ -155,7 +155,10 @@ typedef void (*ASGST_IteratorHandler)(ASGST_Iterator *it, void *arg);
  * whose ASGST_State is that error, so handlers have one code path. The iterator must not
  * be used after fun returns. `options` is a bit set of enum ASGST_Options. The crash guard
  * needs SIGSEGV and SIGBUS deliverable: a signal handler that calls this must not block
- * them in its sa_mask (a blocked synchronous fault kills the process). */
+ * them in its sa_mask (a blocked synchronous fault kills the process). The iterator takes
+ * about 7 KiB of the caller's stack (most of it a buffer of 128 decoded frames, which
+ * spares a deep walk the cost of refilling a smaller one), besides what fun uses: a
+ * handler on an alternate signal stack needs that much room. */
 ASGST_EXPORT int ASGST_RunWithIterator(void *ucontext, int32_t options,
                                        ASGST_IteratorHandler fun, void *arg);
 

@@ -1,6 +1,6 @@
 /*
  * test_hs_c_run.c - runs of C frames in the HotSpot walker (walker.c c_run): a C
- * recursion 100 frames deep (longer than one batch of the iterator, so a run ends at a
+ * recursion 200 frames deep (longer than one batch of the iterator, so a run ends at a
  * batch's limit and the next batch goes on) walked with ASGST_INCLUDE_NON_JAVA_FRAMES by
  * the C frame tables, where every sender is proven C and taken by the run, gives the
  * frames of the frame pointer chain, read here by hand (this program keeps frame
@@ -22,7 +22,7 @@
 #include "impl/native/cfi.h"
 #include "impl/record/record.h"
 
-enum { DEPTH = 100, KEEP = 512 };
+enum { DEPTH = 200, KEEP = 512 };
 
 static asgst__replay rp;
 static asgst__thread self;
