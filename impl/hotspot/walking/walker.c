@@ -261,28 +261,41 @@ static inline bool load_bcp(const asgst__cursor *wc, uintptr_t fp, uintptr_t *bc
   return asgst__load_ptr_a8(fp + 8 * asgst__vm.interp_bcp_slot, bcp); /* fp: checked aligned */
 }
 
-/* SS. An interpreted frame: Method* and bcp in fixed slots below fp. `top`: interrupted
- * anywhere, not stopped at a call. */
-ASGST__HOT static int decode_interpreted(asgst__cursor *wc, bool top) {
+/* SS. The interpreted frame at pc/sp/fp into *f: Method* and bcp in fixed slots below fp,
+ * the bcp given (load_bcp). `top`: interrupted anywhere, not stopped at a call. base: the
+ * stack's (UINTPTR_MAX if unknown). Inline with constant `top` in the run below, whose
+ * walk state stays in registers. */
+static inline __attribute__((always_inline)) int decode_interpreted_at(
+    uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr_t bcp, bool top, ASGST_Frame *f) {
   const asgst__vm_model *model = &asgst__vm;
-  uintptr_t fp = wc->cur.fp, m, bcp, cm;
-  if (fp < wc->cur.sp || (fp & 7) || (wc->thread.stack_base && fp >= wc->thread.stack_base))
-    return ASGST_BAD_FRAME;
+  uintptr_t m, cm;
   if (!asgst__load_ptr_a8(fp + 8 * model->interp_method_slot, &m) || m == 0 || (m & 7) ||
-      !load_bcp(wc, fp, &bcp) ||
       !asgst__load_ptr(m + model->method_const, &cm) || cm == 0 || (cm & 7))
     return ASGST_BAD_FRAME;
   uintptr_t codes = cm + (uintptr_t)model->cm_sizeof, first, end;
   if (!bcp_bounds(cm, codes, top, &first, &end)) return ASGST_BAD_FRAME;
-  ASGST_Frame *f = out_of(wc);
   type_and_bci(m, codes, bcp, first, end, f);
   f->comp_level = 0;
   f->method = (ASGST_Method)m;
-  f->pc = (void *)wc->cur.pc;
-  f->sp = (void *)wc->cur.sp;
+  f->pc = (void *)pc;
+  f->sp = (void *)sp;
   f->fp = (void *)fp;
-  wc->npending++;
   return 0;
+}
+
+/* SS. True if fp can be an interpreted frame's above sp: aligned, within the stack. */
+static inline bool interp_fp_ok(uintptr_t fp, uintptr_t sp, uintptr_t base) {
+  return fp >= sp && !(fp & 7) && fp < base;
+}
+
+/* SS. The interpreted frame at wc->cur. `top`: interrupted anywhere, not stopped at a call. */
+ASGST__HOT static int decode_interpreted(asgst__cursor *wc, bool top) {
+  uintptr_t fp = wc->cur.fp, bcp;
+  uintptr_t base = wc->thread.stack_base ? wc->thread.stack_base : UINTPTR_MAX;
+  if (!interp_fp_ok(fp, wc->cur.sp, base) || !load_bcp(wc, fp, &bcp)) return ASGST_BAD_FRAME;
+  int r = decode_interpreted_at(wc->cur.pc, wc->cur.sp, fp, bcp, top, out_of(wc));
+  if (r == 0) wc->npending++;
+  return r;
 }
 
 /* SS. After an interpreted frame was decoded at wc->cur: its senders while they are
@@ -294,30 +307,48 @@ ASGST__HOT static int decode_interpreted(asgst__cursor *wc, bool top) {
  * the entry frame: both outside the interpreter's code). Not while C frames head for an
  * anchor (step_frame's test after the step). A step the batch loop would refuse is left
  * to it, which then refuses it; a decode that fails fails the walk as it would there.
- * Returns 0 or decode_interpreted's error. */
+ * The walk's position stays in locals and is stored back once (as in repeat(): the frame
+ * stores may alias any field of *wc, which the loop would otherwise reload and store per
+ * frame); a fault reads back only the committed count. Returns 0 or the decoding's error. */
 static int interpreted_run(asgst__cursor *wc, hs_state *s) {
   const asgst__vm_model *model = &asgst__vm;
   uintptr_t base = wc->thread.stack_base ? wc->thread.stack_base : UINTPTR_MAX;
-  while (wc->npending < wc->batch_limit && wc->depth < ASGST__MAX_DEPTH) {
-    /* fp was checked aligned by decode_interpreted. */
-    uintptr_t fp = wc->cur.fp, pc, nfp, nsp;
-    if (!asgst__load_ptr_a8(fp + 8, &pc) || !asgst__load_ptr_a8(fp, &nfp) ||
-        !asgst__load_ptr_a8(fp + 8 * model->interp_sender_sp_slot, &nsp))
-      return 0;
-    pc = asgst__strip_pc(pc);
-    if (nsp <= wc->cur.sp || (nsp & 7) || nsp >= base || !asgst__hs_in_interpreter(pc)) return 0;
-    *(volatile int32_t *)&wc->committed = wc->npending;
+  uintptr_t pc = wc->cur.pc, sp = wc->cur.sp, fp = wc->cur.fp;
+  int np = wc->npending, depth = wc->depth, r = 0;
+  int stop = wc->batch_limit < ASGST__PENDING_CAP ? wc->batch_limit : ASGST__PENDING_CAP;
+  const uintptr_t sender_sp_off = 8 * (uintptr_t)model->interp_sender_sp_slot;
+  const uintptr_t bcp_off = 8 * (uintptr_t)model->interp_bcp_slot;
+  while (np < stop && depth < ASGST__MAX_DEPTH) {
+    /* fp was checked aligned by the decoding before. */
+    uintptr_t npc, nfp, nsp, bcp;
+    if (!asgst__load_ptr_a8(fp + 8, &npc) || !asgst__load_ptr_a8(fp, &nfp) ||
+        !asgst__load_ptr_a8(fp + sender_sp_off, &nsp))
+      break;
+    npc = asgst__strip_pc(npc);
+    if (nsp <= sp || (nsp & 7) || nsp >= base || !asgst__hs_in_interpreter(npc)) break;
+    *(volatile int32_t *)&wc->committed = np;
+    pc = npc, sp = nsp, fp = nfp;
+    depth++;
+    /* The sender's frame: stopped at a call, past the walk's first (load_bcp's own case). */
+    if (!interp_fp_ok(fp, sp, base) || !asgst__load_ptr_a8(fp + bcp_off, &bcp)) {
+      r = ASGST_BAD_FRAME;
+      break;
+    }
+    r = decode_interpreted_at(pc, sp, fp, bcp, false, &wc->pending[np]);
+    if (r != 0) break;
+    np++;
+  }
+  if (depth != wc->depth) {
     wc->cur.pc = pc;
-    wc->cur.sp = nsp;
-    wc->cur.fp = nfp;
+    wc->cur.sp = sp;
+    wc->cur.fp = fp;
     wc->cur.lr = 0;
-    wc->depth++;
+    wc->depth = depth;
     s->top = 0;
     s->pcmode = ASGST__PC_EXACT;
-    int r = decode_interpreted(wc, false);
-    if (r != 0) return r;
   }
-  return 0;
+  wc->npending = np;
+  return r;
 }
 
 /* SS. True if the frame cache may hold the decoding of a compiled frame read under this
