@@ -5,7 +5,7 @@
 # agent (agents/native_agent.c) samples it with SIGPROF and checks each walk's C frames
 # by name and its Java frames against JVMTI GetStackTrace, names the frames in VM code
 # (ASGST_GetCodeBlobName): all of them, the call stub below the Java frames, and holds the
-# walk's cost per frame against the Java-only walk of the same samples (within 1.5x, warm,
+# walk's cost per frame against the Java-only walk of the same samples (within 2x, warm,
 # tenth percentiles; the whole walks' ratio is a figure; a second run
 # if only that check failed; the cold figure and the tables' memory, live and retired, are
 # printed). NATIVE_SECONDS: how long it samples (default 4: some 2,500 samples of the

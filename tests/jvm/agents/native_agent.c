@@ -329,7 +329,11 @@ static void report(void) {
   /* The budget is held on the tenth percentiles: the walks least disturbed by whatever
    * else the machine runs (a busy neighbour slows the longer walk more). It is a cost per
    * frame: the walk with C frames has 30 more frames than the Java-only one, and a budget
-   * on the whole walks would tie itself to that count. */
+   * on the whole walks would tie itself to that count. The yardstick is the Java frame,
+   * which gets cheaper as the Java walk does (the run of interpreted frames kept in
+   * registers moved the ratio from 1.21-1.34x to 1.24-1.48x with no change to C frames):
+   * 2x catches a C step gone pathological without failing each time Java frames improve.
+   * The issue's own budget for C frames is the bench's (docs/budgets.md). */
   long wc10 = percentile(c_warm, n, 10), wj10 = percentile(java_warm, n, 10);
   double warm_ratio = wj10 ? (double)wc10 / wj10 : 0.0;
   double per_frame = wj10 && nframes_c ? warm_ratio * nframes_java / nframes_c : 0.0;
@@ -357,9 +361,9 @@ static void report(void) {
   printf("NATIVE %s - >= 99%% of Java-only walks equal GetStackTrace (%ld of %ld)\n",
          samples > 0 && java_equal * 100 >= samples * 99 ? "ok" : "not ok", java_equal, samples);
   report_names();
-  printf("NATIVE %s - warm walk with C frames (%ld frames) within 1.5x of the Java-only walk "
+  printf("NATIVE %s - warm walk with C frames (%ld frames) within 2x of the Java-only walk "
          "(%ld frames) of the same samples per frame (10th percentiles): %.2fx per frame, "
-         "%.2fx the whole walk\n", samples > 0 && per_frame > 0 && per_frame <= 1.5 ? "ok" : "not ok",
+         "%.2fx the whole walk\n", samples > 0 && per_frame > 0 && per_frame <= 2.0 ? "ok" : "not ok",
          nframes_c, nframes_java, per_frame, warm_ratio);
   fflush(stdout);
 }
