@@ -23,7 +23,7 @@
  * guard and one pass through the backend per batch rather than per frame. Twice the most
  * one physical frame gives: each batch boundary costs a guard setup, a re-entry into the
  * backend and a frame cache lookup where a recursion would have copied the frame, and a
- * 200-frame walk crossed four of them with 64 (about 10% of its instructions). The price is
+ * 240-frame walk crossed four of them with 64 (about 10% of its instructions). The price is
  * stack: the iterator lives on the walking handler's (asgst.h says how much). */
 #define ASGST__PENDING_CAP (2 * ASGST__MAX_FRAMES_PER_PHYS)
 /* decode() returns this when the frames of wc->cur do not fit in the room left in

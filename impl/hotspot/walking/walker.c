@@ -261,10 +261,10 @@ static inline bool load_bcp(const asgst__cursor *wc, uintptr_t fp, uintptr_t *bc
   return asgst__load_ptr_a8(fp + 8 * asgst__vm.interp_bcp_slot, bcp); /* fp: checked aligned */
 }
 
-/* SS. The interpreted frame at pc/sp/fp into *f: Method* and bcp in fixed slots below fp,
- * the bcp given (load_bcp). `top`: interrupted anywhere, not stopped at a call. base: the
- * stack's (UINTPTR_MAX if unknown). Inline with constant `top` in the run below, whose
- * walk state stays in registers. */
+/* SS. The interpreted frame at pc/sp/fp (fp checked by interp_fp_ok) into *f: Method* in
+ * a fixed slot below fp, the bcp given (load_bcp). `top`: interrupted anywhere, not
+ * stopped at a call. Inline with constant `top` in the run below, whose walk state stays
+ * in registers. */
 static inline __attribute__((always_inline)) int decode_interpreted_at(
     uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr_t bcp, bool top, ASGST_Frame *f) {
   const asgst__vm_model *model = &asgst__vm;
