@@ -3,7 +3,7 @@
 # walker thread / the wall timer thread walk out of thread); walk=queue registers a queue
 # per thread and enqueues (handling happens at the library's safe points).
 source "$(dirname "$0")/lib.sh" "$1"
-echo "1..8"
+echo "1..10"
 compile || { echo "Bail out! javac failed"; exit 1; }
 for c in "walk=bogus|walk=bogus" "walk=thread,compare,walk=signal|compare"; do
   opts=${c%%|*} bad=${c#*|}
