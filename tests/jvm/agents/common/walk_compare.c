@@ -408,8 +408,15 @@ static void count_kind(const sample *s, bool a_ok, bool g_ok, long agree, long e
   k->explained += explained;
   /* A sample set apart as a proven ASGCT error is not ASGST's shortfall: ASGCT's misread
    * PcDesc at a stub call can name more inlined scopes than the pc has (Thread.sleep
-   * inlined at the top against an older call's three scopes, in the VM's sleep). */
-  bool shorter = a_ok && g_ok && !explained && s->a_n < (s->gct_n < MAXF ? s->gct_n : MAXF);
+   * inlined at the top against an older call's three scopes, in the VM's sleep). Nor is a
+   * walk that parts from ASGCT's before its end: that is a disagreement, which the
+   * agreement check counts (one such on JDK 25: ASGCT gave a virtual thread's
+   * getAndClearInterrupt ten Workload.recurse callers under Thread.sleep, frames of
+   * another moment of that thread, where ASGST gave sleepNanos and Thread.sleep). A
+   * shortfall is ASGST stopping early: its methods are ASGCT's first ones. */
+  int gn = s->gct_n < MAXF ? s->gct_n : MAXF;
+  bool shorter = a_ok && g_ok && !explained && s->a_n < gn;
+  for (int i = 0; shorter && i < s->a_n; i++) shorter = s->a[i].method == s->g[i].method;
   k->shorter += shorter;
   if (shorter && k == &ws.kinds[TK_MOUNTED] && ws.vt_shorter.count++ == 0) ws.vt_shorter.example = *s;
   int e = a_ok && k == &ws.kinds[TK_MOUNTED] ? find_frame(s->a, s->a_n, "Continuation.enterSpecial") : -1;
