@@ -70,6 +70,8 @@ run_agent() {
 }
 
 # samples_with FILE REGEX: sum of counts of folded-stack lines matching REGEX.
+# stats_field FILE KEY: KEY's value on the summary's key=value line ("stats: ...") in FILE.
+stats_field() { sed -n "s/^stats: .*\b$2=\([0-9.]*\).*/\1/p" "$1" | head -1; }
 samples_with() {
   grep -E -- "$2" "$1" 2>/dev/null | awk '{s += $NF} END {print s + 0}'
 }

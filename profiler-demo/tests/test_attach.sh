@@ -111,7 +111,7 @@ check "a FIFO target is refused at start" bash -c "[ $rc != 0 ] && grep -q 'a FI
 sleep 1.5
 "$ATTACH" $JVM stop >"$WORK/q2" 2>&1; rc=$?
 qn=$(samples_total "$WORK/q.collapsed") qb=$(samples_with "$WORK/q.collapsed" 'LongRunner\.busyWork')
-qh=$(sed -n 's/^stats: .*\bwalked_here=\([0-9]*\).*/\1/p' "$WORK/q2" | head -1)
+qh=$(stats_field "$WORK/q2" walked_here)
 figure "attach with walk=queue: $qn samples, $qb in LongRunner.busyWork, ${qh:-?} walked in the handler for want of a queue"
 check "walk=queue at an attach: main (no queue) keeps its samples, most in LongRunner.busyWork" \
   bash -c "[ $rc = 0 ] && [ '${qh:-0}' -gt 0 ] && [ '$qn' -ge 100 ] && [ \$(( $qb * 2 )) -gt '$qn' ]"

@@ -15,7 +15,7 @@ JFR=$(host_jfr)
 [ "$JFR" = "$JAVA_HOME/bin/jfr" ] || echo "# $JAVA_HOME has no bin/jfr: reading with $JFR"
 
 # stat KEY: a figure of the summary's stats line.
-stat() { sed -n "s/^stats: .*\b$1=\([0-9.]*\).*/\1/p" "$WORK/stderr" | head -1; }
+stat() { stats_field "$WORK/stderr" "$1"; }
 # per_event WHAT: the sum over the events' summary lines of "WHAT N" (not the cpu threads
 # block's line of what the samples stand for).
 per_event() {

@@ -12,7 +12,7 @@ for c in "walk=bogus|walk=bogus" "walk=thread,compare,walk=signal|compare"; do
   check "'$opts': JVM does not start (rc $rc) and the message names '$bad'" \
     bash -c "[ $rc != 0 ] && grep -qF -- '$bad' '$WORK/out'"
 done
-stat() { sed -n "s/^stats: .*\b$1=\([0-9.]*\).*/\1/p" "$WORK/stderr" | head -1; }
+stat() { stats_field "$WORK/stderr" "$1"; }
 
 # The walk modes are about Java threads (the others are walked in the handler in every
 # mode, test_all_threads.sh): cputhreads=java keeps the shares below theirs.
