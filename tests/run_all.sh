@@ -95,7 +95,7 @@ fi
 EXTRA_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_stopped.sh
   tests/jvm/test_native_frames.sh tests/jvm/test_native_agree.sh
   tests/conformance/test_conformance.sh tests/jvm/test_replay.sh tests/jvm/test_queues.sh
-  tests/jvm/test_init.sh tests/jvm/test_thread_state.sh tests/jvm/test_stub_bci.sh
+  tests/jvm/test_init.sh tests/jvm/test_thread_state.sh tests/jvm/test_stub_bci.sh tests/jvm/test_osr_entry.sh
   tests/jvm/test_remote_walk.sh tests/jvm/test_shadow_oracle.sh profiler-demo/tests/test_cpu_ratio.sh
   profiler-demo/tests/test_wall.sh profiler-demo/tests/test_fd_report.sh
   profiler-demo/tests/test_fd_live.sh profiler-demo/tests/test_fd_churn.sh profiler-demo/tests/test_nscd.sh

@@ -58,6 +58,7 @@ typedef struct {
 #define F_GENERIC "class generic signatures"
 #define F_VTHREADS "walking from a virtual thread's lazily thawed frames to its carrier (return barrier)"
 #define F_JMIDS "converting jmethodIDs through the holder's jmethodID cache (done by name and signature instead, slower)"
+#define F_OSR "the loop's bci at a C1 OSR entry's call of the runtime (named by the next debug information instead)"
 #define F_MODIFIERS "Klass modifier flags (class modifiers then come from the class mirror)"
 /* Every VM has it; recordings made before the row was read lack it. */
 #define F_COMMITTED "a code heap's committed end (a pc in its uncommitted part is then looked up, which a fault ends)"
@@ -112,6 +113,8 @@ static const row rows[] = {
     {OFFSET, "nmethod::_verified_entry_offset", NULL, &asgst__vm.nm_verified_entry, NULL, FROM25, REQ},
     {OFFSET, "nmethod::_scopes_data_offset", NULL, &asgst__vm.nm_scopes_data_offset, NULL, FROM25, REQ},
     {OFFSET, "nmethod::_immutable_data", NULL, &asgst__vm.nm_immutable_data, NULL, FROM25, REQ},
+    {OFFSET, "nmethod::_entry_bci", NULL, &asgst__vm.nm_entry_bci, NULL, ANY, F_OSR},
+    {OFFSET, "nmethod::_osr_entry_point", NULL, &asgst__vm.nm_osr_entry, NULL, ANY, F_OSR},
     {SIZE, "PcDesc", NULL, &asgst__vm.pcdesc_size, NULL, ANY, REQ},
     {OFFSET, "PcDesc::_pc_offset", NULL, &asgst__vm.pcdesc_pc_offset, NULL, ANY, REQ},
     {OFFSET, "PcDesc::_scope_decode_offset", NULL, &asgst__vm.pcdesc_scope_offset, NULL, ANY, REQ},

@@ -85,6 +85,7 @@ typedef struct {
   long nm_scopes_data_offset;     /* OFFSETS: int, from immutable data; BLOB_OFFSETS: from
                                      the blob */
   long nm_immutable_data;         /* OFFSETS: address */
+  long nm_entry_bci, nm_osr_entry; /* int (-1: not an OSR compilation); address */
   long pcdesc_size, pcdesc_pc_offset, pcdesc_scope_offset;
 
   /* ---- Interpreter and frames ---- */
@@ -225,6 +226,14 @@ static inline bool asgst__vm_nm_entries(uintptr_t nm, uintptr_t *entry, uintptr_
   *entry = code + e;
   *verified = code + v;
   return true;
+}
+
+/* SS. For an OSR compilation (one entered from the interpreter in a loop): the loop's bci
+ * and the OSR entry point. False for a standard compilation, or a model without them. */
+static inline bool asgst__vm_nm_osr(uintptr_t nm, int32_t *bci, uintptr_t *entry) {
+  if (asgst__vm.nm_entry_bci < 0 || asgst__vm.nm_osr_entry < 0) return false;
+  return asgst__load_u32(nm + asgst__vm.nm_entry_bci, (uint32_t *)bci) && *bci >= 0 &&
+         asgst__load_ptr(nm + asgst__vm.nm_osr_entry, entry);
 }
 
 /* SS. An nmethod's two deoptimization handler addresses (OFFSETS and BLOB_OFFSETS: from

@@ -565,6 +565,31 @@ static int stub_scopes(asgst__cursor *wc, uintptr_t nm, uintptr_t pc, bool at_ca
   return asgst__hs_scopes(nm, back - 1, ASGST__PC_NEAR, out, asgst__room(wc));
 }
 
+/* SS. For ret, a return address of C1 code nm that no PcDesc names and that is not
+ * proven to lie in stub code: the frame (method, the loop's bci) if ret lies in an OSR
+ * compilation's entry code. C1 places that code after the method's main code: it builds
+ * the frame, copies the interpreter's locals from the OSR buffer, calls the runtime to
+ * free the buffer (a leaf call without debug information) and jumps back to the loop's
+ * header. The near rule would name the first PcDesc after it, a later stub's. Proven by
+ * the way back: the paths from the OSR entry point and from ret end in the same jump back
+ * into the code before the entry. 0 otherwise. */
+static int osr_entry_scope(uintptr_t nm, uintptr_t ret, uintptr_t method, ASGST_Frame *out) {
+  int32_t bci;
+  uintptr_t entry, code, back_entry, back_ret;
+  uint32_t size;
+  if (!asgst__vm_nm_osr(nm, &bci, &entry) || ret <= entry || !asgst__vm_code_begin(nm, &code) ||
+      !asgst__vm_blob_size(nm, &size) || entry <= code)
+    return 0;
+  if (!asgst__hs_stub_way_back(entry, code, nm + size, &back_entry) ||
+      !asgst__hs_stub_way_back(ret, code, nm + size, &back_ret) || back_entry != back_ret ||
+      back_entry >= entry)
+    return 0;
+  out->type = ASGST_FRAME_JAVA;
+  out->bci = bci;
+  out->method = (ASGST_Method)method;
+  return 1;
+}
+
 /* SS. For a return address ret of nmethod nm that no PcDesc names: the bytes between sp
  * and the frame's own sp (asgst__hs_stub_call_depth): above 0 where ret lies in stub code
  * that saved registers below the frame around its call (C2's G1 barrier stubs, JDK 24+,
@@ -618,6 +643,7 @@ ASGST__HOT static int decode_compiled(asgst__cursor *wc, hs_state *s) {
     if (stub_call && lvl >= 1 && lvl <= 3) {
       int k = stub_scopes(wc, nm, pc, true, out);
       if (k == ASGST__NO_ROOM) return k;
+      if (k == 0) k = osr_entry_scope(nm, pc, method, out);
       /* A torn scope may have overwritten part of the near rule's frames: read again. */
       n = k > 0 ? k : k < 0 ? asgst__hs_scopes(nm, pc, s->pcmode, out, asgst__room(wc)) : n;
       if (n < 0) return n;

@@ -44,6 +44,7 @@
 #include "impl/guard.h"
 #include "impl/safe_read.h"
 #include "impl/arch/call_stub.h"
+#include "impl/arch/stub_exit.h"
 #include "impl/hotspot/walking/codecache.h"
 #include "impl/hotspot/walking/walker_code.h"
 #include "impl/hotspot/walking/scopes.h"
@@ -277,7 +278,19 @@ static int top_stub_kind_unguarded(uintptr_t java_pc, const ucontext_t *u) {
   if (asgst__vm_blob_frame(nm, &size, &complete) && asgst__vm_code_begin(nm, &code) && complete >= 0 &&
       java_pc < code + (uint32_t)complete)
     return STUB_NONE;
-  return asgst__hs_scopes(nm, java_pc, ASGST__PC_EXACT, one, 1) == 0 ? STUB_CALLER : STUB_NONE;
+  if (asgst__hs_scopes(nm, java_pc, ASGST__PC_EXACT, one, 1) != 0) return STUB_NONE;
+  /* In an OSR compilation, C1 places the entry code after the main code, before the
+   * stubs: a call there that is not proven to lie in a stub is the entry's call of the
+   * runtime (SharedRuntime::OSR_migration_end), named by the loop's bci
+   * (test_osr_entry.sh checks it), not a stub serving a store. */
+  int32_t osr_bci;
+  uint32_t blob_size;
+  uintptr_t osr_entry, back;
+  if (asgst__vm_nm_osr(nm, &osr_bci, &osr_entry) && java_pc > osr_entry &&
+      asgst__vm_code_begin(nm, &code) && asgst__vm_blob_size(nm, &blob_size) &&
+      !asgst__hs_stub_call_way_back(java_pc, code, nm + blob_size, &back))
+    return STUB_NONE;
+  return STUB_CALLER;
 }
 
 /* SS. top_stub_kind_unguarded under the guard (STUB_NONE on a fault). */

@@ -1,0 +1,190 @@
+/*
+ * osr_agent.c - JVMTI test agent of tests/jvm/test_osr_entry.sh: the Java frame under the
+ * runtime call an OSR compilation makes as it is entered names the loop's bci.
+ *
+ * When the interpreter moves a running loop into an OSR compilation, the compiled code's
+ * entry copies the interpreter's locals out of a buffer and then calls
+ * SharedRuntime::OSR_migration_end to free it: a call without debug information. A
+ * profiler samples that call rarely (once per OSR entry), so the agent makes the sample
+ * happen: a perf uprobe on OSR_migration_end (the uprobe PMU, on the symbol's file offset
+ * in libjvm's .symtab) sends SIGPROF to the thread that runs main at every call, and the
+ * handler walks with C frames. Each hit's first Java frame (method, bci, level) is
+ * printed at VMDeath, for the script to check against -XX:+PrintCompilation's OSR lines.
+ *
+ * Output: "OSR skip - WHY" when the probe cannot be placed (a libjvm without .symtab,
+ * no uprobe PMU); "OSR not ok - WHY" on a setup failure; "OSR # hit METHOD bci B level L
+ * cframes C rc R" per hit (METHOD "-" when the walk found no Java frame); "OSR # figure:
+ * hits=N".
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <jvmti.h>
+#include <link.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "asgst.h"
+#include "common/agent_setup.h"
+#include "common/walk_stats.h"
+#include "impl/hotspot/model/elf_symtab.h"
+
+#define MAX_HITS 256
+/* SharedRuntime::OSR_migration_end(intptr_t*), mangled. */
+#define OSR_END_SYMBOL "_ZN13SharedRuntime17OSR_migration_endEPl"
+
+typedef struct {
+  uintptr_t method; /* 0: no Java frame */
+  int bci, level, cframes, rc;
+} hit;
+
+static JavaVM *jvm;
+static jvmtiEnv *jvmti;
+static int probe_fd = -1;
+static hit hits[MAX_HITS];
+static atomic_int nhits;
+static char libjvm_path[4096];
+
+/* SS. Records the walk's first Java frame and the C frames above it. */
+static void first_java(ASGST_Iterator *it, void *arg) {
+  hit *h = arg;
+  ASGST_Frame f;
+  int rc;
+  while ((rc = ASGST_NextFrame(it, &f)) == 1) {
+    if (f.type == ASGST_FRAME_NON_JAVA) {
+      h->cframes++;
+      continue;
+    }
+    h->method = (uintptr_t)f.method, h->bci = f.bci, h->level = f.comp_level;
+    return;
+  }
+  h->rc = rc;
+}
+
+/* SS. SIGPROF from the probe: one walk with C frames. */
+static void on_signal(int sig, siginfo_t *si, void *uc) {
+  (void)sig;
+  if (si->si_code != POLL_IN || si->si_fd != probe_fd) return;
+  int i = atomic_fetch_add(&nhits, 1);
+  if (i >= MAX_HITS) return;
+  hit h = {0};
+  int kind = ASGST_RunWithIterator(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, first_java, &h);
+  if (kind < 0) h.rc = kind;
+  hits[i] = h;
+}
+
+/* N. Finds the loaded libjvm (dl_iterate_phdr) and turns the symbol's link-time address
+ * into the file offset the uprobe PMU wants. */
+typedef struct { uint64_t sym, off; bool found; } phdr_query;
+static int find_offset(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  phdr_query *q = arg;
+  if (strstr(info->dlpi_name, "/libjvm.so") == NULL) return 0;
+  snprintf(libjvm_path, sizeof libjvm_path, "%s", info->dlpi_name);
+  q->sym = asgst__elf_file_symbol(libjvm_path, OSR_END_SYMBOL);
+  for (int i = 0; q->sym && i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+    if (p->p_type == PT_LOAD && q->sym >= p->p_vaddr && q->sym < p->p_vaddr + p->p_filesz) {
+      q->off = q->sym - p->p_vaddr + p->p_offset;
+      q->found = true;
+    }
+  }
+  return 1;
+}
+
+/* N. The uprobe PMU's type number, -1 if the kernel has none. */
+static int uprobe_type(void) {
+  FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
+  int t = -1;
+  if (f == NULL) return -1;
+  if (fscanf(f, "%d", &t) != 1) t = -1;
+  fclose(f);
+  return t;
+}
+
+/* N. Places the probe on the calling thread (the one that runs main). */
+static void place_probe(void) {
+  phdr_query q = {0};
+  dl_iterate_phdr(find_offset, &q);
+  if (!q.found) {
+    printf("OSR skip - %s has no .symtab entry for SharedRuntime::OSR_migration_end\n",
+           libjvm_path[0] ? libjvm_path : "libjvm.so");
+    return;
+  }
+  int type = uprobe_type();
+  if (type < 0) {
+    printf("OSR skip - the kernel has no uprobe PMU (/sys/bus/event_source/devices/uprobe)\n");
+    return;
+  }
+  struct perf_event_attr a;
+  memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.type = (uint32_t)type;
+  a.config1 = (uint64_t)(uintptr_t)libjvm_path; /* uprobe_path */
+  a.config2 = q.off;                             /* probe_offset */
+  a.sample_period = 1;
+  a.wakeup_events = 1;
+  pid_t tid = (pid_t)syscall(SYS_gettid);
+  int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) {
+    printf("OSR not ok - perf_event_open(uprobe %s+0x%llx): %m\n", libjvm_path, (unsigned long long)q.off);
+    return;
+  }
+  struct f_owner_ex owner = {.type = F_OWNER_TID, .pid = tid};
+  probe_fd = fd;
+  if (fcntl(fd, F_SETOWN_EX, &owner) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) != 0)
+    printf("OSR not ok - cannot route the probe's signal: %m\n");
+  else
+    printf("OSR # probe on %s+0x%llx\n", libjvm_path, (unsigned long long)q.off);
+}
+
+/* N. */
+static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  (void)j, (void)env, (void)t;
+  int rc = agent_initialize_live(jvm, agent_init_flags());
+  if (rc != 0) {
+    printf("OSR not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
+    return;
+  }
+  place_probe();
+  fflush(stdout);
+}
+
+/* N. Closes the probe, then prints the hits. */
+static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
+  (void)j, (void)env;
+  if (probe_fd >= 0) close(probe_fd);
+  probe_fd = -1;
+  int n = atomic_load(&nhits);
+  for (int i = 0; i < n && i < MAX_HITS; i++) {
+    char name[400] = "-";
+    if (hits[i].method) walk_method_name(hits[i].method, name, sizeof name);
+    printf("OSR # hit %s bci %d level %d cframes %d rc %d\n", name, hits[i].bci, hits[i].level,
+           hits[i].cframes, hits[i].rc);
+  }
+  printf("OSR # figure: hits=%d\n", n);
+  fflush(stdout);
+}
+
+/* N. */
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+  (void)options, (void)reserved;
+  jvm = vm;
+  jvmtiEventCallbacks cb;
+  memset(&cb, 0, sizeof cb);
+  cb.VMInit = on_vm_init;
+  cb.VMDeath = on_vm_death;
+  jvmtiEvent ev[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH};
+  if (agent_setup(vm, &jvmti, &cb, ev, 2) != 0) {
+    printf("OSR not ok - JVMTI missing\n");
+    return JNI_ERR;
+  }
+  agent_handle_signal(SIGPROF, on_signal);
+  return JNI_OK;
+}
