@@ -33,12 +33,13 @@ SIGNAL_SUITES="tests/jvm/test_signal_frames.sh"
 # On the demo's JDKs too: the shadow-stack oracle (some 25 s a JDK under qemu).
 ORACLE_SUITES="tests/jvm/test_shadow_oracle.sh"
 SUITES_NOPAUTH="tests/jvm/test_walk.sh"
-# The per-line oracle of samples in stub code (four runs of 4 s, 21-30 s here), on every
+# The per-line oracle of samples in stub code (four runs of 4 s, 21-30 s here), and the
+# proof of C1's OSR entry calls on the code (two short runs), on every
 # arm64 JDK: 25's C2 puts G1's barriers out of line (JDK 24+) besides C1's CodeStubs; 17's
 # C1 code warms up before the C frame tables' first build (a walker fault showed only
 # there); 21 is the release between.
 STUB_JDKS="17 21 25"
-STUB_SUITES="tests/jvm/test_stub_bci.sh"
+STUB_SUITES="tests/jvm/test_stub_bci.sh tests/jvm/test_osr_entry.sh"
 # Unit tests left out under qemu, each with its reason (printed as a skip).
 UNIT_SKIPS='
 test_synthetic_errors 2000 walks from random contexts under ASan take over 200 s in qemu; no arm64 code of its own beyond the registers (unit/test_arch.h)

@@ -11,6 +11,12 @@
  * handler walks with C frames. Each hit's first Java frame (method, bci, level) is
  * printed at VMDeath, for the script to check against -XX:+PrintCompilation's OSR lines.
  *
+ * Under qemu-user no uprobe is hit, so on arm64 the agent checks the C1 rule's proof on
+ * the code itself instead (static_check): for each C1 OSR compilation loaded
+ * (CompiledMethodLoad), the last call before the OSR entry's jump back is the call of
+ * OSR_migration_end, and the way back from its return address must be the entry point's,
+ * into the code before the entry ("OSR # static c1_osr=N proven=M").
+ *
  * Output: "OSR skip - WHY" when the probe cannot be placed (a libjvm without .symtab,
  * no uprobe PMU); "OSR not ok - WHY" on a setup failure; "OSR # hit METHOD bci B level L
  * cframes C rc R" per hit (METHOD "-" when the walk found no Java frame); "OSR # figure:
@@ -32,7 +38,10 @@
 #include "asgst.h"
 #include "common/agent_setup.h"
 #include "common/walk_stats.h"
+#include "impl/arch/stub_exit.h"
 #include "impl/hotspot/model/elf_symtab.h"
+#include "impl/hotspot/model/vm_model.h"
+#include "impl/hotspot/walking/codecache.h"
 
 #define MAX_HITS 256
 /* SharedRuntime::OSR_migration_end(intptr_t*), mangled. */
@@ -49,6 +58,7 @@ static int probe_fd = -1;
 static hit hits[MAX_HITS];
 static atomic_int nhits;
 static char libjvm_path[4096];
+static atomic_int c1_osr, c1_osr_proven, asgst_ready;
 
 /* SS. Records the walk's first Java frame and the C frames above it. */
 static void first_java(ASGST_Iterator *it, void *arg) {
@@ -76,6 +86,54 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
   int kind = ASGST_RunWithIterator(uc, ASGST_INCLUDE_NON_JAVA_FRAMES, first_java, &h);
   if (kind < 0) h.rc = kind;
   hits[i] = h;
+}
+
+#ifdef __aarch64__
+/* N. The return address of the last call (bl, blr) in [entry, end), 0 if none. */
+static uintptr_t last_call_return(uintptr_t entry, uintptr_t end) {
+  uintptr_t ret = 0;
+  for (uintptr_t pc = entry; pc + 4 <= end; pc += 4) {
+    uint32_t insn = *(const uint32_t *)pc;
+    if ((insn & 0xFC000000u) == 0x94000000u || (insn & 0xFFFFFC1Fu) == 0xD63F0000u) ret = pc + 4;
+  }
+  return ret;
+}
+
+/* N. For a C1 OSR compilation at code: its entry's last call (OSR_migration_end's) is
+ * proven to lie in the entry code, by walker.c osr_entry_scope's rule. */
+static void static_check(const void *code_addr) {
+  uintptr_t nm = 0, entry, code, back_entry, back_ret;
+  int32_t bci, level;
+  uint32_t size;
+  if (!atomic_load(&asgst_ready) || asgst__hs_classify((uintptr_t)code_addr, &nm) != ASGST__HK_NMETHOD ||
+      !asgst__vm_nm_osr(nm, &bci, &entry) || !asgst__vm_nm_level(nm, &level) || level < 1 || level > 3 ||
+      !asgst__vm_code_begin(nm, &code) || !asgst__vm_blob_size(nm, &size))
+    return;
+  atomic_fetch_add(&c1_osr, 1);
+  if (!asgst__hs_stub_way_back(entry, code, nm + size, &back_entry) || back_entry >= entry) return;
+  /* The entry code ends at its jump back: the first b to back_entry after the entry. */
+  uintptr_t end = entry;
+  while (end + 4 <= nm + size) {
+    uint32_t insn = *(const uint32_t *)end;
+    int64_t off = (int64_t)((int32_t)(insn << 6) >> 6) * 4;
+    end += 4;
+    if ((insn & 0xFC000000u) == 0x14000000u && end - 4 + (uintptr_t)off == back_entry) break;
+  }
+  uintptr_t ret = last_call_return(entry, end);
+  if (ret && asgst__hs_stub_way_back(ret, code, nm + size, &back_ret) && back_ret == back_entry)
+    atomic_fetch_add(&c1_osr_proven, 1);
+}
+#endif
+
+/* N. */
+static void JNICALL on_compiled(jvmtiEnv *j, jmethodID m, jint size, const void *code_addr, jint map_length,
+                                const jvmtiAddrLocationMap *map, const void *compile_info) {
+  (void)j, (void)m, (void)size, (void)map_length, (void)map, (void)compile_info;
+#ifdef __aarch64__
+  static_check(code_addr);
+#else
+  (void)code_addr;
+#endif
 }
 
 /* N. Finds the loaded libjvm (dl_iterate_phdr) and turns the symbol's link-time address
@@ -152,7 +210,9 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
     printf("OSR not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
     return;
   }
-  place_probe();
+  atomic_store(&asgst_ready, 1);
+  /* qemu-user implements no perf_event_open; its arm64 code meets no uprobe anyway. */
+  if (!agent_under_qemu()) place_probe();
   fflush(stdout);
 }
 
@@ -169,6 +229,7 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
            hits[i].cframes, hits[i].rc);
   }
   printf("OSR # figure: hits=%d\n", n);
+  printf("OSR # static c1_osr=%d proven=%d\n", atomic_load(&c1_osr), atomic_load(&c1_osr_proven));
   fflush(stdout);
 }
 
@@ -180,11 +241,19 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   memset(&cb, 0, sizeof cb);
   cb.VMInit = on_vm_init;
   cb.VMDeath = on_vm_death;
-  jvmtiEvent ev[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH};
-  if (agent_setup(vm, &jvmti, &cb, ev, 2) != 0) {
-    printf("OSR not ok - JVMTI missing\n");
+  cb.CompiledMethodLoad = on_compiled;
+  jvmtiEvent ev[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_COMPILED_METHOD_LOAD};
+  jvmtiCapabilities caps;
+  memset(&caps, 0, sizeof caps);
+  caps.can_generate_compiled_method_load_events = 1;
+  if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK ||
+      (*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE ||
+      (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb) != JVMTI_ERROR_NONE) {
+    printf("OSR not ok - JVMTI or its compiled method events missing\n");
     return JNI_ERR;
   }
+  for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, ev[i], NULL);
   agent_handle_signal(SIGPROF, on_signal);
   return JNI_OK;
 }
