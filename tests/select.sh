@@ -28,8 +28,10 @@ done
 if [ "$QUICK" = 1 ]; then
   ARCH_WORD=${ARCH_WORD:-x86_64}
   [ -n "$JDK_WORDS" ] || JDK_WORDS=" $("$ROOT/tests/jdks/feature.sh" "${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}") "
-  export WALK_SECONDS=${WALK_SECONDS:-3} WALK_STRESS_SECONDS=${WALK_STRESS_SECONDS:-10}
-  export QUEUE_SECONDS=${QUEUE_SECONDS:-8} FD_CHURN_SECONDS=${FD_CHURN_SECONDS:-8}
+  # The walk and queue runs as long as the other JDKs' in a full run (run_all.sh's OTHER_*).
+  export WALK_SECONDS=${WALK_SECONDS:-2} WALK_MIN_SAMPLES=${WALK_MIN_SAMPLES:-30000}
+  export WALK_STRESS_SECONDS=${WALK_STRESS_SECONDS:-6}
+  export QUEUE_SECONDS=${QUEUE_SECONDS:-6} FD_CHURN_SECONDS=${FD_CHURN_SECONDS:-8}
   # The fuzzing step, the tier's longest, at a third of its length.
   export FUZZ_TEST_SECONDS=${FUZZ_TEST_SECONDS:-20}
 fi

@@ -42,7 +42,9 @@ api_fns=$(grep -hE '^[A-Za-z_].*\b(asgst__[a-z0-9_]+|ASGST_[A-Za-z0-9_]+)\([^;]*
 impl_code=$(for f in $(find impl -name '*.[ch]'); do
   gcc -fpreprocessed -dD -E -P "$f" 2>/dev/null | sed "s|^|$f: |"
 done)
-calls=$(for f in $api_fns; do echo "$impl_code" | grep -E "\b$f\(" | sed "s/^/$f in /"; done)
+# One pass over impl/'s code with every name at once (a grep a name took most of the test's
+# 17 s).
+calls=$(printf '%s\n' "$impl_code" | grep -E "\b($(echo $api_fns | tr ' ' '|'))\(")
 check "impl/ calls no function of api/ ($(echo "$api_fns" | wc -l) checked)" "$calls"
 check "api/ includes no backend" "$(includes api | grep -E 'impl/(hotspot|synthetic)/')"
 check "api/ and impl/ include nothing of the profiler, tools or examples" \
