@@ -66,11 +66,12 @@ run() {
     return
   fi
   grep '^OSR # probe\|^OSR # figure' "$log" | sed 's/^OSR //'
-  local pairs hits=0 c1=0 walked=0 c2=0 c2_exact=0 bad="" m bci level cf rc
+  local pairs hits=0 c1=0 walked=0 c2=0 c2_exact=0 bad="" m bci level cf java rc
   pairs=$(osr_pairs "$log")
-  while read -r m bci level cf rc; do
+  # A hit's walk: C frames, the OSR frame, then main's caller (java >= 2), to the end (rc 0).
+  while read -r m bci level cf java rc; do
     hits=$((hits + 1))
-    [ "$m" != - ] && [ "$rc" = 0 ] && walked=$((walked + 1))
+    [ "$m" != - ] && [ "$java" -ge 2 ] && [ "$rc" = 0 ] && walked=$((walked + 1))
     if [ "$level" -ge 1 ] && [ "$level" -le 3 ]; then
       c1=$((c1 + 1))
       printf '%s\n' "$pairs" | grep -qxF "${m##*/} $bci" || bad="$bad $m@$bci(level $level)"
@@ -78,12 +79,12 @@ run() {
       c2=$((c2 + 1))
       printf '%s\n' "$pairs" | grep -qxF "${m##*/} $bci" && c2_exact=$((c2_exact + 1))
     fi
-  done < <(sed -n 's/^OSR # hit \([^ ]*\) bci \([-0-9]*\) level \([-0-9]*\) cframes \([0-9]*\) rc \([-0-9]*\)$/\1 \2 \3 \4 \5/p' "$log")
+  done < <(sed -n 's/^OSR # hit \([^ ]*\) bci \([-0-9]*\) level \([-0-9]*\) cframes \([0-9]*\) java \([0-9]*\) rc \([-0-9]*\)$/\1 \2 \3 \4 \5 \6/p' "$log")
   # C2's OSR entries are a figure: its code flows from the entry straight into the loop, so
   # no jump back proves where its call lies; the next PcDesc names them (the loop's bci on
   # 21-27, a bci in the loop's body on 11 and 17).
   echo "# figure: osr_entry=$label hits=$hits c1=$c1 c2=$c2 c2_loop_bci=$c2_exact osr_compilations=$(printf '%s\n' "$pairs" | grep -c .)"
-  local what="$label: every OSR entry's runtime call was sampled with a Java frame under it ($walked of $hits)"
+  local what="$label: every OSR entry's runtime call was sampled and walked to the stack's end through the OSR frame and main ($walked of $hits)"
   [ $hits -gt 0 ] && [ $walked = $hits ] && tap "ok" "$what" || tap "not ok" "$what"
   what="$label: C1 code's OSR entries name the method and bci of an OSR compilation PrintCompilation lists"
   if [ $c1 = 0 ]; then

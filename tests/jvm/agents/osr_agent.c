@@ -8,8 +8,8 @@
  * profiler samples that call rarely (once per OSR entry), so the agent makes the sample
  * happen: a perf uprobe on OSR_migration_end (the uprobe PMU, on the symbol's file offset
  * in libjvm's .symtab) sends SIGPROF to the thread that runs main at every call, and the
- * handler walks with C frames. Each hit's first Java frame (method, bci, level) is
- * printed at VMDeath, for the script to check against -XX:+PrintCompilation's OSR lines.
+ * handler walks with C frames. Each hit's first Java frame (method, bci, level), its Java
+ * frames and how the walk ended are printed at VMDeath, for the script to check against -XX:+PrintCompilation's OSR lines.
  *
  * Under qemu-user no uprobe is hit, so on arm64 the agent checks the C1 rule's proof on
  * the code itself instead (static_check): for each C1 OSR compilation loaded
@@ -19,7 +19,7 @@
  *
  * Output: "OSR skip - WHY" when the probe cannot be placed (a libjvm without .symtab,
  * no uprobe PMU); "OSR not ok - WHY" on a setup failure; "OSR # hit METHOD bci B level L
- * cframes C rc R" per hit (METHOD "-" when the walk found no Java frame); "OSR # figure:
+ * cframes C java J rc R" per hit (METHOD "-" when the walk found no Java frame); "OSR # figure:
  * hits=N".
  */
 #include <dlfcn.h>
@@ -49,7 +49,7 @@
 
 typedef struct {
   uintptr_t method; /* 0: no Java frame */
-  int bci, level, cframes, rc;
+  int bci, level, cframes, java, rc; /* cframes above the first Java frame; java frames */
 } hit;
 
 static JavaVM *jvm;
@@ -60,20 +60,21 @@ static atomic_int nhits;
 static char libjvm_path[4096];
 static atomic_int c1_osr, c1_osr_proven, asgst_ready;
 
-/* SS. Records the walk's first Java frame and the C frames above it. */
+/* SS. Records the walk's first Java frame, the C frames above it, the Java frames and how
+ * the walk ended. */
 static void first_java(ASGST_Iterator *it, void *arg) {
   hit *h = arg;
   ASGST_Frame f;
   int rc;
   while ((rc = ASGST_NextFrame(it, &f)) == 1) {
     if (f.type == ASGST_FRAME_NON_JAVA) {
-      h->cframes++;
+      h->cframes += h->method == 0;
       continue;
     }
-    h->method = (uintptr_t)f.method, h->bci = f.bci, h->level = f.comp_level;
-    return;
+    if (h->method == 0) h->method = (uintptr_t)f.method, h->bci = f.bci, h->level = f.comp_level;
+    h->java++;
   }
-  h->rc = rc;
+  h->rc = rc; /* 0: the walk reached the stack's end */
 }
 
 /* SS. SIGPROF from the probe: one walk with C frames. */
@@ -225,8 +226,8 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   for (int i = 0; i < n && i < MAX_HITS; i++) {
     char name[400] = "-";
     if (hits[i].method) walk_method_name(hits[i].method, name, sizeof name);
-    printf("OSR # hit %s bci %d level %d cframes %d rc %d\n", name, hits[i].bci, hits[i].level,
-           hits[i].cframes, hits[i].rc);
+    printf("OSR # hit %s bci %d level %d cframes %d java %d rc %d\n", name, hits[i].bci, hits[i].level,
+           hits[i].cframes, hits[i].java, hits[i].rc);
   }
   printf("OSR # figure: hits=%d\n", n);
   printf("OSR # static c1_osr=%d proven=%d\n", atomic_load(&c1_osr), atomic_load(&c1_osr_proven));
