@@ -247,14 +247,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   jvmtiCapabilities caps;
   memset(&caps, 0, sizeof caps);
   caps.can_generate_compiled_method_load_events = 1;
-  if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK ||
-      (*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE ||
-      (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb) != JVMTI_ERROR_NONE) {
+  if (agent_setup_caps(vm, &jvmti, &caps, &cb, ev, 3) != 0) {
     printf("OSR not ok - JVMTI or its compiled method events missing\n");
     return JNI_ERR;
   }
-  for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
-    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, ev[i], NULL);
   agent_handle_signal(SIGPROF, on_signal);
   return JNI_OK;
 }

@@ -12,7 +12,14 @@
 /* N. */
 int agent_setup(JavaVM *vm, jvmtiEnv **jvmti, const jvmtiEventCallbacks *cb, const jvmtiEvent *events,
                 int n) {
+  return agent_setup_caps(vm, jvmti, NULL, cb, events, n);
+}
+
+/* N. */
+int agent_setup_caps(JavaVM *vm, jvmtiEnv **jvmti, const jvmtiCapabilities *caps, const jvmtiEventCallbacks *cb,
+                     const jvmtiEvent *events, int n) {
   if ((*vm)->GetEnv(vm, (void **)jvmti, JVMTI_VERSION_1_2) != JNI_OK) return -1;
+  if (caps && (**jvmti)->AddCapabilities(*jvmti, caps) != JVMTI_ERROR_NONE) return -1;
   if ((**jvmti)->SetEventCallbacks(*jvmti, cb, (jint)sizeof *cb) != JVMTI_ERROR_NONE) return -1;
   for (int i = 0; i < n; i++)
     if ((**jvmti)->SetEventNotificationMode(*jvmti, JVMTI_ENABLE, events[i], NULL) != JVMTI_ERROR_NONE)

@@ -11,6 +11,9 @@
 /* N. Gets a JVMTI environment, installs cb and enables the n events. 0, or -1. */
 int agent_setup(JavaVM *vm, jvmtiEnv **jvmti, const jvmtiEventCallbacks *cb, const jvmtiEvent *events,
                 int n);
+/* N. agent_setup, adding the capabilities caps first (NULL: none). */
+int agent_setup_caps(JavaVM *vm, jvmtiEnv **jvmti, const jvmtiCapabilities *caps, const jvmtiEventCallbacks *cb,
+                     const jvmtiEvent *events, int n);
 /* N. True in the arm64 suite under qemu-user (ASGST_TEST_QEMU=1, tests/aarch64/run_suite.sh). */
 bool agent_under_qemu(void);
 /* N. The flags the test agents give ASGST_Initialize: ASGST_INIT_UNTESTED_JDK when the
