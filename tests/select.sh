@@ -32,8 +32,8 @@ if [ "$QUICK" = 1 ]; then
   export WALK_SECONDS=${WALK_SECONDS:-2} WALK_MIN_SAMPLES=${WALK_MIN_SAMPLES:-30000}
   export WALK_STRESS_SECONDS=${WALK_STRESS_SECONDS:-6}
   export QUEUE_SECONDS=${QUEUE_SECONDS:-6} FD_CHURN_SECONDS=${FD_CHURN_SECONDS:-8}
-  # The fuzzing step, the tier's longest, at a third of its length.
-  export FUZZ_TEST_SECONDS=${FUZZ_TEST_SECONDS:-20}
+  # The fuzzing step at a fifth of its length (one JDK here: 12 s of walks on it).
+  export FUZZ_TEST_SECONDS=${FUZZ_TEST_SECONDS:-12}
 fi
 # Provision only the JDKs the run asks for (tests/jdks/list.sh), unless told otherwise.
 if [ "$FILTERED" = 1 ] && [ -z "${ASGST_TEST_JDKS+set}" ]; then
