@@ -42,6 +42,7 @@
 #include "impl/hotspot/model/elf_symtab.h"
 #include "impl/hotspot/model/vm_model.h"
 #include "impl/hotspot/walking/codecache.h"
+#include "impl/native/cfi_snapshot.h" /* asgst__cfi_current: the tables are built */
 
 #define MAX_HITS 256
 /* SharedRuntime::OSR_migration_end(intptr_t*), mangled. */
@@ -211,6 +212,18 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
     printf("OSR not ok - ASGST_Initialize: %s (%s)\n", ASGST_ErrorName(rc), ASGST_InitializeError());
     return;
   }
+  /* The walk steps from OSR_migration_end into the Java frame by the C frame tables, which
+   * the library builds on its own thread after the answer (on a loaded machine that took
+   * longer than the workload's first OSR entries, whose walks then lost their chain).
+   * VMInit runs on the thread that then runs main: main waits here until they are built. */
+  int waited = 0;
+  while (__atomic_load_n(&asgst__cfi_current, __ATOMIC_ACQUIRE) == NULL && waited < 60000) {
+    usleep(1000);
+    waited++;
+  }
+  if (__atomic_load_n(&asgst__cfi_current, __ATOMIC_ACQUIRE) == NULL)
+    printf("OSR not ok - the C frame tables were not built within 60 s\n");
+  printf("OSR # figure: tables_wait_ms=%d\n", waited);
   atomic_store(&asgst_ready, 1);
   /* qemu-user implements no perf_event_open; its arm64 code meets no uprobe anyway. */
   if (!agent_under_qemu()) place_probe();
