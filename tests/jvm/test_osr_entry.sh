@@ -51,7 +51,7 @@ run() {
     tail -5 "$log" | sed 's/^/# /'
     return
   fi
-  grep '^OSR not ok - ' "$log" | sed "s/^OSR not ok - /not ok - $label: /" | while read -r l; do echo "$l"; done
+  grep '^OSR not ok - ' "$log" | sed "s/^OSR not ok - /not ok - $label: /"
   if grep -q '^OSR not ok - ' "$log"; then
     tap "not ok" "$label: the agent set its probe up"; return
   fi
