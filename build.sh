@@ -77,7 +77,7 @@ usage() {
 usage: ./build.sh COMMAND [ARGS]
   build                  configure and build everything into build/ (2-4 min the first time)
   test [WORDS]           build, then run the whole suite CI runs: every JDK, arm64 under
-                         qemu-user (about 35-40 min); it ends "N passed, N failed, N skipped".
+                         qemu-user (about an hour); it ends "N passed, N failed, N skipped".
                          WORDS run a part (docs/testing.md): `quick` (default JDK only, about
                          8 min), suite names (`walk`, `fd_*`, `demo`), `jdk=25`, `arch=arm64`
   demo                   build, then profile a sample program and write flame graph, JFR,

@@ -34,6 +34,10 @@ if [ "$QUICK" = 1 ]; then
   export QUEUE_SECONDS=${QUEUE_SECONDS:-6} FD_CHURN_SECONDS=${FD_CHURN_SECONDS:-8}
   # The fuzzing step at a fifth of its length (one JDK here: 12 s of walks on it).
   export FUZZ_TEST_SECONDS=${FUZZ_TEST_SECONDS:-12}
+  # Fixed-length runs shorter: the demo's memory run 12 s (20), loop=1s (2s), overload runs
+  # 2 s (3); the C frame table churn 4 s (10).
+  export MEMORY_TEST_SECONDS=${MEMORY_TEST_SECONDS:-12} LOOP_TEST_PERIOD=${LOOP_TEST_PERIOD:-1}
+  export OVERLOAD_APP_SECONDS=${OVERLOAD_APP_SECONDS:-2} ASGST_CHURN_SECONDS=${ASGST_CHURN_SECONDS:-4}
 fi
 # Provision only the JDKs the run asks for (tests/jdks/list.sh), unless told otherwise.
 if [ "$FILTERED" = 1 ] && [ -z "${ASGST_TEST_JDKS+set}" ]; then

@@ -1,4 +1,5 @@
-# test_loop.sh BUILD_DIR - loop=2s over a ~13 s workload: at least 6 complete files of each
+# test_loop.sh BUILD_DIR - loop=2s over a ~13 s workload (LOOP_TEST_PERIOD=1 makes it
+# loop=1s over ~7 s, as the quick tier runs it: docs/testing.md): at least 6 complete files of each
 # format asked (.pb.gz, .collapsed, .txt, .jfr; named by the period's start), each readable
 # alone; the samples across the files add up to the profiler's own total exactly (every
 # sample in one file, none in two); no temporary file is left. asgst-attach starts a loop
@@ -8,15 +9,17 @@ source "$TESTS/pprof_lib.sh"
 echo "1..11"
 compile || { echo "Bail out! javac failed"; exit 1; }
 FORMATS=(pb.gz collapsed txt jfr)
+PERIOD=${LOOP_TEST_PERIOD:-2}
+APP_SECS=$(((PERIOD * 13 + 1) / 2)) # six and a half periods: 6 whole files and a margin
 D=$WORK/loop
 mkdir -p "$D"
 files=""
 for f in "${FORMATS[@]}"; do files="$files,file=$D/prof.$f"; done
-run_agent "event=cpu,interval=1ms,verbose,loop=2s$files" DemoApp 13 >/dev/null
-check "JVM with loop=2s exits 0" [ $? = 0 ]
+run_agent "event=cpu,interval=1ms,verbose,loop=${PERIOD}s$files" DemoApp "$APP_SECS" >/dev/null
+check "JVM with loop=${PERIOD}s exits 0" [ $? = 0 ]
 for f in "${FORMATS[@]}"; do
   n=$(ls "$D" | grep -cE "^prof-[0-9]{8}T[0-9]{6}Z\.$f\$")
-  figure "loop=2s for ~13 s: $n .$f files"
+  figure "loop=${PERIOD}s for ~$APP_SECS s: $n .$f files"
   check ">= 6 .$f files named prof-yyyymmddThhmmssZ.$f ($n)" [ "$n" -ge 6 ]
 done
 check "no temporary file left" bash -c "! ls -A '$D' | grep -q '\.tmp$'"
