@@ -65,10 +65,11 @@ for home in "$@"; do
       or=$(awk -v b="frames=$b" '$1 == "old" && $2 == b { sub("ratio=", "", $4); print $4 }' <<<"$out")
       nr=$(awk -v b="frames=$b" '$1 == "new" && $2 == b { sub("ratio=", "", $4); print $4 }' <<<"$out")
       awk -v j="$major" -v m="$mode" -v b="$b" -v oa="$(median $oa)" -v na="$(median $na)" \
-        -v or="$(median $or)" -v nr="$(median $nr)" -v p="$PAIRS" 'BEGIN {
-        if (oa == "" || na == "" || or == "" || nr == "") { printf "# JDK %s %s %s frames: no figure\n", j, m, b; exit }
+        -v ro="$(median $or)" -v rn="$(median $nr)" -v p="$PAIRS" 'BEGIN {
+        # Not "or": gawk, where it is installed as awk, keeps that name for a function.
+        if (oa == "" || na == "" || ro == "" || rn == "") { printf "# JDK %s %s %s frames: no figure\n", j, m, b; exit }
         printf "# figure: walk A/B JDK %s %s %s frames, %d pairs: ASGST old %d ns new %d ns (%+.1f%%); ASGST/ASGCT old %.3f new %.3f (%+.1f%%)\n",
-          j, m, b, p, oa, na, (na - oa) / oa * 100, or, nr, (nr - or) / or * 100 }'
+          j, m, b, p, oa, na, (na - oa) / oa * 100, ro, rn, (rn - ro) / ro * 100 }'
     done
   done
 done

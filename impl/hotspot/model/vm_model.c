@@ -19,7 +19,7 @@
 #include "../../test_build.h"
 #include "vmstructs.h"
 
-asgst__vm_model asgst__vm;
+asgst__vm_model asgst__vm __attribute__((aligned(64)));
 
 enum kind { OFFSET, STATIC, SIZE, INT };
 

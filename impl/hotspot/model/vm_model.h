@@ -36,12 +36,27 @@ enum asgst__vm_code_layout {
 /* Offsets are in bytes (-1: not exported), statics are addresses (0: not exported);
  * *_w are the exported byte widths of fields whose width changed between versions. */
 typedef struct {
-  /* ---- Derived facts ---- */
+  /* ---- What every walk reads: the first two cache lines (asgst__vm is aligned to
+   * them). Spread over the sections below they were seven lines, each a miss in a walk
+   * that starts cold, as one in a signal handler between stretches of the program does. */
   int jdk;                        /* feature version: 8 to 27 (newer when opted in) */
   enum asgst__vm_code_layout code;
-  uint32_t stream_excess;         /* compressed ints: 0 = Pack200 (17), 1 = UNSIGNED5 (20+) */
   int interp_method_slot;         /* frame slots (words from fp) the tables do not export */
   int interp_bcp_slot;
+  int32_t interp_sender_sp_slot, interp_last_sp_slot, entry_wrapper_slot;
+  int32_t not_terminated, term_exiting;
+  long jt_terminated;             /* -1 on 8, which exports neither it nor its values */
+  long nm_compile_id;
+  long jt_anchor, anchor_sp, anchor_pc, anchor_fp, jcw_anchor;
+  long method_const;              /* Method::_constMethod (ConstMethod*) */
+  long cm_sizeof;                 /* sizeof(ConstMethod): the bytecodes follow it */
+  long jt_state;
+  int32_t st_new, st_in_native, st_in_native_trans, st_in_vm, st_in_vm_trans;
+  int32_t st_in_java, st_in_java_trans, st_blocked, st_blocked_trans; /* _trans: INT32_MIN
+                                     where the VM has no such state (28) */
+
+  /* ---- Derived facts ---- */
+  uint32_t stream_excess;         /* compressed ints: 0 = Pack200 (17), 1 = UNSIGNED5 (20+) */
   bool mirror_handle;             /* Klass::_java_mirror is an OopHandle (9+); an oop on 8 */
   bool anonymous_hash_names;      /* 8, 11: JVMTI names a VM-anonymous class "name/hash" */
   bool jmethodid_table;           /* 26+: a jmethodID is a number, not a Method* slot */
@@ -73,7 +88,7 @@ typedef struct {
   /* ---- nmethod ---- */
   long nm_method;                 /* Method* (CompiledMethod:: on 11-21) */
   long nm_comp_level; int nm_comp_level_w; /* CompLevel: int on 17/21, 1 byte on 25 */
-  long nm_compile_id, nm_orig_pc_offset;
+  long nm_orig_pc_offset;
   long nm_scopes_pcs_offset;      /* int: from the blob (POINTERS, BLOB_OFFSETS), from
                                      immutable data (OFFSETS) */
   long nm_dependencies_offset;    /* POINTERS, BLOB_OFFSETS: int, end of the PcDescs */
@@ -91,18 +106,14 @@ typedef struct {
   /* ---- Interpreter and frames ---- */
   uintptr_t interpreter_code;     /* &AbstractInterpreter::_code (StubQueue*) */
   long sq_stub_buffer, sq_buffer_limit;
-  int32_t interp_sender_sp_slot, interp_last_sp_slot, entry_wrapper_slot;
   uintptr_t call_stub_return;     /* &StubRoutines::_call_stub_return_address */
-  long jt_anchor, anchor_sp, anchor_pc, anchor_fp, jcw_anchor;
 
   /* ---- Method, ConstMethod, ConstantPool, Symbol ---- */
-  long method_const;              /* Method::_constMethod (ConstMethod*) */
   long method_access; int method_access_w; /* Method::_access_flags: 4 bytes, 2 on 25 */
   long cm_constants;              /* ConstantPool* */
   long cm_size;                   /* _constMethod_size, in words */
   long cm_flags; int cm_flags_w;  /* u2 on 17, u4 ConstMethodFlags on 21+ */
   long cm_code_size, cm_name_index, cm_sig_index, cm_idnum; /* u2 */
-  long cm_sizeof;                 /* sizeof(ConstMethod): the bytecodes follow it */
   int32_t cm_has_lines, cm_has_generic, cm_has_method_ann, cm_has_param_ann;
   int32_t cm_has_type_ann, cm_has_default_ann; /* flag bits */
   long cp_holder, cp_length;
@@ -127,8 +138,7 @@ typedef struct {
                                      learned once the VM is live (class_info.c); -1 if not */
 
   /* ---- Threads ---- */
-  long t_stack_base, t_stack_size, jt_state;
-  long jt_terminated;             /* -1 on 8, which exports neither it nor its values */
+  long t_stack_base, t_stack_size;
   long jt_cont_entry;             /* optional (25): JavaThread::_cont_entry (ContinuationEntry*) */
   uintptr_t cont_return_pc_addr;  /* optional (21+): &ContinuationEntry::_return_pc (address);
                                      from libjvm's .symtab on 21 */
@@ -137,10 +147,6 @@ typedef struct {
                                      OopHandle from 16 on) */
   uintptr_t narrow_oop_base_addr, narrow_oop_shift_addr; /* optional (19+): &CompressedOops'
                                      base (address) and shift (int), to follow Thread.holder */
-  int32_t not_terminated, term_exiting;
-  int32_t st_new, st_in_native, st_in_native_trans, st_in_vm, st_in_vm_trans;
-  int32_t st_in_java, st_in_java_trans, st_blocked, st_blocked_trans; /* _trans: INT32_MIN
-                                     where the VM has no such state (28) */
   uintptr_t java_thread_list;     /* &ThreadsSMRSupport::_java_thread_list */
   long tl_length, tl_threads;
   uintptr_t thread_list_head;     /* 8, 11: &Threads::_thread_list (JavaThread*) */
