@@ -36,9 +36,9 @@ enum asgst__vm_code_layout {
 /* Offsets are in bytes (-1: not exported), statics are addresses (0: not exported);
  * *_w are the exported byte widths of fields whose width changed between versions. */
 typedef struct {
-  /* ---- What every walk reads: the first two cache lines (asgst__vm is aligned to
-   * them). Spread over the sections below they were seven lines, each a miss in a walk
-   * that starts cold, as one in a signal handler between stretches of the program does. */
+  /* ---- What every walk reads, together in the first two cache lines (asgst__vm is
+   * aligned to them): each further line is a miss in a walk that starts cold, as one in a
+   * signal handler between stretches of the program does. */
   int jdk;                        /* feature version: 8 to 27 (newer when opted in) */
   enum asgst__vm_code_layout code;
   int interp_method_slot;         /* frame slots (words from fp) the tables do not export */

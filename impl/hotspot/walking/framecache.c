@@ -61,16 +61,15 @@ void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e) {
   for (int i = 0; i < ASGST__FC_WORDS; i++) atomic_store_explicit(&r[i], w[i], memory_order_relaxed);
 }
 
-/* N. Maps every page of the cache, at initialization. The table is zero-filled
+/* N. Maps every page of the cache writable, at initialization. The table is zero-filled
  * static memory whose pages the kernel maps on first touch: a read maps the shared zero
  * page and the first write faults again to copy it. A page fault costs more than a whole
- * walk, and the javac benchmark's slowest walks were the first through each page of the
- * table (its tail was mostly page faults). One store per page invalidates one row (a
- * cache, nothing lost). */
+ * walk, and the slowest walks would be the first through each page of the table. */
 void asgst__hs_fc_prefault(void) {
-  /* One madvise maps every page writable without changing a byte (Linux 5.14+): a
-   * fraction of the 64 separate faults' time, which ASGST_Initialize's answer waits for.
-   * The pages at either end are shared with other static data, which it leaves as is. */
+  /* One madvise (Linux 5.14+) maps them without changing a byte, for a fraction of the
+   * separate faults' time, which ASGST_Initialize's answer waits for; the pages at either
+   * end, shared with other static data, keep their contents too. Before 5.14 one store
+   * per page, which invalidates one row (a cache: nothing lost). */
   uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE); /* 4k; 16k or 64k on some arm64 */
   uintptr_t lo = (uintptr_t)asgst__hs_fc_cache & ~(page - 1);
   uintptr_t hi = ((uintptr_t)asgst__hs_fc_cache + sizeof asgst__hs_fc_cache + page - 1) & ~(page - 1);
