@@ -81,6 +81,16 @@ asgst__hs_queue_stats asgst__hs_queue_stats_get(void);
 uint64_t asgst__hs_queue_median_ns(void);
 /* N. Their quantile q (0..1), 0 if none. */
 uint64_t asgst__hs_queue_quantile_ns(double q);
+/* SS. With one processing thread (21+): the number of the round the calling owner's last
+ * wait (in its latest ASGST_Enqueue) gave up behind, 0 if it did not. */
+uint64_t asgst__hs_queue_last_behind(void);
+/* N. How long a round may last before an owner waiting behind it gives up, ns. */
+uint64_t asgst__hs_queue_give_up_ns(void);
+/* N. How long round seq's two threads waited for a CPU during it, ns, from the kernel's
+ * scheduler statistics: the sum, and (when not NULL) the owner's and the processing
+ * thread's parts; -1 if that round is not known (not ended, or long forgotten).
+ * impl/hotspot/queues/queue_machine.c. */
+int64_t asgst__hs_queue_round_machine_ns(uint64_t seq, uint64_t *owner, uint64_t *processing);
 
 #else
 

@@ -105,6 +105,7 @@ static uint64_t now_ns(void) {
 }
 
 static void note_wait(const owner *o, int armed, uint64_t ns);
+static void note_wake(void);
 
 /* With one processing thread (21+), the owner it is suspending and since when (ns, 0: none).
  * An owner whose poll is not armed yet waits behind that round: its suspension cannot
@@ -242,6 +243,7 @@ static void raise_workers(void);
 /* SS. asgst__queue_waker: one write to the eventfd, then (on the owner) the wait above. */
 static void wake(void *handle) {
   owner *o = handle;
+  note_wake();
   bool waits = o && o->tid == my_tid && wait_bound_ns != 0 && asgst__hs_poll_armed(&o->t) >= 0;
   if (o) atomic_store(&o->urgent, 1);
   if (waits) away_from_me(), boost(o);
@@ -266,12 +268,28 @@ static asgst__hs_queue_stats stats;
 #define TIMES 4096
 static uint64_t times[TIMES]; /* the last suspend-to-resume times */
 static atomic_uint ntimes;
+/* The rounds' numbers (with one processing thread: the current one), and the round the
+ * calling owner's last wait gave up behind (asgst__hs_queue_last_behind). */
+static _Atomic uint64_t round_seq;
+static __thread uint64_t last_behind __attribute__((tls_model("initial-exec")));
+
+/* SS. An owner's sample starts: no give-up yet. */
+static void note_wake(void) { last_behind = 0; }
+
+/* SS. */
+uint64_t asgst__hs_queue_last_behind(void) { return last_behind; }
+
+/* N. */
+uint64_t asgst__hs_queue_give_up_ns(void) { return hopeless_ns ? hopeless_ns : wait_bound_ns; }
 
 /* SS. Counts an owner's wait for its poll: armed (1) or gave up (0) after ns. */
 static void note_wait(const owner *o, int armed, uint64_t ns) {
   atomic_fetch_add(&stats.waits, 1);
   atomic_fetch_add(armed ? &stats.armed : &stats.gave_up, 1);
-  if (!armed && behind_another(o, now_ns()) != 0) atomic_fetch_add(&stats.gave_up_behind, 1);
+  if (!armed && behind_another(o, now_ns()) != 0) {
+    atomic_fetch_add(&stats.gave_up_behind, 1);
+    last_behind = atomic_load(&round_seq);
+  }
   if (atomic_load(&o->boost)) atomic_fetch_add(armed ? &stats.raised : &stats.raised_gave_up, 1);
   atomic_fetch_add(&stats.wait_ns, ns);
 }
@@ -279,12 +297,17 @@ static void note_wait(const owner *o, int armed, uint64_t ns) {
 /* N. Counts a round whose owner was stopped with no Java frame. */
 static void note_no_java(void) { atomic_fetch_add(&stats.no_java, 1); }
 
-/* N. The start of a round. */
-static uint64_t round_start(void) { return now_ns(); }
+/* N. The start of a round for owner o: with one processing thread, its number and its
+ * threads' run-queue time so far (queue_machine.c). */
+static uint64_t round_start(const owner *o) {
+  if (nworkers == 1) asgst__hs_round_machine_start(atomic_fetch_add(&round_seq, 1) + 1, o->tid);
+  return now_ns();
+}
 
-/* N. Counts a round that began at t0 and handled n elements. */
-static void round_end(uint64_t t0, int n, bool suspended) {
+/* N. Counts a round for o that began at t0 and handled n elements. */
+static void round_end(const owner *o, uint64_t t0, int n, bool suspended) {
   uint64_t dt = now_ns() - t0;
+  if (nworkers == 1) asgst__hs_round_machine_end(atomic_load(&round_seq), o->tid);
   atomic_fetch_add(&stats.rounds, 1);
   atomic_fetch_add(&stats.elements, (uint64_t)n);
   atomic_fetch_add(&stats.stopped_ns, dt);
@@ -336,8 +359,11 @@ uint64_t asgst__hs_queue_quantile_ns(double q) {
 /* The product measures no round and no wait. */
 static void note_wait(const owner *o, int armed, uint64_t ns) { (void)o, (void)armed, (void)ns; }
 static inline void note_no_java(void) {}
-static inline uint64_t round_start(void) { return 0; }
-static inline void round_end(uint64_t t0, int n, bool suspended) { (void)t0, (void)n, (void)suspended; }
+static inline void note_wake(void) {}
+static inline uint64_t round_start(const owner *o) { return (void)o, 0; }
+static inline void round_end(const owner *o, uint64_t t0, int n, bool suspended) {
+  (void)o, (void)t0, (void)n, (void)suspended;
+}
 #endif
 
 static bool go_realtime(void);
@@ -345,7 +371,7 @@ static void leave_realtime(void);
 
 /* N. Processes one owner's queues while it is suspended. */
 static void process_owner(jvmtiEnv *jvmti, owner *o) {
-  uint64_t t0 = round_start();
+  uint64_t t0 = round_start(o);
   atomic_store(&round_for, o);
   atomic_store(&round_began, now_ns());
   atomic_store(&o->suspending, 1);
@@ -371,7 +397,7 @@ static void process_owner(jvmtiEnv *jvmti, owner *o) {
   int n = asgst__queues_process_stopped(o, &o->t, kind, &here);
   if (err == JVMTI_ERROR_NONE) (*jvmti)->ResumeThread(jvmti, o->thread);
   atomic_store(&round_began, 0);
-  round_end(t0, n, err == JVMTI_ERROR_NONE);
+  round_end(o, t0, n, err == JVMTI_ERROR_NONE);
 }
 
 /* N. Frees the handles whose queues are all deregistered, unless a processing thread is

@@ -7,6 +7,7 @@
 
 #include <jni.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* N. backend.h queue_bind() and queue_unbind(). */
@@ -24,5 +25,10 @@ int asgst__hs_boost_self(pid_t tid);
 void asgst__hs_boost_end(int raise, bool undo);
 /* SS. Owners raised right now. */
 int asgst__hs_boost_count(void);
+/* ---- Test build only: the machine's share of a round (queue_machine.c) ---- */
+/* N. From the processing thread as round seq (> 0) for the owner with kernel id owner_tid
+ * begins, and as it ends. */
+void asgst__hs_round_machine_start(uint64_t seq, pid_t owner_tid);
+void asgst__hs_round_machine_end(uint64_t seq, pid_t owner_tid);
 
 #endif
