@@ -269,7 +269,9 @@ static void first_cfi_build(void) {
  * longer read: a look is one dl_iterate_phdr entry when nothing changed. */
 #define CFI_POLL_NS 100000000L
 
-/* N. first_cfi_build on a thread of its own, which then stays: every CFI_POLL_NS it
+/* N. The model's late lookups (asgst__vm_late_lookups: milliseconds that cannot refuse
+ * a VM, so not on the binding's answer path), then first_cfi_build on a thread of its
+ * own, which then stays: every CFI_POLL_NS it
  * rebuilds the tables if objects were loaded or unloaded (a library loaded and used by a
  * thread that neither starts nor loads classes would otherwise stay unknown), and frees
  * the retired snapshots and tables that no walk can still read (asgst__cfi_reclaim, which
@@ -278,6 +280,7 @@ static void *build_cfi(void *arg) {
   (void)arg;
   /* Named like every thread of the library (asgst-...), so profilers can leave it out. */
   pthread_setname_np(pthread_self(), "asgst-cfi");
+  asgst__vm_late_lookups();
   first_cfi_build();
   for (;;) {
     struct timespec ts = {0, CFI_POLL_NS};
@@ -305,7 +308,10 @@ static void start_cfi_build(void) {
   pthread_t t;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  if (pthread_create(&t, &attr, build_cfi, NULL) != 0) first_cfi_build(); /* here, then */
+  if (pthread_create(&t, &attr, build_cfi, NULL) != 0) { /* here, then */
+    asgst__vm_late_lookups();
+    first_cfi_build();
+  }
   pthread_attr_destroy(&attr);
 }
 
@@ -361,11 +367,13 @@ static int finish(JNIEnv *env, bool at_vm_init) {
   if (asgst__vm.jdk <= 11)
     asgst__vm_feature_off("stopping one queue owner alone (JDK 8 and 11 suspend through a "
                           "safepoint of the whole VM: 10-17% of queue elements come back stale)");
-  start_cfi_build();
-  asgst__init_timing_mark("cfi thread start");
   /* For recordings (ASGST_RecordWalk); without it only recording is unavailable. */
   asgst__vm_model_export();
   asgst__init_timing_mark("model export");
+  /* Its thread also does the model's late lookups (once a process: a later binding takes
+   * what the first found). */
+  start_cfi_build();
+  asgst__init_timing_mark("cfi thread start");
   if (asgst__guard_install() != 0) {
     snprintf(error, sizeof error, "cannot install the crash guard's signal handlers");
     return ASGST_UNSUPPORTED_VM;

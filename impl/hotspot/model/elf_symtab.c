@@ -95,6 +95,31 @@ uint64_t asgst__elf_file_symbol(const char *path, const char *name) {
   return value;
 }
 
+/* N. Whether the ELF file open at fd has a section of type SHT_SYMTAB. */
+static bool has_symtab(int fd) {
+  Elf64_Ehdr eh;
+  if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr))
+    return false;
+  Elf64_Shdr sh;
+  for (int i = 0; i < eh.e_shnum; i++)
+    if (pread(fd, &sh, sizeof sh, (off_t)(eh.e_shoff + (uint64_t)i * sizeof sh)) == (ssize_t)sizeof sh &&
+        sh.sh_type == SHT_SYMTAB)
+      return true;
+  return false;
+}
+
+/* N. */
+bool asgst__elf_libjvm_has_symtab(void) {
+  jvm_file f = {"", 0};
+  dl_iterate_phdr(find_jvm, &f);
+  int fd = f.path[0] ? open(f.path, O_RDONLY | O_CLOEXEC) : -1;
+  if (fd < 0) return false;
+  bool yes = has_symtab(fd);
+  close(fd);
+  return yes;
+}
+
 /* N. */
 uintptr_t asgst__elf_libjvm_symbol(const char *name) {
   jvm_file f = {"", 0};

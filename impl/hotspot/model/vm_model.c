@@ -9,7 +9,10 @@
  */
 #include "vm_model.h"
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -213,8 +216,15 @@ static const row rows[] = {
 /* The spelling each row resolved to (NULL: not found or not applicable), and the layout
  * text of a recording (asgst__vm_model_export). */
 static const char *resolved[sizeof rows / sizeof rows[0]];
-static char layout[48 * 1024];
-static size_t layout_len;
+/* Two layout texts: an export writes the one recordings do not read and then publishes it
+ * (current), so a recording that runs while the background lookup re-exports
+ * (asgst__vm_late_lookups) reads a whole text. Exports are serialized by export_lock. */
+#define LAYOUT_CAP (48 * 1024)
+static char layout[2][LAYOUT_CAP];
+static size_t layout_len[2];
+static atomic_int current = -1; /* the published text, -1: none */
+static int writing;               /* the text being written */
+static pthread_mutex_t export_lock = PTHREAD_MUTEX_INITIALIZER;
 
 
 static char features_off[512];
@@ -335,15 +345,41 @@ static bool accept_version(int jdk, int spec, int32_t flags, char *err, size_t e
   return false;
 }
 
+#define CONT_RETURN_PC "_ZN17ContinuationEntry10_return_pcE"
+#define NO_CONT_RETURN_PC F_VTHREADS " (no ContinuationEntry::_return_pc in vmStructs or libjvm's .symtab)"
+/* What the late lookup found (libjvm never moves: later bindings take it from here),
+ * whether it found nothing, and whether a binding left it to do. */
+static _Atomic uintptr_t found_cont_return_pc;
+static atomic_bool not_found;
+static atomic_bool late_lookup;
+
 /* N. ContinuationEntry::_return_pc where the tables do not export it (JDK 21): the
- * static's address from libjvm's symbol table. Without it (a stripped libjvm) the walker
- * does not step over a continuation return barrier (the feature is reported off). */
+ * static's address from libjvm's symbol table. Searching that table takes milliseconds
+ * (docs/budgets.md), and the answer never refuses a VM, so the binding only checks that
+ * libjvm has a .symtab and leaves the search to asgst__vm_late_lookups. Without the
+ * address (a stripped libjvm; or until the search ends, a few milliseconds after the
+ * binding) the walker does not step over a continuation return barrier: such a walk ends
+ * with an error code, and a stripped libjvm reports the feature off. */
 static void find_cont_return_pc(asgst__vm_model *v) {
   if (v->jdk < 21 || v->cont_return_pc_addr) return;
-  v->cont_return_pc_addr = asgst__elf_libjvm_symbol("_ZN17ContinuationEntry10_return_pcE");
-  if (v->cont_return_pc_addr == 0)
-    append(features_off, sizeof features_off, "; ",
-           F_VTHREADS " (no ContinuationEntry::_return_pc in vmStructs or libjvm's .symtab)");
+  v->cont_return_pc_addr = atomic_load(&found_cont_return_pc);
+  if (v->cont_return_pc_addr) return;
+  if (!atomic_load(&not_found) && asgst__elf_libjvm_has_symtab()) atomic_store(&late_lookup, true);
+  else append(features_off, sizeof features_off, "; ", NO_CONT_RETURN_PC);
+}
+
+/* N. */
+void asgst__vm_late_lookups(void) {
+  if (!atomic_exchange(&late_lookup, false)) return;
+  uintptr_t addr = asgst__elf_libjvm_symbol(CONT_RETURN_PC);
+  if (addr == 0) {
+    atomic_store(&not_found, true);
+    asgst__vm_feature_off(NO_CONT_RETURN_PC);
+    return;
+  }
+  atomic_store(&found_cont_return_pc, addr);
+  __atomic_store_n(&asgst__vm.cont_return_pc_addr, addr, __ATOMIC_RELEASE);
+  asgst__vm_model_export(); /* recordings from now on carry it */
 }
 
 /* N. Facts the tables do not export, from the feature version. */
@@ -394,7 +430,7 @@ int asgst__vm_model_init(int spec, int32_t flags, char *err, size_t errlen) {
   char missing[1024] = "";
   memset(&asgst__vm, 0, sizeof asgst__vm);
   memset(resolved, 0, sizeof resolved);
-  layout_len = 0;
+  atomic_store(&current, -1);
   features_off[0] = '\0';
   int jdk = read_version();
   if (!accept_version(jdk, spec, flags, err, errlen)) return -1;
@@ -424,12 +460,14 @@ int asgst__vm_model_init(int spec, int32_t flags, char *err, size_t errlen) {
 /* N. Appends one line of the layout text; false when it is full. */
 static bool add_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static bool add_line(const char *fmt, ...) {
+  char *text = layout[writing];
+  size_t *len = &layout_len[writing];
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(layout + layout_len, sizeof layout - layout_len, fmt, ap);
+  int n = vsnprintf(text + *len, LAYOUT_CAP - *len, fmt, ap);
   va_end(ap);
-  if (n < 0 || (size_t)n >= sizeof layout - layout_len) return false;
-  layout_len += (size_t)n;
+  if (n < 0 || (size_t)n >= LAYOUT_CAP - *len) return false;
+  *len += (size_t)n;
   return true;
 }
 
@@ -451,7 +489,9 @@ static bool export_row(const row *r, const char *name) {
 /* N. */
 int asgst__vm_model_export(void) {
   const asgst__vm_model *model = &asgst__vm;
-  layout_len = 0;
+  pthread_mutex_lock(&export_lock);
+  writing = atomic_load(&current) == 0 ? 1 : 0;
+  layout_len[writing] = 0;
   bool ok = true;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0] && ok; i++)
     if (resolved[i]) ok = export_row(&rows[i], resolved[i]);
@@ -461,14 +501,16 @@ int asgst__vm_model_export(void) {
        add_line("VALUE mirror_modifiers = %ld\n", model->mirror_modifiers) &&
        add_line("VALUE cont_return_pc_addr = %lu\n", (unsigned long)model->cont_return_pc_addr) &&
        add_line("VALUE anonymous_set = %lu\n", (unsigned long)model->anonymous_set);
-  if (!ok) layout_len = 0;
+  atomic_store(&current, ok ? writing : -1);
+  pthread_mutex_unlock(&export_lock);
   return ok ? 0 : -1;
 }
 
 /* SS. */
 const char *asgst__vm_layout_text(size_t *len) {
-  *len = layout_len;
-  return layout_len ? layout : NULL;
+  int i = atomic_load(&current);
+  *len = i >= 0 ? layout_len[i] : 0;
+  return i >= 0 ? layout[i] : NULL;
 }
 
 /* N. */

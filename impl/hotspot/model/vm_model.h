@@ -169,7 +169,12 @@ int asgst__vm_model_init(int spec, int32_t flags, char *err, size_t errlen);
  * resolved rows and the values learned from the live VM; call once those are known.
  * 0, or -1 if it does not fit. */
 int asgst__vm_model_export(void);
-/* SS. The text asgst__vm_model_export wrote (*len bytes), NULL if none. */
+/* N. The lookups asgst__vm_model_init leaves to a thread of the library because they
+ * take milliseconds and cannot refuse a VM (JDK 21: ContinuationEntry::_return_pc from
+ * libjvm's .symtab); publishes what they find into asgst__vm and exports the layout again.
+ * Nothing to do after a binding that left none. */
+void asgst__vm_late_lookups(void);
+/* SS. The text asgst__vm_model_export wrote last (*len bytes), NULL if none. */
 const char *asgst__vm_layout_text(size_t *len);
 /* N. "" or a list of features switched off for missing optional pieces, with the names. */
 const char *asgst__vm_features_off(void);

@@ -46,13 +46,15 @@ static bool cleared(JNIEnv *env) {
 }
 
 /* N. The VM's Unsafe instance and its class (jdk.internal.misc on 9+, where JNI needs
- * no export; sun.misc on 8). NULL if neither. */
+ * no export; sun.misc on 8). NULL if neither. JDK 8 is not asked for the first: a class
+ * JNI cannot find is searched for on the whole class path and comes back as an exception
+ * with its stack trace, a millisecond of the binding. */
 static jobject find_unsafe(JNIEnv *env, jclass *cls_out) {
   static const char *const names[][2] = {
       {"jdk/internal/misc/Unsafe", "Ljdk/internal/misc/Unsafe;"},
       {"sun/misc/Unsafe", "Lsun/misc/Unsafe;"},
   };
-  for (int i = 0; i < 2; i++) {
+  for (int i = asgst__vm.jdk == 8 ? 1 : 0; i < 2; i++) {
     jclass cls = (*env)->FindClass(env, names[i][0]);
     if (cls == NULL) {
       cleared(env);
