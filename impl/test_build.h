@@ -86,7 +86,7 @@ uint64_t asgst__hs_queue_quantile_ns(double q);
 uint64_t asgst__hs_queue_last_behind(void);
 /* N. How long a round may last before an owner waiting behind it gives up, ns. */
 uint64_t asgst__hs_queue_give_up_ns(void);
-/* N. How long round seq's two threads waited for a CPU during it, ns, from the kernel's
+/* SS. How long round seq's two threads waited for a CPU during it, ns, from the kernel's
  * scheduler statistics: the sum, and (when not NULL) the owner's and the processing
  * thread's parts; -1 if that round is not known (not ended, or long forgotten).
  * impl/hotspot/queues/queue_machine.c. */

@@ -97,7 +97,7 @@ void asgst__hs_round_machine_end(uint64_t seq, pid_t owner_tid) {
   atomic_store_explicit(&e->seq, seq, memory_order_release);
 }
 
-/* N. */
+/* SS. Reads only memory. */
 int64_t asgst__hs_queue_round_machine_ns(uint64_t seq, uint64_t *owner, uint64_t *processing) {
   const round_entry *e = &ring[seq % RING];
   if (seq == 0 || atomic_load_explicit(&e->seq, memory_order_acquire) != seq) return -1;
