@@ -24,8 +24,6 @@
 #pragma GCC optimize("no-tree-slp-vectorize")
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "../../safe_read.h"
 #include "framecache.h"
@@ -61,22 +59,17 @@ void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e) {
   for (int i = 0; i < ASGST__FC_WORDS; i++) atomic_store_explicit(&r[i], w[i], memory_order_relaxed);
 }
 
-/* N. Maps every page of the cache writable, at initialization. The table is zero-filled
+/* N. Touches every page of the cache once, at initialization. The table is zero-filled
  * static memory whose pages the kernel maps on first touch: a read maps the shared zero
  * page and the first write faults again to copy it. A page fault costs more than a whole
- * walk, and the slowest walks would be the first through each page of the table. */
+ * walk, and the javac benchmark's slowest walks were the first through each page of the
+ * table (its tail was mostly page faults). One store per page invalidates one row (a
+ * cache, nothing lost). */
 void asgst__hs_fc_prefault(void) {
-  /* One madvise (Linux 5.14+) maps them without changing a byte, for a fraction of the
-   * separate faults' time, which ASGST_Initialize's answer waits for; the pages at either
-   * end, shared with other static data, keep their contents too. Before 5.14 one store
-   * per page, which invalidates one row (a cache: nothing lost). */
-  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE); /* 4k; 16k or 64k on some arm64 */
-  uintptr_t lo = (uintptr_t)asgst__hs_fc_cache & ~(page - 1);
-  uintptr_t hi = ((uintptr_t)asgst__hs_fc_cache + sizeof asgst__hs_fc_cache + page - 1) & ~(page - 1);
-#ifdef MADV_POPULATE_WRITE
-  if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0) return;
-#endif
-  const size_t rows_per_page = 4096 / sizeof asgst__hs_fc_cache[0]; /* enough on any page size */
+  /* Not one madvise(MADV_POPULATE_WRITE): it maps the pages in a fraction of the faults'
+   * time, but every walk after it was measurably slower (docs/budgets.md, "The frame
+   * cache's pages"). */
+  const size_t rows_per_page = 4096 / sizeof asgst__hs_fc_cache[0];
   for (size_t i = 0; i < ASGST__FC_SIZE; i += rows_per_page)
     atomic_store_explicit(&asgst__hs_fc_cache[i][ASGST__FC_WORDS - 1], 0, memory_order_relaxed);
 }
