@@ -109,11 +109,18 @@ static bool has_symtab(int fd) {
   return false;
 }
 
+/* N. The loaded libjvm.so's path and load bias; false if none is loaded. */
+static bool loaded_jvm(jvm_file *f) {
+  f->path[0] = '\0';
+  f->base = 0;
+  dl_iterate_phdr(find_jvm, f);
+  return f->path[0] != '\0';
+}
+
 /* N. */
 bool asgst__elf_libjvm_has_symtab(void) {
-  jvm_file f = {"", 0};
-  dl_iterate_phdr(find_jvm, &f);
-  int fd = f.path[0] ? open(f.path, O_RDONLY | O_CLOEXEC) : -1;
+  jvm_file f;
+  int fd = loaded_jvm(&f) ? open(f.path, O_RDONLY | O_CLOEXEC) : -1;
   if (fd < 0) return false;
   bool yes = has_symtab(fd);
   close(fd);
@@ -122,8 +129,7 @@ bool asgst__elf_libjvm_has_symtab(void) {
 
 /* N. */
 uintptr_t asgst__elf_libjvm_symbol(const char *name) {
-  jvm_file f = {"", 0};
-  dl_iterate_phdr(find_jvm, &f);
-  uint64_t value = f.path[0] ? asgst__elf_file_symbol(f.path, name) : 0;
+  jvm_file f;
+  uint64_t value = loaded_jvm(&f) ? asgst__elf_file_symbol(f.path, name) : 0;
   return value ? f.base + (uintptr_t)value : 0;
 }
