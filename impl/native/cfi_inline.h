@@ -42,20 +42,29 @@ static inline size_t asgst__cfi_row_of(const struct asgst_cfi_table *t, uint32_t
 }
 
 /* SS. The rule at pc in o (pc in [o->lo, o->hi)), NULL in a gap: from the cache (see
- * cfi_table.h), else searched and put there. */
+ * cfi_table.h), else searched and put there. Two-way: a pc missed goes into its pair's
+ * first word and the word it replaces into the second, so two pcs of one pair that a walk
+ * meets every time both stay (direct-mapped, two such pcs missed on every walk: a search
+ * over cold rows each, most of a C frame walk's time in the bench). */
 static inline const struct asgst_cfi_rule *asgst__cfi_object_rule(const struct asgst_cfi_object *o,
                                                                   uintptr_t pc) {
   uint32_t off = (uint32_t)(pc - o->base);
-  uint64_t *slot = &o->hits[(off * 2654435761u) >> o->hit_shift];
-  uint64_t hit = __atomic_load_n(slot, __ATOMIC_RELAXED);
+  uint64_t *pair = &o->hits[((off * 2654435761u) >> o->hit_shift) & ~(size_t)1];
+  uint64_t first = __atomic_load_n(&pair[0], __ATOMIC_RELAXED);
   uint32_t idx;
-  if (__builtin_expect(hit >> 32 == off && (uint32_t)hit != 0, 1)) {
-    idx = (uint32_t)hit - 1;
+  if (__builtin_expect(first >> 32 == off && (uint32_t)first != 0, 1)) {
+    idx = (uint32_t)first - 1;
   } else {
-    const struct asgst_cfi_table *t = o->table;
-    size_t r = asgst__cfi_row_of(t, off);
-    idx = t->pcs[r] <= off ? t->rule_of[r] : ASGST_CFI_GAP_RULE;
-    __atomic_store_n(slot, (uint64_t)off << 32 | (idx + 1), __ATOMIC_RELAXED);
+    uint64_t second = __atomic_load_n(&pair[1], __ATOMIC_RELAXED);
+    if (second >> 32 == off && (uint32_t)second != 0) {
+      idx = (uint32_t)second - 1;
+    } else {
+      const struct asgst_cfi_table *t = o->table;
+      size_t r = asgst__cfi_row_of(t, off);
+      idx = t->pcs[r] <= off ? t->rule_of[r] : ASGST_CFI_GAP_RULE;
+      __atomic_store_n(&pair[1], first, __ATOMIC_RELAXED);
+      __atomic_store_n(&pair[0], (uint64_t)off << 32 | (idx + 1), __ATOMIC_RELAXED);
+    }
   }
   return idx == ASGST_CFI_GAP_RULE ? NULL : &o->rules[idx];
 }

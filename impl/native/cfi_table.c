@@ -49,7 +49,7 @@ static uint16_t index_of(const struct asgst_cfi_rule *dict, size_t n,
  * rules, pcs, rule indexes, name; returns its size. With t NULL it only measures. */
 static size_t layout(struct asgst_cfi_table *t, size_t nrows, size_t nrules, size_t hits,
                      size_t namelen) {
-  size_t at = sizeof *t;
+  size_t at = (sizeof *t + 15) & ~(size_t)15; /* a cache pair in one line (cfi_table.h) */
   size_t hits_at = at;
   at += hits * sizeof(uint64_t);
   size_t rules_at = at;

@@ -5,7 +5,8 @@
  * for the cache; searched by cfi_step.c. Snapshots (cfi_snapshot.h) share it for as long
  * as its object stays loaded, so a library load parses only the new object.
  *
- * The cache: direct-mapped words of (pc offset << 32 | rule index + 1), 0 empty. A word
+ * The cache: two-way pairs of words (16-byte aligned, so a pair is in one cache line) of
+ * (pc offset << 32 | rule index + 1), 0 empty, the newer first (cfi_inline.h). A word
  * holds its own key, so a handler reads and writes it with plain atomic 64-bit accesses:
  * a racing writer can only replace one right answer with another, never tear one.
  */

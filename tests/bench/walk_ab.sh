@@ -13,9 +13,11 @@
 # source paths (assertion strings, debug info), which is enough to move code alignment.
 #   git stash; git checkout OLD; cmake --build build --target asgst; cp -L build/lib/libasgst.so OLD.so; git checkout -
 #
-# AB_PAIRS (default 5): pairs of JVMs per release and mode (compiled, -Xint). Prints, per
-# release, mode and depth, the median ASGST time of each library and the median of the
-# JVMs' ASGST/ASGCT ratios, with the change in percent; it judges nothing.
+# AB_PAIRS (default 5): pairs of JVMs per release and mode; AB_MODES (default "compiled
+# interpreted") the modes. Prints, per release, mode and depth, the median ASGST time of
+# each library and the median of the JVMs' ASGST/ASGCT ratios, with the change in percent;
+# in compiled mode also the walk with 21 C frames ("C21": its time, and its ratio to the
+# Java-only walk of the same samples). It judges nothing.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
 OLD=$(realpath "${2:?old libasgst.so}")
@@ -40,15 +42,16 @@ one_jvm() {
   cp "$1" "$LIB"
   (cd "$WORK" && timeout -k 5 120 "$4/bin/java" $flags -Xss8m "-agentpath:$AGENT=label=$2,interval_us=200" \
     -cp "$WORK/classes-$3" WalkBench "${BENCH_WALK_SECONDS:-1.5}" "$warm" $nofp 2>&1) |
-    sed -n 's/^SHIPPED # figure: bench=[a-z]* //p' |
-    awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-           if (f["asgct_median_ns"] > 0) printf "frames=%s asgst=%s ratio=%.4f\n", f["frames"], f["asgst_median_ns"], f["asgst_median_ns"] / f["asgct_median_ns"] }'
+    sed -n 's/^SHIPPED # figure: bench=[a-z]* //p; s/^SHIPPED # figure: native=[a-z]* /frames=C21 /p' |
+    awk '{ delete f; for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+           if (f["asgct_median_ns"] > 0) printf "frames=%s asgst=%s ratio=%.4f\n", f["frames"], f["asgst_median_ns"], f["asgst_median_ns"] / f["asgct_median_ns"]
+           if (f["java_only_median_ns"] > 0) printf "frames=C21 asgst=%s ratio=%.4f\n", f["with_c_median_ns"], f["with_c_median_ns"] / f["java_only_median_ns"] }'
 }
 
 for home in "$@"; do
   major=$(jdk_major "$home")
   [ -d "$WORK/classes-$major" ] || { echo "# JDK $major: no $WORK/classes-$major (walk_bench.sh on it first)"; continue; }
-  for mode in compiled interpreted; do
+  for mode in ${AB_MODES:-compiled interpreted}; do
     out=""
     for r in $(seq "$PAIRS"); do
       order="old new"
@@ -59,7 +62,9 @@ for home in "$@"; do
         out+=$(one_jvm "$lib" "$mode" "$major" "$home" | sed "s/^/$v /")$'\n'
       done
     done
-    for b in 5-20 35-75 150-320; do
+    buckets="5-20 35-75 150-320"
+    [ "$mode" = compiled ] && buckets+=" C21"
+    for b in $buckets; do
       oa=$(awk -v b="frames=$b" '$1 == "old" && $2 == b { sub("asgst=", "", $3); print $3 }' <<<"$out")
       na=$(awk -v b="frames=$b" '$1 == "new" && $2 == b { sub("asgst=", "", $3); print $3 }' <<<"$out")
       or=$(awk -v b="frames=$b" '$1 == "old" && $2 == b { sub("ratio=", "", $4); print $4 }' <<<"$out")
@@ -68,8 +73,9 @@ for home in "$@"; do
         -v ro="$(median $or)" -v rn="$(median $nr)" -v p="$PAIRS" 'BEGIN {
         # Not "or": gawk, where it is installed as awk, keeps that name for a function.
         if (oa == "" || na == "" || ro == "" || rn == "") { printf "# JDK %s %s %s frames: no figure\n", j, m, b; exit }
-        printf "# figure: walk A/B JDK %s %s %s frames, %d pairs: ASGST old %d ns new %d ns (%+.1f%%); ASGST/ASGCT old %.3f new %.3f (%+.1f%%)\n",
-          j, m, b, p, oa, na, (na - oa) / oa * 100, ro, rn, (rn - ro) / ro * 100 }'
+        what = b == "C21" ? "with C frames/Java-only" : "ASGST/ASGCT"
+        printf "# figure: walk A/B JDK %s %s %s frames, %d pairs: ASGST old %d ns new %d ns (%+.1f%%); %s old %.3f new %.3f (%+.1f%%)\n",
+          j, m, b, p, oa, na, (na - oa) / oa * 100, what, ro, rn, (rn - ro) / ro * 100 }'
     done
   done
 done

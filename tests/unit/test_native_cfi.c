@@ -1,8 +1,9 @@
 /*
  * test_native_cfi.c - the DWARF call frame tables of impl/native/: a hand-made .eh_frame
  * decoded into the expected rows, truncated and garbage input refused without a crash,
- * pcs outside every object answered "no rule", the memory report, and the cost of
- * building and searching the tables.
+ * pcs outside every object answered "no rule", the lookup cache's pairs (two pcs that
+ * share one both stay cached, answers always the rows'), the memory report, and the cost
+ * of building and searching the tables.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "impl/native/cfi.h"
+#include "impl/native/cfi_inline.h"
 #include "impl/native/cfi_records.h"
 #include "impl/native/cfi_rows.h"
 #include "impl/native/eh_frame.h"
@@ -241,6 +243,66 @@ static void a_function_entry_has_the_call_rule(void **state) {
   asgst__cfi_shutdown();
 }
 
+/* The cache pair an offset of o goes to (cfi_inline.h's hash). */
+static uint64_t *pair_of(const struct asgst_cfi_object *o, uint32_t off) {
+  return &o->hits[((off * 2654435761u) >> o->hit_shift) & ~(size_t)1];
+}
+
+/* Three rows of the test's own object whose offsets share a cache pair, in *offs (their
+ * row indexes in *rows); false if the object has no three such rows. */
+static bool three_sharing_a_pair(const struct asgst_cfi_object *o, uint32_t offs[3], size_t rows[3]) {
+  const struct asgst_cfi_table *t = o->table;
+  size_t npairs = ((size_t)1 << (32 - o->hit_shift)) / 2;
+  size_t *seen = calloc(npairs * 2, sizeof *seen); /* per pair: how many found, first two */
+  int *count = calloc(npairs, sizeof *count);
+  bool found = false;
+  for (size_t i = 0; i < t->nrows && !found; i++) {
+    if (t->rule_of[i] == ASGST_CFI_GAP_RULE) continue;
+    size_t p = (size_t)(pair_of(o, t->pcs[i]) - o->hits) / 2;
+    if (count[p] == 2) {
+      rows[0] = seen[2 * p], rows[1] = seen[2 * p + 1], rows[2] = i;
+      found = true;
+    } else {
+      seen[2 * p + count[p]++] = i;
+    }
+  }
+  for (int k = 0; found && k < 3; k++) offs[k] = t->pcs[rows[k]];
+  free(seen);
+  free(count);
+  return found;
+}
+
+/* The lookup cache is two-way: two pcs a walk meets every time that share a pair both
+ * stay cached (direct-mapped, each evicted the other on every walk, and each lookup was
+ * a search over cold rows); a third pc of the pair evicts the older one. Every answer,
+ * cached or searched, is the row's own rule. */
+static void two_pcs_sharing_a_cache_pair_both_stay_cached(void **state) {
+  (void)state;
+  assert_int_equal(asgst__cfi_build(), 0);
+  const struct asgst_cfi_snapshot *s = __atomic_load_n(&asgst__cfi_current, __ATOMIC_ACQUIRE);
+  const struct asgst_cfi_object *o = asgst__cfi_object_of(s, (uintptr_t)pair_of);
+  assert_non_null(o);
+  uint32_t off[3];
+  size_t row[3];
+  assert_true(three_sharing_a_pair(o, off, row));
+  uint64_t *pair = pair_of(o, off[0]);
+  pair[0] = pair[1] = 0;
+  const struct asgst_cfi_rule *want[3];
+  for (int k = 0; k < 3; k++) want[k] = &o->rules[o->table->rule_of[row[k]]];
+  /* Alternating between the first two: after one lookup each, both are in the pair. */
+  for (int round = 0; round < 4; round++) {
+    for (int k = 0; k < 2; k++) assert_ptr_equal(asgst__cfi_object_rule(o, o->base + off[k]), want[k]);
+    uint32_t a = (uint32_t)(pair[0] >> 32), b = (uint32_t)(pair[1] >> 32);
+    assert_true((a == off[0] && b == off[1]) || (a == off[1] && b == off[0]));
+  }
+  /* A third replaces the older of the two (the one that went in first); the other stays. */
+  assert_ptr_equal(asgst__cfi_object_rule(o, o->base + off[2]), want[2]);
+  assert_int_equal((uint32_t)(pair[0] >> 32), off[2]);
+  assert_int_equal((uint32_t)(pair[1] >> 32), off[1]);
+  for (int k = 0; k < 3; k++) assert_ptr_equal(asgst__cfi_object_rule(o, o->base + off[k]), want[k]);
+  asgst__cfi_shutdown();
+}
+
 static void the_report_counts_published_and_retired_tables(void **state) {
   (void)state;
   assert_int_equal(asgst__cfi_build(), 0);
@@ -337,6 +399,7 @@ int main(void) {
       cmocka_unit_test(a_pc_in_no_object_has_no_rule),
       cmocka_unit_test(code_is_what_objects_map_executable),
       cmocka_unit_test(a_function_entry_has_the_call_rule),
+      cmocka_unit_test(two_pcs_sharing_a_cache_pair_both_stay_cached),
       cmocka_unit_test(the_report_counts_published_and_retired_tables),
       cmocka_unit_test(lookups_run_while_tables_are_rebuilt),
       cmocka_unit_test(cost_of_building_and_searching),
