@@ -184,18 +184,23 @@ ASGST__HOT int asgst__hs_begin(asgst__cursor *wc, const asgst__regs *top) {
 /* SS. Where decode appends the frames of wc->cur. */
 static inline ASGST_Frame *out_of(asgst__cursor *wc) { return &wc->pending[wc->npending]; }
 
-/* SS. One frame that is not Java code (the caller checked the room), if the walk reports
- * C frames (fill_loop.h). Inline: a call per C frame costs more than the frame's write. */
-static inline __attribute__((always_inline)) void non_java(asgst__cursor *wc) {
-  if (!(wc->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) return;
-  ASGST_Frame *f = out_of(wc);
+/* SS. A frame that is not Java code at pc, sp, fp into f. */
+static inline __attribute__((always_inline)) void c_frame_out(ASGST_Frame *f, uintptr_t pc, uintptr_t sp,
+                                                              uintptr_t fp) {
   f->type = ASGST_FRAME_NON_JAVA;
   f->comp_level = -1;
   f->bci = -1;
   f->method = NULL;
-  f->pc = (void *)wc->cur.pc;
-  f->sp = (void *)wc->cur.sp;
-  f->fp = (void *)wc->cur.fp;
+  f->pc = (void *)pc;
+  f->sp = (void *)sp;
+  f->fp = (void *)fp;
+}
+
+/* SS. One frame that is not Java code (the caller checked the room), if the walk reports
+ * C frames (fill_loop.h). Inline: a call per C frame costs more than the frame's write. */
+static inline __attribute__((always_inline)) void non_java(asgst__cursor *wc) {
+  if (!(wc->options & ASGST_INCLUDE_NON_JAVA_FRAMES)) return;
+  c_frame_out(out_of(wc), wc->cur.pc, wc->cur.sp, wc->cur.fp);
   wc->npending++;
 }
 
@@ -858,17 +863,21 @@ ASGST__HOT static int step_c(asgst__cursor *wc, hs_state *s) {
     /* Through a signal frame: the sender was interrupted anywhere (Java code too), a top
      * frame like the walk's first, its pc no return address. */
     bool sig = cfi == 2;
+    /* Heading for an anchor, a sender at or past its sp is the anchor's own frame (as
+     * where C code called by a native method returns to it): tested first, so that its
+     * pc (in the code cache) costs no search of the tables' objects. */
+    bool past_target = LD(s->has_target) && n.sp >= s->target.sp;
     /* A row in a loaded object's table makes the sender C code, never the code cache:
      * looked up once here, the rule serves the next step and decode skips the code cache. */
-    const struct asgst_cfi_rule *next = !tables || sig ? NULL
+    const struct asgst_cfi_rule *next = !tables || sig || past_target ? NULL
                                         /* recursion: the same return address again */
                                         : n.pc == c->pc && !LD(s->top) && c->pc == LD(s->c_pc)
                                             ? s->c_rule
                                             : asgst__cfi_find(n.pc, true, &s->c_obj);
-    /* Heading for an anchor, code-cache code is the anchor's own frame (a Java frame
-     * that called the VM, or a stub that set the anchor): continue at the anchor. */
-    bool to_anchor = s->has_target && (n.sp >= s->target.sp ||
-                                       (!next && asgst__hs_classify(n.pc, &blob) != ASGST__HK_C));
+    /* So is code-cache code (a Java frame that called the VM, or a stub that set the
+     * anchor): continue at the anchor. */
+    bool to_anchor = past_target ||
+                     (s->has_target && !next && asgst__hs_classify(n.pc, &blob) != ASGST__HK_C);
     if (!to_anchor) {
       /* Read before the byte stores below: a wide load of the flags just after one of
        * them was written stalls (store forwarding fails; most of step_c's time). */
@@ -921,6 +930,18 @@ ASGST__HOT static int step_entry(asgst__cursor *wc, hs_state *s) {
   if (!asgst__load_ret(fp + 8, &n.pc) || !asgst__load_ptr(fp, &n.fp)) return ASGST_BAD_FRAME;
   n.sp = fp + 16;
   s->top = 0;
+  if (!more && !(wc->options & ASGST__OPT_REPLAYABLE)) {
+    /* The VM's C++ code that made the thread's first Java call, below it only C code:
+     * a table row proves it C, as a C step's sender (decode then takes it and its
+     * senders as a run of C frames, with neither a code cache lookup nor the test that
+     * it lies in code; a row is in code). */
+    asgst__cfi_section_open(&wc->cfi_section);
+    const struct asgst_cfi_rule *rule = asgst__cfi_find(n.pc, true, &s->c_obj);
+    if (rule) {
+      s->c_pc = n.pc;
+      s->c_rule = rule;
+    }
+  }
   if (more) {
     s->has_target = 1;
     set_regs(&s->target, &a);
@@ -936,64 +957,81 @@ static inline __attribute__((always_inline)) int step_c_of(asgst__cursor *wc) {
   return step_c(wc, state_of(wc));
 }
 
-/* SS. c_run's step of the common C frame, without step_c's generality: wc->cur proven C
- * by the last step (its rule in s->c_rule, so not a top frame), the rule of the plain
- * kind (CFA from sp or fp, the return address saved at the CFA, fp kept or saved or
- * undefined), the sender above it below the target or the stack base, and the sender's
- * pc in a table row too (proven C in turn). Steps as step_c and asgst__step_checked would
- * and returns true; else changes nothing but the lookup's near object and returns false,
- * and step_c takes the frame (a sender in the code cache, a signal frame, the anchor
- * reached, a check failed: it knows what each is). A C frame this way costs about a third
- * of step_c's instructions: no call, no register saves, no tests of cases it cannot be. */
-static inline __attribute__((always_inline)) bool c_quick_step(asgst__cursor *wc, hs_state *s) {
+/* SS. c_run's loop over common C frames, without step_c's generality: from wc->cur,
+ * proven C by the last step (its rule in s->c_rule, so not a top frame), while each
+ * frame's rule is of the plain kind (CFA from sp or fp, the return address saved at the
+ * CFA, fp kept or saved or undefined), its sender lies above it and below the target or
+ * the stack base, and the sender's pc has a table row (proven C in turn): steps as
+ * step_c and asgst__step_checked would, appending each sender as non_java would, in
+ * registers (the walk state is written once at the end; wc->committed after each frame,
+ * for the fault path). Returns true if it stepped at least once (wc->cur then the last
+ * sender, decoded); false where the first frame needs step_c (a sender in the code cache,
+ * a signal frame, the anchor reached, a failed check: it knows what each is). */
+static inline __attribute__((always_inline)) bool c_quick_run(asgst__cursor *wc, hs_state *s) {
   const struct asgst_cfi_rule *rule = s->c_rule;
   uintptr_t pc = wc->cur.pc, sp = wc->cur.sp, fp = wc->cur.fp;
   if (!rule || pc != s->c_pc || wc->cur.lr != 0 || (wc->options & ASGST__OPT_REPLAYABLE)) return false;
-  if (rule->ra_rule != ASGST_REG_AT_CFA || rule->fp_rule == ASGST_REG_OTHER) return false;
-  if (rule->cfa_reg != ASGST_CFA_SP && rule->cfa_reg != ASGST_CFA_FP) return false;
-  uintptr_t cfa = (rule->cfa_reg == ASGST_CFA_SP ? sp : fp) + (intptr_t)rule->cfa_off;
   /* At or past the target is the anchor's business, at or past the base the stack's end. */
   uintptr_t limit = LD(s->has_target) ? s->target.sp : wc->thread.stack_base;
-  if (cfa <= sp || (cfa & 7) || (limit && cfa >= limit) || wc->depth >= ASGST__MAX_DEPTH) return false;
-  uintptr_t ra, nfp = fp;
-  if (!asgst__load_ptr(cfa + (intptr_t)rule->ra_off, &ra)) return false;
-  if (rule->fp_rule == ASGST_REG_AT_CFA && !asgst__load_ptr(cfa + (intptr_t)rule->fp_off, &nfp)) return false;
-  if (rule->fp_rule == ASGST_REG_UNDEF) nfp = 0;
-  uintptr_t npc = asgst__strip_pc(ra);
+  bool out = wc->options & ASGST_INCLUDE_NON_JAVA_FRAMES;
+  int32_t n = wc->npending, stop = wc->batch_limit < ASGST__PENDING_CAP ? wc->batch_limit : ASGST__PENDING_CAP;
+  int32_t depth = wc->depth, first = depth;
+  const struct asgst_cfi_object *near = s->c_obj;
   asgst__cfi_section_open(&wc->cfi_section); /* open since the step that found rule */
-  const struct asgst_cfi_rule *next = npc == pc ? rule : asgst__cfi_find(npc, true, &s->c_obj);
-  if (!next) return false;
+  while (depth < ASGST__MAX_DEPTH && (!out || n < stop)) {
+    if (rule->ra_rule != ASGST_REG_AT_CFA || rule->fp_rule == ASGST_REG_OTHER) break;
+    if (rule->cfa_reg != ASGST_CFA_SP && rule->cfa_reg != ASGST_CFA_FP) break;
+    uintptr_t cfa = (rule->cfa_reg == ASGST_CFA_SP ? sp : fp) + (intptr_t)rule->cfa_off;
+    if (cfa <= sp || (cfa & 7) || (limit && cfa >= limit)) break;
+    uintptr_t ra, nfp = fp;
+    if (!asgst__load_ptr(cfa + (intptr_t)rule->ra_off, &ra)) break;
+    if (rule->fp_rule == ASGST_REG_AT_CFA && !asgst__load_ptr(cfa + (intptr_t)rule->fp_off, &nfp)) break;
+    if (rule->fp_rule == ASGST_REG_UNDEF) nfp = 0;
+    uintptr_t npc = asgst__strip_pc(ra);
+    const struct asgst_cfi_rule *next = npc == pc ? rule : asgst__cfi_find(npc, true, &near);
+    if (!next) break;
+    pc = npc, sp = cfa, fp = nfp, rule = next;
+    depth++;
+    if (out) {
+      c_frame_out(&wc->pending[n], pc, sp, fp);
+      /* A volatile store: if a later read faults, the frames counted here are complete. */
+      *(volatile int32_t *)&wc->committed = ++n;
+    }
+  }
+  s->c_obj = near;
+  if (depth == first) return false;
   uint8_t mode = LD(s->java_seen) || LD(s->has_target) ? ASGST__PC_EXACT : ASGST__PC_NEAR;
-  s->c_pc = npc;
-  s->c_rule = next;
-  wc->cur.pc = npc;
-  wc->cur.sp = cfa;
-  wc->cur.fp = nfp;
+  wc->cur.pc = pc;
+  wc->cur.sp = sp;
+  wc->cur.fp = fp;
+  wc->depth = depth;
+  wc->npending = n;
+  s->c_pc = pc;
+  s->c_rule = rule;
   s->top = 0;
   s->pcmode = mode;
-  wc->depth++;
   return true;
 }
 
 /* SS. After a C frame proven C by the C step to it (decode_frame): its senders while the
- * C step proves them C too, stepped here with asgst__step_checked and decoded as
- * decode_frame decodes proven C code, without a trip through the batch loop's dispatch
- * per frame (a third of a C frame's instructions). Returns 0 where the batch is full (or
- * its buffer), ASGST__DECODE_STEPPED where the sender is something else (decoded next
- * by the batch loop), ASGST__DECODE_END at the stack's end, or the step's error. */
+ * C step proves them C too, stepped here (the common ones by c_quick_run, the others with
+ * asgst__step_checked) and decoded as decode_frame decodes proven C code, without a trip
+ * through the batch loop's dispatch per frame (a third of a C frame's instructions).
+ * Returns 0 where the batch is full (or its buffer), ASGST__DECODE_STEPPED where the
+ * sender is something else (decoded next by the batch loop), ASGST__DECODE_END at the
+ * stack's end, or the step's error. */
 static __attribute__((noinline)) int c_run(asgst__cursor *wc, hs_state *s) {
   for (;;) {
     if (wc->npending >= wc->batch_limit || asgst__room(wc) < 1) return 0;
     /* The frame at wc->cur is complete: a fault from here on leaves it counted. */
     *(volatile int32_t *)&wc->committed = wc->npending;
-    if (!c_quick_step(wc, s)) {
-      int r = asgst__step_checked(wc, step_c_of);
-      if (r <= 0) return r == 0 ? ASGST__DECODE_END : r;
-      /* A pc the step proved C (a row of a loaded object's table, never the code cache)
-       * is decoded as C code whatever else it might be (decode_frame tests it first). */
-      if (wc->cur.pc != LD(s->c_pc)) return ASGST__DECODE_STEPPED;
-    }
     /* kind, memo_n, fsize and blob are still those of a C frame. */
+    if (c_quick_run(wc, s)) continue;
+    int r = asgst__step_checked(wc, step_c_of);
+    if (r <= 0) return r == 0 ? ASGST__DECODE_END : r;
+    /* A pc the step proved C (a row of a loaded object's table, never the code cache)
+     * is decoded as C code whatever else it might be (decode_frame tests it first). */
+    if (wc->cur.pc != LD(s->c_pc)) return ASGST__DECODE_STEPPED;
     non_java(wc);
   }
 }
