@@ -48,8 +48,15 @@ struct asgst_cfi_rule {
   int32_t cfa_off;
   int16_t fp_off; /* when fp_rule == ASGST_REG_AT_CFA: saved at CFA + fp_off */
   int16_t ra_off; /* when ra_rule == ASGST_REG_AT_CFA */
-  uint8_t cfa_reg, fp_rule, ra_rule, pad;
+  uint8_t cfa_reg, fp_rule, ra_rule;
+  uint8_t plain; /* ASGST_CFI_PLAIN_*: set in a table's dictionary only (0 in rows) */
 };
+
+/* A rule of the kind most frames have, which a walk's loop over C frames takes with one
+ * test: the CFA from sp (PLAIN_SP) or fp (PLAIN_FP), the return address saved at the CFA,
+ * fp kept, saved at the CFA or undefined, both saved at multiples of 8 from it. 0: any
+ * other rule (stepped by asgst__cfi_apply). */
+enum { ASGST_CFI_PLAIN_SP = 1, ASGST_CFI_PLAIN_FP = 2 };
 
 /* A thread's registers at one frame. */
 struct asgst_cfi_frame {

@@ -17,6 +17,14 @@ static uint32_t hit_bits(size_t nrows) {
   return bits;
 }
 
+/* N. ASGST_CFI_PLAIN_* of r (cfi.h), 0 if it is not plain. */
+static uint8_t plain_kind(const struct asgst_cfi_rule *r) {
+  bool fp_ok = r->fp_rule == ASGST_REG_SAME || r->fp_rule == ASGST_REG_UNDEF ||
+               (r->fp_rule == ASGST_REG_AT_CFA && r->fp_off % 8 == 0);
+  if (r->ra_rule != ASGST_REG_AT_CFA || r->ra_off % 8 != 0 || !fp_ok) return 0;
+  return r->cfa_reg == ASGST_CFA_SP ? ASGST_CFI_PLAIN_SP : r->cfa_reg == ASGST_CFA_FP ? ASGST_CFI_PLAIN_FP : 0;
+}
+
 /* N. */
 static int by_rule(const void *a, const void *b) {
   return asgst__cfi_rule_cmp(a, b);
@@ -96,6 +104,7 @@ struct asgst_cfi_table *asgst__cfi_table_new(const struct asgst_cfi_identity *id
     struct asgst_cfi_rule *rules = (struct asgst_cfi_rule *)t->rules;
     rules[ASGST_CFI_GAP_RULE] = (struct asgst_cfi_rule){.cfa_reg = ASGST_CFA_GAP};
     memcpy(rules + 1, dict, ndict * sizeof *dict);
+    for (size_t i = 1; i <= ndict; i++) rules[i].plain = plain_kind(&rules[i]);
     uint32_t *pcs = (uint32_t *)t->pcs;
     uint16_t *rule_of = (uint16_t *)t->rule_of;
     for (size_t r = 0; r < rv->n; r++) {

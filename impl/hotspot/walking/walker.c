@@ -959,8 +959,7 @@ static inline __attribute__((always_inline)) int step_c_of(asgst__cursor *wc) {
 
 /* SS. c_run's loop over common C frames, without step_c's generality: from wc->cur,
  * proven C by the last step (its rule in s->c_rule, so not a top frame), while each
- * frame's rule is of the plain kind (CFA from sp or fp, the return address saved at the
- * CFA, fp kept or saved or undefined), its sender lies above it and below the target or
+ * frame's rule is plain (ASGST_CFI_PLAIN_*, impl/native/cfi.h), its sender lies above it and below the target or
  * the stack base, and the sender's pc has a table row (proven C in turn): steps as
  * step_c and asgst__step_checked would, appending each sender as non_java would, in
  * registers (the walk state is written once at the end; wc->committed after each frame,
@@ -973,19 +972,21 @@ static inline __attribute__((always_inline)) bool c_quick_run(asgst__cursor *wc,
   if (!rule || pc != s->c_pc || wc->cur.lr != 0 || (wc->options & ASGST__OPT_REPLAYABLE)) return false;
   /* At or past the target is the anchor's business, at or past the base the stack's end. */
   uintptr_t limit = LD(s->has_target) ? s->target.sp : wc->thread.stack_base;
+  if (limit == 0) limit = UINTPTR_MAX;
   bool out = wc->options & ASGST_INCLUDE_NON_JAVA_FRAMES;
   int32_t n = wc->npending, stop = wc->batch_limit < ASGST__PENDING_CAP ? wc->batch_limit : ASGST__PENDING_CAP;
   int32_t depth = wc->depth, first = depth;
   const struct asgst_cfi_object *near = s->c_obj;
   asgst__cfi_section_open(&wc->cfi_section); /* open since the step that found rule */
   while (depth < ASGST__MAX_DEPTH && (!out || n < stop)) {
-    if (rule->ra_rule != ASGST_REG_AT_CFA || rule->fp_rule == ASGST_REG_OTHER) break;
-    if (rule->cfa_reg != ASGST_CFA_SP && rule->cfa_reg != ASGST_CFA_FP) break;
-    uintptr_t cfa = (rule->cfa_reg == ASGST_CFA_SP ? sp : fp) + (intptr_t)rule->cfa_off;
-    if (cfa <= sp || (cfa & 7) || (limit && cfa >= limit)) break;
+    uint8_t plain = rule->plain;
+    if (!plain) break;
+    uintptr_t cfa = (plain == ASGST_CFI_PLAIN_SP ? sp : fp) + (intptr_t)rule->cfa_off;
+    if (cfa <= sp || (cfa & 7) || cfa >= limit) break;
+    /* Aligned: cfa is, and a plain rule's offsets are multiples of 8. */
     uintptr_t ra, nfp = fp;
-    if (!asgst__load_ptr(cfa + (intptr_t)rule->ra_off, &ra)) break;
-    if (rule->fp_rule == ASGST_REG_AT_CFA && !asgst__load_ptr(cfa + (intptr_t)rule->fp_off, &nfp)) break;
+    if (!asgst__load_ptr_a8(cfa + (intptr_t)rule->ra_off, &ra)) break;
+    if (rule->fp_rule == ASGST_REG_AT_CFA && !asgst__load_ptr_a8(cfa + (intptr_t)rule->fp_off, &nfp)) break;
     if (rule->fp_rule == ASGST_REG_UNDEF) nfp = 0;
     uintptr_t npc = asgst__strip_pc(ra);
     const struct asgst_cfi_rule *next = npc == pc ? rule : asgst__cfi_find(npc, true, &near);
