@@ -53,9 +53,9 @@ struct asgst_cfi_rule {
 };
 
 /* A rule of the kind most frames have, which a walk's loop over C frames takes with one
- * test: the CFA from sp (PLAIN_SP) or fp (PLAIN_FP), the return address saved at the CFA,
- * fp kept, saved at the CFA or undefined, both saved at multiples of 8 from it. 0: any
- * other rule (stepped by asgst__cfi_apply). */
+ * test: the CFA from sp by a positive multiple of 8 (PLAIN_SP) or from fp (PLAIN_FP), the
+ * return address saved at the CFA, fp kept, saved at the CFA or undefined, both saved at
+ * multiples of 8 from it. 0: any other rule (stepped by asgst__cfi_apply). */
 enum { ASGST_CFI_PLAIN_SP = 1, ASGST_CFI_PLAIN_FP = 2 };
 
 /* A thread's registers at one frame. */

@@ -22,7 +22,8 @@ static uint8_t plain_kind(const struct asgst_cfi_rule *r) {
   bool fp_ok = r->fp_rule == ASGST_REG_SAME || r->fp_rule == ASGST_REG_UNDEF ||
                (r->fp_rule == ASGST_REG_AT_CFA && r->fp_off % 8 == 0);
   if (r->ra_rule != ASGST_REG_AT_CFA || r->ra_off % 8 != 0 || !fp_ok) return 0;
-  return r->cfa_reg == ASGST_CFA_SP ? ASGST_CFI_PLAIN_SP : r->cfa_reg == ASGST_CFA_FP ? ASGST_CFI_PLAIN_FP : 0;
+  if (r->cfa_reg == ASGST_CFA_SP) return r->cfa_off > 0 && r->cfa_off % 8 == 0 ? ASGST_CFI_PLAIN_SP : 0;
+  return r->cfa_reg == ASGST_CFA_FP ? ASGST_CFI_PLAIN_FP : 0;
 }
 
 /* N. */

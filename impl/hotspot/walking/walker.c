@@ -184,13 +184,14 @@ ASGST__HOT int asgst__hs_begin(asgst__cursor *wc, const asgst__regs *top) {
 /* SS. Where decode appends the frames of wc->cur. */
 static inline ASGST_Frame *out_of(asgst__cursor *wc) { return &wc->pending[wc->npending]; }
 
-/* SS. A frame that is not Java code at pc, sp, fp into f. */
+/* What every frame that is not Java code starts with (c_frame_out). */
+static const ASGST_Frame non_java_head = {.type = ASGST_FRAME_NON_JAVA, .comp_level = -1, .bci = -1};
+
+/* SS. A frame that is not Java code at pc, sp, fp into f: its fields up to the method
+ * copied from non_java_head (two stores where four were), then the registers. */
 static inline __attribute__((always_inline)) void c_frame_out(ASGST_Frame *f, uintptr_t pc, uintptr_t sp,
                                                               uintptr_t fp) {
-  f->type = ASGST_FRAME_NON_JAVA;
-  f->comp_level = -1;
-  f->bci = -1;
-  f->method = NULL;
+  __builtin_memcpy(f, &non_java_head, offsetof(ASGST_Frame, pc));
   f->pc = (void *)pc;
   f->sp = (void *)sp;
   f->fp = (void *)fp;
@@ -976,13 +977,24 @@ static inline __attribute__((always_inline)) bool c_quick_run(asgst__cursor *wc,
   bool out = wc->options & ASGST_INCLUDE_NON_JAVA_FRAMES;
   int32_t n = wc->npending, stop = wc->batch_limit < ASGST__PENDING_CAP ? wc->batch_limit : ASGST__PENDING_CAP;
   int32_t depth = wc->depth, first = depth;
+  /* The frames the loop may take: the depth's room, and the buffer's if it fills it. */
+  int32_t left = ASGST__MAX_DEPTH - depth;
+  if (out && stop - n < left) left = stop - n;
   const struct asgst_cfi_object *near = s->c_obj;
   asgst__cfi_section_open(&wc->cfi_section); /* open since the step that found rule */
-  while (depth < ASGST__MAX_DEPTH && (!out || n < stop)) {
+  for (; left > 0; left--) {
     uint8_t plain = rule->plain;
-    if (!plain) break;
-    uintptr_t cfa = (plain == ASGST_CFI_PLAIN_SP ? sp : fp) + (intptr_t)rule->cfa_off;
-    if (cfa <= sp || (cfa & 7) || cfa >= limit) break;
+    uintptr_t cfa;
+    if (plain == ASGST_CFI_PLAIN_SP) {
+      /* Above sp and aligned as it is (sp is: a CFA checked so, or fp + 16 of an entry
+       * frame whose fp was), by a positive multiple of 8. */
+      cfa = sp + (intptr_t)rule->cfa_off;
+    } else {
+      if (plain != ASGST_CFI_PLAIN_FP) break;
+      cfa = fp + (intptr_t)rule->cfa_off;
+      if (cfa <= sp || (cfa & 7)) break;
+    }
+    if (cfa >= limit) break;
     /* Aligned: cfa is, and a plain rule's offsets are multiples of 8. */
     uintptr_t ra, nfp = fp;
     if (!asgst__load_ptr_a8(cfa + (intptr_t)rule->ra_off, &ra)) break;
