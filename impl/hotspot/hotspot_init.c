@@ -269,9 +269,10 @@ static void first_cfi_build(void) {
  * longer read: a look is one dl_iterate_phdr entry when nothing changed. */
 #define CFI_POLL_NS 100000000L
 
-/* N. The model's late lookups (asgst__vm_late_lookups: milliseconds that cannot refuse
- * a VM, so not on the binding's answer path), then first_cfi_build on a thread of its
- * own, which then stays: every CFI_POLL_NS it
+/* N. The frame cache's first touches (asgst__hs_fc_prefault) and the model's late lookups
+ * (asgst__vm_late_lookups): milliseconds that cannot refuse a VM, so not on the binding's
+ * answer path; then first_cfi_build on a thread of its own, which then stays: every
+ * CFI_POLL_NS it
  * rebuilds the tables if objects were loaded or unloaded (a library loaded and used by a
  * thread that neither starts nor loads classes would otherwise stay unknown), and frees
  * the retired snapshots and tables that no walk can still read (asgst__cfi_reclaim, which
@@ -280,6 +281,7 @@ static void *build_cfi(void *arg) {
   (void)arg;
   /* Named like every thread of the library (asgst-...), so profilers can leave it out. */
   pthread_setname_np(pthread_self(), "asgst-cfi");
+  asgst__hs_fc_prefault();
   asgst__vm_late_lookups();
   first_cfi_build();
   for (;;) {
@@ -309,6 +311,7 @@ static void start_cfi_build(void) {
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   if (pthread_create(&t, &attr, build_cfi, NULL) != 0) { /* here, then */
+    asgst__hs_fc_prefault();
     asgst__vm_late_lookups();
     first_cfi_build();
   }
@@ -333,8 +336,6 @@ static int finish(JNIEnv *env, bool at_vm_init) {
   if (asgst__hs_threads_init(env, error, sizeof error) != 0) return ASGST_UNSUPPORTED_VM;
   if (asgst__vm.jdk == 8) asgst__vm.anonymous_set = asgst__hs_anonymous_set();
   asgst__init_timing_mark("threads");
-  asgst__hs_fc_prefault();
-  asgst__init_timing_mark("frame cache prefault");
   static const jvmtiEvent events[] = {JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
                                       JVMTI_EVENT_CLASS_PREPARE,
                                       JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_GARBAGE_COLLECTION_START,
@@ -370,8 +371,9 @@ static int finish(JNIEnv *env, bool at_vm_init) {
   /* For recordings (ASGST_RecordWalk); without it only recording is unavailable. */
   asgst__vm_model_export();
   asgst__init_timing_mark("model export");
-  /* Its thread also does the model's late lookups (once a process: a later binding takes
-   * what the first found). */
+  /* Its thread also touches the frame cache's pages and does the model's late lookups
+   * (once a process: the pages stay mapped, and a later binding takes what the first
+   * found). */
   start_cfi_build();
   asgst__init_timing_mark("cfi thread start");
   if (asgst__guard_install() != 0) {

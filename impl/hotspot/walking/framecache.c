@@ -59,12 +59,14 @@ void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e) {
   for (int i = 0; i < ASGST__FC_WORDS; i++) atomic_store_explicit(&r[i], w[i], memory_order_relaxed);
 }
 
-/* N. Touches every page of the cache once, at initialization. The table is zero-filled
- * static memory whose pages the kernel maps on first touch: a read maps the shared zero
- * page and the first write faults again to copy it. A page fault costs more than a whole
- * walk, and the javac benchmark's slowest walks were the first through each page of the
- * table (its tail was mostly page faults). One store per page invalidates one row (a
- * cache, nothing lost). */
+/* N. Touches every page of the cache once, on the asgst-cfi thread, which the first
+ * binding starts just before its answer (this cannot refuse a VM, so it is not the
+ * answer's work). The table is zero-filled static memory whose pages the kernel maps on
+ * first touch: a read maps the shared zero page and the first write faults again to copy
+ * it. A page fault costs more than a whole walk, and the javac benchmark's slowest walks
+ * were the first through each page of the table (its tail was mostly page faults). One
+ * store per page invalidates one row, as a writer's first store does (a cache, nothing
+ * lost; walks may already run). */
 void asgst__hs_fc_prefault(void) {
   /* Not one madvise(MADV_POPULATE_WRITE): it maps the pages in a fraction of the faults'
    * time, but every walk after it was measurably slower (docs/budgets.md, "The frame

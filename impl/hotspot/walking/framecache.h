@@ -111,8 +111,9 @@ void asgst__hs_fc_prefetch(uintptr_t pc);
  * address, or with `top` of a complete top frame at an interrupted pc. */
 void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e);
 
-/* N. Maps every page of the frame cache (at initialization, so that no walk takes the
- * page faults of its first touches). */
+/* N. Maps every page of the frame cache (on the asgst-cfi thread as soon as the first
+ * binding starts it, so that walks after the first milliseconds take no page fault of a
+ * first touch; one that comes earlier takes a minor fault, as it would without this). */
 void asgst__hs_fc_prefault(void);
 
 #endif
