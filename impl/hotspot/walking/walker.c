@@ -1038,8 +1038,10 @@ static __attribute__((noinline)) int c_run(asgst__cursor *wc, hs_state *s) {
     if (wc->npending >= wc->batch_limit || asgst__room(wc) < 1) return 0;
     /* The frame at wc->cur is complete: a fault from here on leaves it counted. */
     *(volatile int32_t *)&wc->committed = wc->npending;
-    /* kind, memo_n, fsize and blob are still those of a C frame. */
-    if (c_quick_run(wc, s)) continue;
+    /* kind, memo_n, fsize and blob are still those of a C frame. Where the quick run
+     * stopped, step_c takes the frame it stopped at (another quick run would only stop
+     * there again, its lookup made twice). */
+    if (c_quick_run(wc, s) && (wc->npending >= wc->batch_limit || asgst__room(wc) < 1)) return 0;
     int r = asgst__step_checked(wc, step_c_of);
     if (r <= 0) return r == 0 ? ASGST__DECODE_END : r;
     /* A pc the step proved C (a row of a loaded object's table, never the code cache)
