@@ -46,6 +46,7 @@ static void retire_tables(const struct asgst_cfi_snapshot *old, unsigned long ge
 void asgst__cfi_publish(struct asgst_cfi_snapshot *s) {
   unsigned long gen = ++generation;
   for (size_t i = 0; s && i < s->ntables; i++) s->tables[i]->generation = gen;
+  if (s) s->generation = gen;
   /* Sequentially consistent: the unpublication must come before the epoch read below
    * and the counters' loads of every later reclaim (cfi_epoch.h). */
   struct asgst_cfi_snapshot *old = __atomic_exchange_n(&asgst__cfi_current, s, __ATOMIC_SEQ_CST);

@@ -42,6 +42,7 @@ struct asgst_cfi_snapshot {
   size_t bytes, nobjects, ntables, ncode; /* bytes: this allocation, not its tables */
   struct asgst_cfi_snapshot *next_retired;
   unsigned long retired_at; /* the epoch (cfi_epoch.h) when it was retired */
+  unsigned long generation; /* its publication's number (1, 2, ...), set as it is published */
   struct asgst_cfi_object *objects;
   struct asgst_cfi_table **tables;
   /* Every loaded object's executable segments, sorted: whether a pc is in code at all

@@ -2,8 +2,10 @@
  * test_native_cfi.c - the DWARF call frame tables of impl/native/: a hand-made .eh_frame
  * decoded into the expected rows, truncated and garbage input refused without a crash,
  * pcs outside every object answered "no rule", the lookup cache's pairs (two pcs that
- * share one both stay cached, answers always the rows'), the memory report, and the cost
- * of building and searching the tables.
+ * share one both stay cached, answers always the rows'), a thread's remembered tail (its
+ * frames those of a step-by-step walk, taken again only while every word it read is the
+ * same, under the same tables), the memory report, and the cost of building and searching
+ * the tables.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 #include "impl/native/cfi_inline.h"
 #include "impl/native/cfi_records.h"
 #include "impl/native/cfi_rows.h"
+#include "impl/native/cfi_tail.h"
 #include "impl/native/eh_frame.h"
 
 /* A CIE ("zR", code alignment 1, data alignment -8, return address column 16, FDE
@@ -389,6 +392,86 @@ static void cost_of_building_and_searching(void **state) {
   asgst__cfi_shutdown();
 }
 
+/* A reader of live memory; with ctx, the word at *(uintptr_t *)ctx reads one more than it
+ * holds (a stack that changed). Not instrumented: it reads other functions' frames. */
+__attribute__((no_sanitize_address)) static bool read_live(void *ctx, uintptr_t addr, uintptr_t *value) {
+  *value = *(const uintptr_t *)addr;
+  if (ctx && addr == *(const uintptr_t *)ctx) (*value)++;
+  return true;
+}
+
+/* The frame of the function that called this one, stopped at its call: this function's
+ * own registers stepped once by the tables. */
+static __attribute__((noinline)) bool caller_frame(struct asgst_cfi_frame *f) {
+  uintptr_t pc, sp, fp;
+#if defined(__x86_64__)
+  __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(pc), "=r"(sp), "=r"(fp));
+#else
+  __asm__ volatile("adr %0, .\n\tmov %1, sp\n\tmov %2, x29" : "=r"(pc), "=r"(sp), "=r"(fp));
+#endif
+  *f = (struct asgst_cfi_frame){.pc = pc, .sp = sp, .fp = fp};
+  return asgst__cfi_step(f, false, read_live, NULL) == ASGST_CFI_STEPPED;
+}
+
+/* What tail_thread found: the tail recorded, replayed, walked frame by frame. */
+struct tail_result {
+  long recorded, replayed, after_change, after_rebuild, again;
+  long walked; /* frames of the step-by-step walk to the outermost, -1 if it did not end so */
+  bool same_frames;
+  int rebuilt; /* asgst__cfi_build's answer (no assert off the test's thread) */
+};
+
+/* From this thread's function at its call: records its tail (down to clone), replays it,
+ * replays it with one word changed, and after the tables were published again. */
+static __attribute__((noinline)) void *tail_thread(void *arg) {
+  struct tail_result *res = arg;
+  struct asgst_cfi_frame first;
+  if (!caller_frame(&first)) return NULL;
+  /* The thread's function itself, at its call of caller_frame above. */
+  const struct asgst_cfi_rule *rule = asgst__cfi_lookup(first.pc, true);
+  struct asgst_cfi_tail_frame rec[ASGST_CFI_TAIL_MAX], rep[ASGST_CFI_TAIL_MAX];
+  res->recorded = asgst__cfi_tail_record(&first, rule, UINTPTR_MAX, read_live, NULL, rec);
+  res->replayed = asgst__cfi_tail_replay(&first, UINTPTR_MAX, read_live, NULL, rep);
+  res->same_frames = res->recorded > 0 && res->replayed == res->recorded &&
+                     memcmp(rec, rep, (size_t)res->recorded * sizeof rec[0]) == 0;
+  /* Frame by frame, as a walk without tails goes. */
+  struct asgst_cfi_frame f = first;
+  res->walked = -1;
+  for (long n = 0; n <= ASGST_CFI_TAIL_MAX && res->recorded > 0; n++) {
+    int r = asgst__cfi_step(&f, true, read_live, NULL);
+    if (r == ASGST_CFI_OUTERMOST) { res->walked = n; break; }
+    if (r != ASGST_CFI_STEPPED || f.pc != rec[n].pc || f.sp != rec[n].sp || f.fp != rec[n].fp) break;
+  }
+  /* The return address the last step read, changed: not the same stack any more. */
+  uintptr_t changed = res->recorded > 0 ? asgst__cfi_tail_slot(first.sp)->step[res->recorded - 1].ra_at : 0;
+  res->after_change = asgst__cfi_tail_replay(&first, UINTPTR_MAX, read_live, &changed, rep);
+  res->again = asgst__cfi_tail_replay(&first, UINTPTR_MAX, read_live, NULL, rep);
+  res->rebuilt = asgst__cfi_build(); /* a publication: the rules may differ */
+  res->after_rebuild = asgst__cfi_tail_replay(&first, UINTPTR_MAX, read_live, NULL, rep);
+  return NULL;
+}
+
+/* A thread's tail: the frames a step-by-step walk gives down to the outermost, replayed
+ * from memory while every word is the same and the tables are, a miss after one word
+ * changed or the tables were published again. */
+static void a_thread_tail_is_replayed_only_while_its_words_are_the_same(void **state) {
+  (void)state;
+  assert_int_equal(asgst__cfi_build(), 0);
+  struct tail_result res = {0};
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, tail_thread, &res), 0);
+  assert_int_equal(pthread_join(t, NULL), 0);
+  print_message("# figure: a test thread's tail: %ld frames below its function\n", res.recorded);
+  assert_true(res.recorded >= 2); /* at least the C library's thread start and clone */
+  assert_true(res.same_frames);
+  assert_int_equal(res.walked, res.recorded);
+  assert_int_equal(res.after_change, ASGST_CFI_TAIL_MISS);
+  assert_int_equal(res.again, res.recorded);
+  assert_int_equal(res.rebuilt, 0);
+  assert_int_equal(res.after_rebuild, ASGST_CFI_TAIL_MISS);
+  asgst__cfi_shutdown();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_hand_made_eh_frame_gives_its_rows),
@@ -400,6 +483,7 @@ int main(void) {
       cmocka_unit_test(code_is_what_objects_map_executable),
       cmocka_unit_test(a_function_entry_has_the_call_rule),
       cmocka_unit_test(two_pcs_sharing_a_cache_pair_both_stay_cached),
+      cmocka_unit_test(a_thread_tail_is_replayed_only_while_its_words_are_the_same),
       cmocka_unit_test(the_report_counts_published_and_retired_tables),
       cmocka_unit_test(lookups_run_while_tables_are_rebuilt),
       cmocka_unit_test(cost_of_building_and_searching),

@@ -29,6 +29,7 @@
 #include "../../test_build.h"
 #include "../../native/cfi.h"
 #include "../../native/cfi_inline.h" /* the C step inlines the lookup and the step */
+#include "../../native/cfi_tail.h"
 #include "../../native/sigframe.h"
 #include "../../arch/call_stub.h"
 #include "walker.h"
@@ -63,6 +64,9 @@ typedef struct {
   uintptr_t c_pc;
   const struct asgst_cfi_rule *c_rule;
   const struct asgst_cfi_object *c_obj; /* the object of the last table lookup (cfi.h) */
+  /* The sp of the C frame below the thread's first call stub, proven C by step_entry: the
+   * first of the thread's tail (native/cfi_tail.h), which c_run takes from its memory. */
+  uintptr_t tail_sp;
 } hs_state;
 
 _Static_assert(sizeof(hs_state) <= ASGST__BACKEND_SCRATCH, "scratch too small");
@@ -941,6 +945,7 @@ ASGST__HOT static int step_entry(asgst__cursor *wc, hs_state *s) {
     if (rule) {
       s->c_pc = n.pc;
       s->c_rule = rule;
+      s->tail_sp = n.sp;
     }
   }
   if (more) {
@@ -1026,6 +1031,32 @@ static inline __attribute__((always_inline)) bool c_quick_run(asgst__cursor *wc,
   return true;
 }
 
+/* SS. The thread's tail below wc->cur (the first C frame below its first call stub, proven
+ * C: s->c_rule its rule), appended from the tails' memory (native/cfi_tail.h), or walked
+ * there and remembered: ASGST__DECODE_END (wc->cur then the outermost frame), or 0 where
+ * the caller walks it (not a tail remembered, or not room for all of it). */
+static int tail_run(asgst__cursor *wc, hs_state *s) {
+  if (wc->cur.pc != LD(s->c_pc) || !s->c_rule || wc->cur.lr != 0) return 0;
+  int32_t n = wc->npending, stop = wc->batch_limit < ASGST__PENDING_CAP ? wc->batch_limit : ASGST__PENDING_CAP;
+  struct asgst_cfi_frame first = {.pc = wc->cur.pc, .sp = wc->cur.sp, .fp = wc->cur.fp};
+  uintptr_t limit = wc->thread.stack_base ? wc->thread.stack_base : UINTPTR_MAX;
+  struct asgst_cfi_tail_frame f[ASGST_CFI_TAIL_MAX];
+  asgst__cfi_section_open(&wc->cfi_section); /* open since step_entry's lookup */
+  long k = asgst__cfi_tail_replay(&first, limit, cfi_read, NULL, f);
+  if (k == ASGST_CFI_TAIL_MISS) k = asgst__cfi_tail_record(&first, s->c_rule, limit, cfi_read, NULL, f);
+  /* All of it or none: the frames a batch, the depth or the buffer can still take. */
+  if (k < 0 || k > stop - n || k > ASGST__MAX_DEPTH - wc->depth) return 0;
+  for (long i = 0; i < k; i++) c_frame_out(&wc->pending[n + i], f[i].pc, f[i].sp, f[i].fp);
+  if (k > 0) {
+    wc->cur.pc = f[k - 1].pc;
+    wc->cur.sp = f[k - 1].sp;
+    wc->cur.fp = f[k - 1].fp;
+  }
+  wc->depth += (int32_t)k;
+  wc->npending = n + (int32_t)k;
+  return ASGST__DECODE_END;
+}
+
 /* SS. After a C frame proven C by the C step to it (decode_frame): its senders while the
  * C step proves them C too, stepped here (the common ones by c_quick_run, the others with
  * asgst__step_checked) and decoded as decode_frame decodes proven C code, without a trip
@@ -1034,6 +1065,12 @@ static inline __attribute__((always_inline)) bool c_quick_run(asgst__cursor *wc,
  * sender is something else (decoded next by the batch loop), ASGST__DECODE_END at the
  * stack's end, or the step's error. */
 static __attribute__((noinline)) int c_run(asgst__cursor *wc, hs_state *s) {
+  /* The thread's tail, when this is its first frame (once: a tail not taken is walked). */
+  if (wc->cur.sp == LD(s->tail_sp) && !(wc->options & ASGST__OPT_REPLAYABLE)) {
+    s->tail_sp = 0;
+    int r = tail_run(wc, s);
+    if (r) return r;
+  }
   for (;;) {
     if (wc->npending >= wc->batch_limit || asgst__room(wc) < 1) return 0;
     /* The frame at wc->cur is complete: a fault from here on leaves it counted. */
