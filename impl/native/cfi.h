@@ -20,6 +20,10 @@
  * still hold it has ended, never waiting for one. asgst__cfi_release_retired frees it all
  * at a quiescent point (no thread inside lookup or step). A rule or object pointer is
  * valid within the section it was looked up in.
+ *
+ * A thread's bottom C frames (below its first call stub, the same on every walk) are
+ * remembered between walks with the stack words they were found from, and taken again
+ * while those words read the same: cfi_tail.h.
 
  * SS = async-signal-safe, N = ordinary (may allocate, lock, call dl_iterate_phdr).
  */
