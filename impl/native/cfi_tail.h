@@ -95,25 +95,28 @@ static inline __attribute__((always_inline)) long asgst__cfi_tail_replay(
     return ASGST_CFI_TAIL_MISS;
   long n = __atomic_load_n(&t->n, __ATOMIC_RELAXED);
   if (n < 0 || n > ASGST_CFI_TAIL_MAX) return n == ASGST_CFI_TAIL_WALK ? n : ASGST_CFI_TAIL_MISS;
-  /* Every word compared, none branched on before the last is read: the loads are
-   * independent, so their misses overlap. */
-  bool same = true;
+  /* The slot first, into locals: its words are one writer's only if the count did not
+   * move, and a torn address must not be read (it could fault, failing the walk). */
+  uintptr_t at[2 * ASGST_CFI_TAIL_MAX], want[2 * ASGST_CFI_TAIL_MAX];
   for (long i = 0; i < n; i++) {
     const struct asgst_cfi_tail_step *st = &t->step[i];
-    uintptr_t ra_at = __atomic_load_n(&st->ra_at, __ATOMIC_RELAXED);
-    uintptr_t fp_at = __atomic_load_n(&st->fp_at, __ATOMIC_RELAXED);
-    uintptr_t ra = __atomic_load_n(&st->ra, __ATOMIC_RELAXED);
-    uintptr_t fp = __atomic_load_n(&st->fp, __ATOMIC_RELAXED);
-    uintptr_t word, fp_word = fp;
-    same &= read(ctx, ra_at, &word) && word == ra;
-    if (fp_at) same &= read(ctx, fp_at, &fp_word) && fp_word == fp;
-    out[i].pc = asgst__strip_pc(ra);
+    at[2 * i] = __atomic_load_n(&st->ra_at, __ATOMIC_RELAXED);
+    want[2 * i] = __atomic_load_n(&st->ra, __ATOMIC_RELAXED);
+    at[2 * i + 1] = __atomic_load_n(&st->fp_at, __ATOMIC_RELAXED);
+    want[2 * i + 1] = __atomic_load_n(&st->fp, __ATOMIC_RELAXED);
+    out[i].pc = asgst__strip_pc(want[2 * i]);
     out[i].sp = __atomic_load_n(&st->sp, __ATOMIC_RELAXED);
-    out[i].fp = fp;
+    out[i].fp = want[2 * i + 1];
   }
-  /* The slot's words above were one writer's only if the count did not move. */
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
   if (__atomic_load_n(&t->seq, __ATOMIC_RELAXED) != seq) return ASGST_CFI_TAIL_WALK;
+  /* Then the stack: every word compared, none branched on before the last is read, so
+   * the loads are independent and their misses overlap. fp_at 0: the step read no fp. */
+  bool same = true;
+  for (long i = 0; i < 2 * n; i++) {
+    uintptr_t word = want[i];
+    if (at[i]) same &= read(ctx, at[i], &word) && word == want[i];
+  }
   return same ? n : ASGST_CFI_TAIL_MISS;
 }
 
@@ -122,7 +125,8 @@ static inline __attribute__((always_inline)) long asgst__cfi_tail_replay(
  * out[] (room for ASGST_CFI_TAIL_MAX), and remembers them as its tail: their count, or
  * ASGST_CFI_TAIL_WALK where a step is not plain, a sender has no table row, a read fails
  * or the tail is longer than ASGST_CFI_TAIL_MAX (remembered too, so that the next walk
- * does not try again). */
+ * does not try again; not after a failed read, which a stack changing under a walk from
+ * another thread can cause). */
 long asgst__cfi_tail_record(const struct asgst_cfi_frame *first, const struct asgst_cfi_rule *rule,
                             uintptr_t limit, asgst_cfi_read_fn read, void *ctx,
                             struct asgst_cfi_tail_frame *out);

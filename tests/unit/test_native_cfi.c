@@ -472,6 +472,63 @@ static void a_thread_tail_is_replayed_only_while_its_words_are_the_same(void **s
   asgst__cfi_shutdown();
 }
 
+#if defined(__x86_64__)
+/* The program's entry: its table row makes it the outermost frame (ra undefined). */
+extern char _start[];
+
+/* One racer of the test below: a two-word stack of its own whose first frame's slot is
+ * the other racer's too. */
+struct tail_racer {
+  uintptr_t *stack; /* word 0: the return address to _start; the first frame's sp */
+  const struct asgst_cfi_rule *rule;
+  long taken, replayed, wrong;
+};
+
+/* Records and replays its tail again and again, counting frames not its own. */
+static void *tail_race(void *arg) {
+  struct tail_racer *r = arg;
+  uintptr_t sp = (uintptr_t)r->stack;
+  struct asgst_cfi_frame first = {.pc = (uintptr_t)tail_race + 1, .sp = sp, .fp = 0};
+  struct asgst_cfi_tail_frame f[ASGST_CFI_TAIL_MAX];
+  for (int i = 0; i < 200000; i++) {
+    long n = (i & 1) ? asgst__cfi_tail_replay(&first, sp + 4096, read_live, NULL, f)
+                     : asgst__cfi_tail_record(&first, r->rule, sp + 4096, read_live, NULL, f);
+    if (n < 0) continue;
+    r->taken++;
+    r->replayed += i & 1;
+    r->wrong += n != 1 || f[0].pc != (uintptr_t)_start + 1 || f[0].sp != sp + 8 || f[0].fp != 0;
+  }
+  return NULL;
+}
+
+/* Two threads whose tails share a slot, writing and reading it at once: a walk takes its
+ * own frames or none, never the other's or a mix (the slot's sequence lock). */
+static void tails_sharing_a_slot_never_mix(void **state) {
+  (void)state;
+  assert_int_equal(asgst__cfi_build(), 0);
+  /* At a function's first instruction: CFA = sp + 8, the return address at sp. */
+  const struct asgst_cfi_rule *rule = asgst__cfi_lookup((uintptr_t)tail_race, false);
+  assert_non_null(rule);
+  assert_int_equal(rule->plain, ASGST_CFI_PLAIN_SP);
+  uintptr_t *area = calloc(1 << 16, sizeof *area);
+  struct tail_racer r[2] = {{.stack = area, .rule = rule}, {.rule = rule}};
+  for (size_t w = 2; w < (1 << 16) - 512 && !r[1].stack; w += 2)
+    if (asgst__cfi_tail_slot((uintptr_t)&area[w]) == asgst__cfi_tail_slot((uintptr_t)area)) r[1].stack = &area[w];
+  assert_non_null(r[1].stack);
+  r[0].stack[0] = r[1].stack[0] = (uintptr_t)_start + 1;
+  pthread_t t[2];
+  for (int k = 0; k < 2; k++) assert_int_equal(pthread_create(&t[k], NULL, tail_race, &r[k]), 0);
+  for (int k = 0; k < 2; k++) assert_int_equal(pthread_join(t[k], NULL), 0);
+  print_message("# figure: two tails in one slot: %ld and %ld walks took a tail (%ld and %ld from "
+                "the slot), %ld frames not their own\n",
+                r[0].taken, r[1].taken, r[0].replayed, r[1].replayed, r[0].wrong + r[1].wrong);
+  assert_true(r[0].taken > 100000 && r[1].taken > 100000); /* every record does */
+  assert_int_equal(r[0].wrong + r[1].wrong, 0);
+  free(area);
+  asgst__cfi_shutdown();
+}
+#endif
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_hand_made_eh_frame_gives_its_rows),
@@ -484,6 +541,9 @@ int main(void) {
       cmocka_unit_test(a_function_entry_has_the_call_rule),
       cmocka_unit_test(two_pcs_sharing_a_cache_pair_both_stay_cached),
       cmocka_unit_test(a_thread_tail_is_replayed_only_while_its_words_are_the_same),
+#if defined(__x86_64__)
+      cmocka_unit_test(tails_sharing_a_slot_never_mix),
+#endif
       cmocka_unit_test(the_report_counts_published_and_retired_tables),
       cmocka_unit_test(lookups_run_while_tables_are_rebuilt),
       cmocka_unit_test(cost_of_building_and_searching),
