@@ -1065,8 +1065,11 @@ static int tail_run(asgst__cursor *wc, hs_state *s) {
  * sender is something else (decoded next by the batch loop), ASGST__DECODE_END at the
  * stack's end, or the step's error. */
 static __attribute__((noinline)) int c_run(asgst__cursor *wc, hs_state *s) {
-  /* The thread's tail, when this is its first frame (once: a tail not taken is walked). */
-  if (wc->cur.sp == LD(s->tail_sp) && !(wc->options & ASGST__OPT_REPLAYABLE)) {
+  /* The thread's tail, when this is its first frame (once: a tail not taken is walked;
+   * tail_sp is never set in a replayable walk). The first frame is complete: a fault in the
+   * tail's reads leaves it counted, as the loop below would. */
+  if (wc->cur.sp == LD(s->tail_sp)) {
+    *(volatile int32_t *)&wc->committed = wc->npending;
     s->tail_sp = 0;
     int r = tail_run(wc, s);
     if (r) return r;
