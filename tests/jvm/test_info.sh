@@ -29,6 +29,13 @@ report() {
 }
 # expect NAME FILE PATTERN: a TAP line for a line of the JVM's own output.
 expect() { if grep -q "$3" "$2"; then tap ok "$1"; else tap "not ok" "$1"; fi; }
+# A JVM's exit status ($2) for the run named $1, whose output is $3: on a failure the
+# output's last lines go into the log (the file is overwritten by the next JDK's run).
+exited() {
+  if [ "$2" = 0 ]; then tap ok "$1: JVM exited normally"; return; fi
+  tap "not ok" "$1: JVM exit status $2"
+  tail -n 30 "$3" | sed 's/^/#   /'
+}
 
 if [ ! -f "$LIB" ] || [ ! -x "$JAVA" ]; then
   echo "1..1"
@@ -45,7 +52,7 @@ CP=$WORK/classes
 timeout 300 "$JAVA" -agentpath:"$LIB"=info -cp "$CP" info.InfoWorkload wait 3000 >"$WORK/onload.out" 2>&1
 rc=$?
 report "$WORK/onload.out"
-if [ $rc = 0 ]; then tap ok "onload: JVM exited normally"; else tap "not ok" "onload: JVM exit status $rc"; fi
+exited onload $rc "$WORK/onload.out"
 
 # 2. Agent_OnAttach through jcmd (diagnostic flags unlocked only so that VM.flags lists
 #    DebugNonSafepoints). The workload waits up to 15 s, and ends as soon as the attach
@@ -72,13 +79,13 @@ report "$WORK/attach.out"
 expect "attach: the agent was loaded (jcmd JVMTI.agent_load; the Attach API on JDK 8)" "$WORK/jcmd.out" "$loaded"
 echo "# figure: DebugNonSafepoints before attach: $(tr -s ' ' <"$WORK/flag-before.out"), after: $(tr -s ' ' <"$WORK/flag-after.out")"
 expect "attach: ASGST_Initialize switched DebugNonSafepoints on" "$WORK/flag-after.out" "= true"
-if [ $rc = 0 ]; then tap ok "attach: JVM exited normally"; else tap "not ok" "attach: JVM exit status $rc"; fi
+exited attach $rc "$WORK/attach.out"
 
 # 3. JNI_OnLoad through System.load.
 timeout 300 "$JAVA" -cp "$CP" info.InfoWorkload jni "$LIB" >"$WORK/jni.out" 2>&1
 rc=$?
 report "$WORK/jni.out"
-if [ $rc = 0 ]; then tap ok "jni: JVM exited normally"; else tap "not ok" "jni: JVM exit status $rc"; fi
+exited jni $rc "$WORK/jni.out"
 
 # 4. Class unloading: 200 copies of a class through throw-away loaders; the handler
 #    resolves each copy's class and methods (the backend's shadow copies of their metadata,
@@ -87,7 +94,7 @@ timeout 300 "$JAVA" -agentpath:"$LIB"=unload,200 -cp "$CP" info.UnloadWorkload 2
 rc=$?
 report "$WORK/unload.out"
 expect "unload: every loader was collected" "$WORK/unload.out" "loaders alive 0"
-if [ $rc = 0 ]; then tap ok "unload: JVM exited normally"; else tap "not ok" "unload: JVM exit status $rc"; fi
+exited unload $rc "$WORK/unload.out"
 
 # 4b. The window between a live binding's answer and the listing of the classes loaded
 #     before it (impl/hotspot/classes/class_backlog.c), held open 1.5 s by the test build: a class
@@ -98,14 +105,14 @@ INFO_GAP=1 ASGST_TEST_LISTING_DELAY_MS=1500 timeout 120 "$JAVA" -cp "$CP" info.G
 rc=$?
 report "$WORK/gap.out"
 expect "gap: the converted copy's loader was collected" "$WORK/gap.out" "copy A collected true"
-if [ $rc = 0 ]; then tap ok "gap: JVM exited normally"; else tap "not ok" "gap: JVM exit status $rc"; fi
+exited gap $rc "$WORK/gap.out"
 
 # 5. Redefinition while the class runs.
 timeout 300 "$JAVA" -agentpath:"$LIB"=redefine,"$WORK/v2/info/Redefinee.class" -cp "$CP" info.RedefineWorkload >"$WORK/redefine.out" 2>&1
 rc=$?
 report "$WORK/redefine.out"
 expect "redefine: the running code sees the new version" "$WORK/redefine.out" "redefined value 2"
-if [ $rc = 0 ]; then tap ok "redefine: JVM exited normally"; else tap "not ok" "redefine: JVM exit status $rc"; fi
+exited redefine $rc "$WORK/redefine.out"
 
 # 6. Unsupported VM (test hook: these fields count as missing) - the JVM keeps running.
 ASGST_TEST_HIDE_FIELD=Method::_constMethod,Symbol::_length \
@@ -113,6 +120,6 @@ ASGST_TEST_HIDE_FIELD=Method::_constMethod,Symbol::_length \
 rc=$?
 report "$WORK/unsupported.out"
 expect "unsupported: the JVM ran its program to the end" "$WORK/unsupported.out" "^done"
-if [ $rc = 0 ]; then tap ok "unsupported: JVM exited normally"; else tap "not ok" "unsupported: JVM exit status $rc"; fi
+exited unsupported $rc "$WORK/unsupported.out"
 
 echo "1..$n"
