@@ -522,7 +522,7 @@ static void tails_sharing_a_slot_never_mix(void **state) {
   print_message("# figure: two tails in one slot: %ld and %ld walks took a tail (%ld and %ld from "
                 "the slot), %ld frames not their own\n",
                 r[0].taken, r[1].taken, r[0].replayed, r[1].replayed, r[0].wrong + r[1].wrong);
-  assert_true(r[0].taken > 100000 && r[1].taken > 100000); /* every record does */
+  assert_true(r[0].taken >= 100000 && r[1].taken >= 100000); /* every record does; replays may all lose */
   assert_int_equal(r[0].wrong + r[1].wrong, 0);
   free(area);
   asgst__cfi_shutdown();
