@@ -219,8 +219,9 @@ static void report_times(void) {
 }
 
 /* N. `listing` is active already (the binding made it so): steps 1-3 start on the worker
- * thread; returns once step 2 is done or after wait_ms (negative: no limit). */
-void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend *listing,
+ * thread; returns once step 2 is done or after wait_ms (negative: no limit): true if the
+ * worker runs (it calls listed_cb), false if the steps ran here. */
+bool asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend *listing,
                              const asgst__backend *ready, void (*listed_cb)(void), long wait_ms) {
   pthread_mutex_lock(&lock);
   listing_be = listing;
@@ -230,12 +231,14 @@ void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend 
   memset(&times, 0, sizeof times);
   times.created = clock_ns(CLOCK_MONOTONIC);
   running = pthread_create(&worker, NULL, work, NULL) == 0;
+  bool worker_runs = running;
   pthread_mutex_unlock(&lock);
   asgst__init_timing_mark("class worker start");
-  if (!running) list_here(jvmti, env);
+  if (!worker_runs) list_here(jvmti, env);
   bool in_time = wait_listed_for(wait_ms);
   asgst__init_timing_mark(in_time ? "class listing (waited)" : "class listing (wait ended)");
-  if (in_time && running && times.listed) report_times();
+  if (in_time && worker_runs && times.listed) report_times();
+  return worker_runs;
 }
 
 /* N. Blocks until step 2 is done (at once when no listing runs). */

@@ -30,8 +30,9 @@ ASGST_Method *asgst__hs_copy_methods(uintptr_t k, int *n);
  * a background thread; `listing` (asgst__hs_listing_backend) is the active table until
  * they are listed, when the thread makes `ready` active and calls listed_cb (the binding's
  * news that walks work; not called when the listing runs on the caller's thread). Returns
- * once they are listed or after wait_ms (negative: no limit, the binding at VMInit). */
-void asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend *listing,
+ * once they are listed or after wait_ms (negative: no limit, the binding at VMInit): true
+ * if listed_cb is called (now or later), false if the listing ran here. */
+bool asgst__hs_backlog_start(jvmtiEnv *jvmti, JNIEnv *env, const asgst__backend *listing,
                              const asgst__backend *ready, void (*listed_cb)(void), long wait_ms);
 /* How long a live-phase binding waits for that listing before it answers anyway: long
  * enough for the class counts of large applications on a quiet machine (docs/budgets.md),

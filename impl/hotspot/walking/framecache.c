@@ -59,8 +59,8 @@ void asgst__hs_fc_put(uintptr_t pc, bool top, const asgst__hs_fc_entry *e) {
   for (int i = 0; i < ASGST__FC_WORDS; i++) atomic_store_explicit(&r[i], w[i], memory_order_relaxed);
 }
 
-/* N. Touches every page of the cache once, on the asgst-cfi thread, which the first
- * binding starts just before its answer (this cannot refuse a VM, so it is not the
+/* N. Touches every page of the cache once, on the asgst-cfi thread, which the class
+ * worker starts once the classes are listed (this cannot refuse a VM, so it is not the
  * answer's work). The table is zero-filled static memory whose pages the kernel maps on
  * first touch: a read maps the shared zero page and the first write faults again to copy
  * it. A page fault costs more than a whole walk, and the javac benchmark's slowest walks
