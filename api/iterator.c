@@ -175,7 +175,8 @@ ASGST__HOT int ASGST_NextFrame(ASGST_Iterator *it, ASGST_Frame *frame) {
    * walk's cost. */
   if (__builtin_expect(it != NULL && frame != NULL, 1)) {
     uint32_t off = it->next_off;
-    if (off < it->fast_end_off) {
+    /* Expected: the fast path falls through (no taken branch). */
+    if (__builtin_expect(off < it->fast_end_off, 1)) {
       copy_frame(frame, frame_at(it, off));
       it->next_off = off + sizeof(ASGST_Frame);
       return 1;

@@ -119,6 +119,14 @@ static inline bool asgst__load_ptr_a8(uintptr_t a, uintptr_t *out) {
   *out = *(const volatile uintptr_t *)a;
   return true;
 }
+/* SS. The two words at a and a + 8 (a proven 8-byte aligned, as for asgst__load_ptr_a8)
+ * under one test of the fast path's bound: a saved fp and the return address above it. */
+static inline bool asgst__load_pair_a8(uintptr_t a, uintptr_t *lo, uintptr_t *hi) {
+  if (!asgst__fast_ok(a, 16)) return asgst__load_ptr_a8(a, lo) && asgst__load_ptr_a8(a + 8, hi);
+  *lo = *(const volatile uintptr_t *)a;
+  *hi = *(const volatile uintptr_t *)(a + 8);
+  return true;
+}
 /* SS. A saved return address: the word at a without the bits pointer authentication
  * signs it with (impl/arch/; none on x86_64). */
 static inline bool asgst__load_ret(uintptr_t a, uintptr_t *out) {

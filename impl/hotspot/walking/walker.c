@@ -418,6 +418,49 @@ static inline void copy_frames(asgst__cursor *wc, const ASGST_Frame *src, int n)
   wc->npending += n;
 }
 
+/* SS. How many senders repeat() may take at most, each n frames further: while the batch
+ * has room (np below the batch's limit, n frames free) and the depth is below
+ * ASGST__MAX_DEPTH (the checks of asgst__step_checked but the stack base's, which the loop
+ * makes). None if sp is misaligned: sp grows by whole words, so an aligned sp makes every
+ * slot read aligned. */
+static inline int repeat_count(const asgst__cursor *wc, int n, int np, int depth, uintptr_t sp) {
+  int stop = wc->batch_limit < ASGST__PENDING_CAP - n + 1 ? wc->batch_limit : ASGST__PENDING_CAP - n + 1;
+  if ((sp & 7) || np >= stop || depth >= ASGST__MAX_DEPTH) return 0;
+  /* A division only for inlined frames: one-frame recursions are the common case. */
+  int k = n == 1 ? stop - np : (stop - np + n - 1) / n;
+  return k < ASGST__MAX_DEPTH - depth ? k : ASGST__MAX_DEPTH - depth;
+}
+
+/* SS. repeat()'s run: at most k senders of *sp at the same return address pc, each step
+ * bytes further and below base, their frames copied from src (n of them) after
+ * wc->pending[wc->npending]; the caller proved every slot read plainly readable. Each sender
+ * is committed as it completes. Moves *sp and *fp to the last one taken and returns how
+ * many were taken. Inline with n constant at each call: no inner copy loop for n == 1. */
+static inline __attribute__((always_inline)) int repeat_run(asgst__cursor *wc, const ASGST_Frame *src,
+                                                            int n, int k, uintptr_t pc, uintptr_t step,
+                                                            uintptr_t base, uintptr_t *sp_, uintptr_t *fp_) {
+  uintptr_t sp = *sp_, fp = *fp_;
+  int np = wc->npending, taken = 0;
+  for (; taken < k; taken++) {
+    uintptr_t ssp = sp + step;
+    if (ssp >= base) break;
+    uintptr_t npc = asgst__strip_pc(*(const volatile uintptr_t *)(ssp - 8));
+    if (npc != pc) break;
+    uintptr_t nfp = *(const volatile uintptr_t *)(ssp - 16);
+    /* The step the batch loop would have made, without leaving this frame's state. */
+    *(volatile int32_t *)&wc->committed = np;
+    sp = ssp;
+    fp = nfp;
+    /* From the same source each time: copying the previous copy chained every frame's
+     * loads to the stores just before them. */
+    copy_frames_at(&wc->pending[np], src, n, sp, fp);
+    np += n;
+  }
+  *sp_ = sp;
+  *fp_ = fp;
+  return taken;
+}
+
 /* SS. Recursion: a compiled frame at the same return address as the frame just decoded is
  * the same code at the same call site, so its frames are those just appended, at a new
  * sp/fp. They are still in the buffer if they are its last entries (a new batch empties
@@ -445,29 +488,21 @@ ASGST__HOT static bool repeat(asgst__cursor *wc, hs_state *s) {
    * position stored) once per frame. A fault in the loop ends the walk, with only the
    * committed count read back. */
   int np = wc->npending, depth = wc->depth;
-  /* np < stop: within the batch and room for n more frames (n <= PENDING_CAP - np). */
-  int stop = wc->batch_limit < ASGST__PENDING_CAP - n + 1 ? wc->batch_limit : ASGST__PENDING_CAP - n + 1;
-  uintptr_t sp = wc->cur.sp, fp = wc->cur.fp, base = wc->thread.stack_base ? wc->thread.stack_base : UINTPTR_MAX;
-  uintptr_t step = 8 * (uintptr_t)fsize;
-  /* sp grows by whole words: if it is aligned now, every slot read below is (a misaligned
-   * one fails its load, so the loop would stop at once anyway). */
-  if (sp & 7) stop = 0;
-  while (np < stop && depth < ASGST__MAX_DEPTH) {
-    uintptr_t ssp = sp + step, npc, nfp;
-    if (ssp >= base) break;
-    if (!asgst__load_ptr_a8(ssp - 8, &npc) || (npc = asgst__strip_pc(npc)) != pc ||
-        !asgst__load_ptr_a8(ssp - 16, &nfp))
-      break;
-    /* The step the batch loop would have made, without leaving this frame's state. */
-    *(volatile int32_t *)&wc->committed = np;
-    sp = ssp;
-    fp = nfp;
-    depth++;
-    /* From the same source each time: copying the previous copy chained every frame's
-     * loads to the stores just before them. */
-    copy_frames_at(&wc->pending[np], src, n, sp, fp);
-    np += n;
-  }
+  uintptr_t sp = wc->cur.sp, fp = wc->cur.fp, step = 8 * (uintptr_t)fsize;
+  uintptr_t base = wc->thread.stack_base, lo = sp + step - 16;
+  int k = repeat_count(wc, n, np, depth, sp);
+  /* Every slot the run may read lies in [lo, base): one test of the loads' bound for all
+   * of them, where a test per load cost more than the load (the frame copies are byte
+   * copies, which may alias the bound, so it was loaded again before each). Without that
+   * (hooks on, as in a recording walk, or no stack base) the run is not taken here: the
+   * batch loop takes the senders one by one, each load checked. */
+  if (k == 0 || base <= lo || lo < ASGST__MIN_ADDR || !asgst__fast_ok(lo, base - lo)) k = 0;
+  /* A one-frame recursion (no inlining at the call) is the common case: its copy of the
+   * run, with a constant count, has no inner loop. */
+  int taken = n == 1 ? repeat_run(wc, src, 1, k, pc, step, base, &sp, &fp)
+                     : repeat_run(wc, src, n, k, pc, step, base, &sp, &fp);
+  depth += taken;
+  np += taken * n;
   wc->cur.sp = sp;
   wc->cur.fp = fp;
   wc->depth = depth;
@@ -488,7 +523,7 @@ static inline __attribute__((always_inline)) bool cached_sender(asgst__cursor *w
     if (wc->npending >= wc->batch_limit || wc->depth >= ASGST__MAX_DEPTH) return false;
     uintptr_t ssp = wc->cur.sp + 8 * (uintptr_t)LD(s->fsize), npc, nfp;
     if (ssp >= base) return false;
-    if (!asgst__load_ptr_a8(ssp - 8, &npc) || !asgst__load_ptr_a8(ssp - 16, &nfp)) return false;
+    if (!asgst__load_pair_a8(ssp - 16, &nfp, &npc)) return false;
     npc = asgst__strip_pc(npc);
     if (asgst__hs_in_interpreter(npc) || asgst__hs_is_entry(npc)) return false;
     r->pc = npc;
