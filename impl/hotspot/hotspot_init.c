@@ -75,11 +75,12 @@ void asgst__bind_on_outcome(ASGST_InitializeCallback cb, void *arg) {
   if (now) cb(s, arg);
 }
 
+static void start_cfi_build(void); /* below, with the thread it starts */
+
 /* N. Called by the class listing's thread once walks work (the classes are listed): runs
  * the caller's pending ASGST_SetInitializeCallback callback of a live-phase binding. The
  * listing thread announced `listed` before this call, so a binding waiting for it under
  * init_lock has gone on and let go of the lock. */
-static void start_cfi_build(void);
 static void bind_listed(void) {
   ASGST_InitializeCallback cb = NULL;
   void *arg = NULL;

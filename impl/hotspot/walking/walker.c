@@ -496,7 +496,7 @@ ASGST__HOT static bool repeat(asgst__cursor *wc, hs_state *s) {
    * copies, which may alias the bound, so it was loaded again before each). Without that
    * (hooks on, as in a recording walk, or no stack base) the run is not taken here: the
    * batch loop takes the senders one by one, each load checked. */
-  if (k == 0 || base <= lo || lo < ASGST__MIN_ADDR || !asgst__fast_ok(lo, base - lo)) k = 0;
+  if (base <= lo || lo < ASGST__MIN_ADDR || !asgst__fast_ok(lo, base - lo)) k = 0;
   /* A one-frame recursion (no inlining at the call) is the common case: its copy of the
    * run, with a constant count, has no inner loop. */
   int taken = n == 1 ? repeat_run(wc, src, 1, k, pc, step, base, &sp, &fp)
