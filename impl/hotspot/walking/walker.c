@@ -435,15 +435,16 @@ static inline int repeat_count(const asgst__cursor *wc, int n, int np, int depth
  * bytes further and below base, their frames copied from src (n of them) after
  * wc->pending[wc->npending]; the caller proved every slot read plainly readable. Each sender
  * is committed as it completes. Moves *sp and *fp to the last one taken and returns how
- * many were taken. Inline with n constant at each call: no inner copy loop for n == 1. */
+ * many were taken. Inline with n constant at each call: no inner copy loop for n of 1 or 2. */
 static inline __attribute__((always_inline)) int repeat_run(asgst__cursor *wc, const ASGST_Frame *src,
                                                             int n, int k, uintptr_t pc, uintptr_t step,
                                                             uintptr_t base, uintptr_t *sp_, uintptr_t *fp_) {
   uintptr_t sp = *sp_, fp = *fp_;
   int np = wc->npending, taken = 0;
-  for (; taken < k; taken++) {
-    uintptr_t ssp = sp + step;
-    if (ssp >= base) break;
+  /* One bound for both limits: the (k + 1)th sender's sp and the stack base. */
+  uintptr_t end = sp + (uintptr_t)(k + 1) * step;
+  if (end > base) end = base;
+  for (uintptr_t ssp = sp + step; ssp < end; ssp += step, taken++) {
     uintptr_t npc = asgst__strip_pc(*(const volatile uintptr_t *)(ssp - 8));
     if (npc != pc) break;
     uintptr_t nfp = *(const volatile uintptr_t *)(ssp - 16);
@@ -497,10 +498,12 @@ ASGST__HOT static bool repeat(asgst__cursor *wc, hs_state *s) {
    * (hooks on, as in a recording walk, or no stack base) the run is not taken here: the
    * batch loop takes the senders one by one, each load checked. */
   if (base <= lo || lo < ASGST__MIN_ADDR || !asgst__fast_ok(lo, base - lo)) k = 0;
-  /* A one-frame recursion (no inlining at the call) is the common case: its copy of the
-   * run, with a constant count, has no inner loop. */
-  int taken = n == 1 ? repeat_run(wc, src, 1, k, pc, step, base, &sp, &fp)
-                     : repeat_run(wc, src, n, k, pc, step, base, &sp, &fp);
+  /* The common cases get a copy of the run with a constant count, which has no inner loop:
+   * one frame (no inlining at the call) and two (C2 inlines a recursive call once, by
+   * default, so a compiled recursion's physical frames hold two of its frames each). */
+  int taken = n == 1   ? repeat_run(wc, src, 1, k, pc, step, base, &sp, &fp)
+              : n == 2 ? repeat_run(wc, src, 2, k, pc, step, base, &sp, &fp)
+                       : repeat_run(wc, src, n, k, pc, step, base, &sp, &fp);
   depth += taken;
   np += taken * n;
   wc->cur.sp = sp;
