@@ -56,6 +56,52 @@ run() {
   sed -nE 's/^# (figure|skip):/    &/p' "$out"
 }
 
+# arm64 under qemu-user (issue 30): the cross build beside BUILD (./build.sh build-aarch64),
+# each step of tests/aarch64/run_suite.sh through `run`, so that its counts join the totals.
+# Without an arm64 root (it cannot be provisioned) the suite is one skip saying why.
+# It runs beside the x86_64 steps (ASGST_TEST_SERIAL=1: after them, as before): most of
+# those run their JVMs for a fixed time, so they take no longer with qemu beside them, and
+# the whole run shrinks by the arm64 part, about 13 of its 58 minutes here. Every step
+# already has to pass with a busy process beside it (docs/testing.md); qemu is that process.
+ARM_BUILD=${BUILD%/}-aarch64
+# arm_steps: the arm64 part; prints its step lines, then "ARM_TOTALS pass fail skip",
+# "ARM_RAN ..." and an "ARM_FAILED ..." line per failing step for the caller to add up.
+arm_steps() {
+  pass=0 fail=0 skip=0 failures=()
+  local arm_t0=$SECONDS ran=""
+  echo "# arm64 under qemu-user: $ARM_BUILD (figures for correctness, not speed)"
+  declare -A arm_passed=()
+  local arm_jdks="" name limit v
+  while read -r name limit; do
+    select_arm_step "$name" || continue
+    run "$name" "$limit" bash "$ROOT/tests/aarch64/run_suite.sh" "$ARM_BUILD" step "$name"
+    # The JDK of a step suite[arm64-V] or suite[arm64-V,pauth=off].
+    case "$name" in *"[arm64-"*) ;; *) continue ;; esac
+    v=${name#*arm64-}
+    v=${v%%[],]*}
+    case " $arm_jdks " in *" $v "*) ;; *) arm_jdks="$arm_jdks $v" ;; esac
+    arm_passed[$v]=$((${arm_passed[$v]:-0} + RUN_PASSED))
+  done < <(bash "$ROOT/tests/aarch64/run_suite.sh" "$ARM_BUILD" list)
+  for v in $arm_jdks; do
+    ran="$ran jdk$v$([ "${arm_passed[$v]}" -gt 0 ] || echo '(nothing passed)')"
+  done
+  echo "# arm64 under qemu-user: $((SECONDS - arm_t0)) s"
+  echo "ARM_TOTALS $pass $fail $skip"
+  echo "ARM_RAN$ran"
+  local f
+  for f in "${failures[@]}"; do echo "ARM_FAILED $f"; done
+}
+ARM_PID="" ARM_OUT=$LOG/arm64-part.out
+if ! select_arch arm64; then
+  left_out "arm64"
+elif [ ! -d "$ARM_BUILD" ]; then
+  ARM_MISSING=1
+elif [ "${ASGST_TEST_SERIAL:-0}" != 1 ] && [ "$LIST_ONLY" != 1 ]; then
+  arm_steps >"$ARM_OUT" 2>&1 &
+  ARM_PID=$!
+  echo "# arm64 under qemu-user: running beside the x86_64 steps, reported after them"
+fi
+
 # ran_label HOME: jdk and the full version of the JDK at HOME (jdk17.0.15), from its release file.
 ran_label() {
   local v
@@ -115,6 +161,16 @@ OTHER_QUEUE_SECONDS=${OTHER_QUEUE_SECONDS:-6}
 # A second build of a feature version already tested (e.g. Temurin 25 beside Debian's 25)
 # runs the walk and info suites only, to keep the whole run under 30 minutes.
 SAME_VERSION_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh)
+# A release between LTS ones that is not the newest tested (26 while 27 is) runs the
+# library's suites but not the demo profiler's: what the demo meets from one release to the
+# next (thread states, code blob names, JFR, attach) is bounded by the LTS releases around
+# it and the newest, which run them all. About two minutes of the whole run.
+LTS_RELEASES=" 8 11 17 21 25 "
+# interim_release V: true for such a release.
+interim_release() {
+  case "$LTS_RELEASES" in *" $1 "*) return 1 ;; esac
+  [ "$1" != "$NEWEST_TESTED" ]
+}
 # A JDK newer than the newest the library is tested on (an early-access build) runs the
 # walk and info suites with the opt-in (ASGST_INIT_UNTESTED_JDK, through the test agents'
 # ASGST_TEST_UNTESTED_JDK); its results are reported apart and not counted in the totals.
@@ -172,7 +228,13 @@ while read -r label home; do
   case "$versions" in
     *" $v "*) suites=("${SAME_VERSION_SUITES[@]}")
               echo "# JDK: $label at $home (JDK $v tested already: walk and info only)" ;;
-    *) echo "# JDK: $label at $home" ;;
+    *) if interim_release "$v"; then
+         suites=()
+         for t in "${EXTRA_SUITES[@]}"; do case "$t" in profiler-demo/*) ;; *) suites+=("$t") ;; esac; done
+         echo "# JDK: $label at $home (between LTS releases and not the newest: the library's suites, not the demo's)"
+       else
+         echo "# JDK: $label at $home"
+       fi ;;
   esac
   versions="$versions$v "
   passed=0
@@ -186,32 +248,22 @@ while read -r label home; do
   RAN_X86="$RAN_X86 $label$([ "$passed" -gt 0 ] || echo '(nothing passed)')"
 done < <("$ROOT/tests/jdks/list.sh")
 
-# arm64 under qemu-user (issue 30): the cross build beside BUILD (./build.sh build-aarch64),
-# each step of tests/aarch64/run_suite.sh through `run`, so that its counts join the totals.
-# Without an arm64 root (it cannot be provisioned) the suite is one skip saying why.
-ARM_BUILD=${BUILD%/}-aarch64
-if ! select_arch arm64; then
-  left_out "arm64"
-elif [ -d "$ARM_BUILD" ]; then
-  echo "# arm64 under qemu-user: $ARM_BUILD (figures for correctness, not speed)"
-  arm_t0=$SECONDS
-  declare -A arm_passed=()
-  arm_jdks=""
-  while read -r name limit; do
-    select_arm_step "$name" || continue
-    run "$name" "$limit" bash "$ROOT/tests/aarch64/run_suite.sh" "$ARM_BUILD" step "$name"
-    # The JDK of a step suite[arm64-V] or suite[arm64-V,pauth=off].
-    case "$name" in *"[arm64-"*) ;; *) continue ;; esac
-    v=${name#*arm64-}
-    v=${v%%[],]*}
-    case " $arm_jdks " in *" $v "*) ;; *) arm_jdks="$arm_jdks $v" ;; esac
-    arm_passed[$v]=$((${arm_passed[$v]:-0} + RUN_PASSED))
-  done < <(bash "$ROOT/tests/aarch64/run_suite.sh" "$ARM_BUILD" list)
-  for v in $arm_jdks; do
-    RAN_ARM="$RAN_ARM jdk$v$([ "${arm_passed[$v]}" -gt 0 ] || echo '(nothing passed)')"
-  done
-  echo "# arm64 under qemu-user: $((SECONDS - arm_t0)) s"
-else
+# The arm64 part: waited for if it ran beside, run now if serial.
+if select_arch arm64 && [ -d "$ARM_BUILD" ]; then
+  if [ -z "$ARM_PID" ]; then
+    p0=$pass f0=$fail s0=$skip failures0=("${failures[@]}")
+    arm_steps >"$ARM_OUT" 2>&1
+    pass=$p0 fail=$f0 skip=$s0 failures=("${failures0[@]}")
+  else
+    wait "$ARM_PID"
+  fi
+  grep -v '^ARM_' "$ARM_OUT"
+  read -r _ ap af as < <(grep '^ARM_TOTALS ' "$ARM_OUT" || echo "ARM_TOTALS 0 1 0")
+  grep -q '^ARM_TOTALS ' "$ARM_OUT" || echo "not ok - the arm64 part ended without its totals (see $ARM_OUT)"
+  pass=$((pass + ap)) fail=$((fail + af)) skip=$((skip + as))
+  RAN_ARM=$(sed -n 's/^ARM_RAN//p' "$ARM_OUT")
+  while IFS= read -r f; do failures+=("${f#ARM_FAILED }"); done < <(grep '^ARM_FAILED ' "$ARM_OUT")
+elif [ "${ARM_MISSING:-0}" = 1 ]; then
   run "arm64" 10 echo "ok 1 - arm64 suite # SKIP no cross build at $ARM_BUILD: the arm64 root could not be provisioned (./build.sh build-aarch64 says why)"
 fi
 
