@@ -56,52 +56,6 @@ run() {
   sed -nE 's/^# (figure|skip):/    &/p' "$out"
 }
 
-# arm64 under qemu-user (issue 30): the cross build beside BUILD (./build.sh build-aarch64),
-# each step of tests/aarch64/run_suite.sh through `run`, so that its counts join the totals.
-# Without an arm64 root (it cannot be provisioned) the suite is one skip saying why.
-# It runs beside the x86_64 steps (ASGST_TEST_SERIAL=1: after them, as before): most of
-# those run their JVMs for a fixed time, so they take no longer with qemu beside them, and
-# the whole run shrinks by the arm64 part, about 13 of its 58 minutes here. Every step
-# already has to pass with a busy process beside it (docs/testing.md); qemu is that process.
-ARM_BUILD=${BUILD%/}-aarch64
-# arm_steps: the arm64 part; prints its step lines, then "ARM_TOTALS pass fail skip",
-# "ARM_RAN ..." and an "ARM_FAILED ..." line per failing step for the caller to add up.
-arm_steps() {
-  pass=0 fail=0 skip=0 failures=()
-  local arm_t0=$SECONDS ran=""
-  echo "# arm64 under qemu-user: $ARM_BUILD (figures for correctness, not speed)"
-  declare -A arm_passed=()
-  local arm_jdks="" name limit v
-  while read -r name limit; do
-    select_arm_step "$name" || continue
-    run "$name" "$limit" bash "$ROOT/tests/aarch64/run_suite.sh" "$ARM_BUILD" step "$name"
-    # The JDK of a step suite[arm64-V] or suite[arm64-V,pauth=off].
-    case "$name" in *"[arm64-"*) ;; *) continue ;; esac
-    v=${name#*arm64-}
-    v=${v%%[],]*}
-    case " $arm_jdks " in *" $v "*) ;; *) arm_jdks="$arm_jdks $v" ;; esac
-    arm_passed[$v]=$((${arm_passed[$v]:-0} + RUN_PASSED))
-  done < <(bash "$ROOT/tests/aarch64/run_suite.sh" "$ARM_BUILD" list)
-  for v in $arm_jdks; do
-    ran="$ran jdk$v$([ "${arm_passed[$v]}" -gt 0 ] || echo '(nothing passed)')"
-  done
-  echo "# arm64 under qemu-user: $((SECONDS - arm_t0)) s"
-  echo "ARM_TOTALS $pass $fail $skip"
-  echo "ARM_RAN$ran"
-  local f
-  for f in "${failures[@]}"; do echo "ARM_FAILED $f"; done
-}
-ARM_PID="" ARM_OUT=$LOG/arm64-part.out
-if ! select_arch arm64; then
-  left_out "arm64"
-elif [ ! -d "$ARM_BUILD" ]; then
-  ARM_MISSING=1
-elif [ "${ASGST_TEST_SERIAL:-0}" != 1 ] && [ "$LIST_ONLY" != 1 ]; then
-  arm_steps >"$ARM_OUT" 2>&1 &
-  ARM_PID=$!
-  echo "# arm64 under qemu-user: running beside the x86_64 steps, reported after them"
-fi
-
 # ran_label HOME: jdk and the full version of the JDK at HOME (jdk17.0.15), from its release file.
 ran_label() {
   local v
@@ -248,22 +202,32 @@ while read -r label home; do
   RAN_X86="$RAN_X86 $label$([ "$passed" -gt 0 ] || echo '(nothing passed)')"
 done < <("$ROOT/tests/jdks/list.sh")
 
-# The arm64 part: waited for if it ran beside, run now if serial.
-if select_arch arm64 && [ -d "$ARM_BUILD" ]; then
-  if [ -z "$ARM_PID" ]; then
-    p0=$pass f0=$fail s0=$skip failures0=("${failures[@]}")
-    arm_steps >"$ARM_OUT" 2>&1
-    pass=$p0 fail=$f0 skip=$s0 failures=("${failures0[@]}")
-  else
-    wait "$ARM_PID"
-  fi
-  grep -v '^ARM_' "$ARM_OUT"
-  read -r _ ap af as < <(grep '^ARM_TOTALS ' "$ARM_OUT" || echo "ARM_TOTALS 0 1 0")
-  grep -q '^ARM_TOTALS ' "$ARM_OUT" || echo "not ok - the arm64 part ended without its totals (see $ARM_OUT)"
-  pass=$((pass + ap)) fail=$((fail + af)) skip=$((skip + as))
-  RAN_ARM=$(sed -n 's/^ARM_RAN//p' "$ARM_OUT")
-  while IFS= read -r f; do failures+=("${f#ARM_FAILED }"); done < <(grep '^ARM_FAILED ' "$ARM_OUT")
-elif [ "${ARM_MISSING:-0}" = 1 ]; then
+# arm64 under qemu-user (issue 30): the cross build beside BUILD (./build.sh build-aarch64),
+# each step of tests/aarch64/run_suite.sh through `run`, so that its counts join the totals.
+# Without an arm64 root (it cannot be provisioned) the suite is one skip saying why.
+ARM_BUILD=${BUILD%/}-aarch64
+if ! select_arch arm64; then
+  left_out "arm64"
+elif [ -d "$ARM_BUILD" ]; then
+  echo "# arm64 under qemu-user: $ARM_BUILD (figures for correctness, not speed)"
+  arm_t0=$SECONDS
+  declare -A arm_passed=()
+  arm_jdks=""
+  while read -r name limit; do
+    select_arm_step "$name" || continue
+    run "$name" "$limit" bash "$ROOT/tests/aarch64/run_suite.sh" "$ARM_BUILD" step "$name"
+    # The JDK of a step suite[arm64-V] or suite[arm64-V,pauth=off].
+    case "$name" in *"[arm64-"*) ;; *) continue ;; esac
+    v=${name#*arm64-}
+    v=${v%%[],]*}
+    case " $arm_jdks " in *" $v "*) ;; *) arm_jdks="$arm_jdks $v" ;; esac
+    arm_passed[$v]=$((${arm_passed[$v]:-0} + RUN_PASSED))
+  done < <(bash "$ROOT/tests/aarch64/run_suite.sh" "$ARM_BUILD" list)
+  for v in $arm_jdks; do
+    RAN_ARM="$RAN_ARM jdk$v$([ "${arm_passed[$v]}" -gt 0 ] || echo '(nothing passed)')"
+  done
+  echo "# arm64 under qemu-user: $((SECONDS - arm_t0)) s"
+else
   run "arm64" 10 echo "ok 1 - arm64 suite # SKIP no cross build at $ARM_BUILD: the arm64 root could not be provisioned (./build.sh build-aarch64 says why)"
 fi
 
