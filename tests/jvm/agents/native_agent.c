@@ -238,7 +238,7 @@ static void check(const jvmtiFrameInfo *fi, int nj) {
   for (const char *want; ok && (want = expected_c(i)) != NULL; i++)
     ok = i < w->n && w->f[i].type == ASGST_FRAME_NON_JAVA && strcmp(c_name(&w->f[i], i == 0), want) == 0;
   ok = ok && i < w->n && w->f[i].type == ASGST_FRAME_JAVA_NATIVE && java_equal_to(w, i, fi, nj);
-  if (!ok && complete == 0 && samples == 0) {
+  if (!ok && samples == 0) { /* no walk counted yet, so none complete */
     before_tables++;
     if (before_tables <= 2) example(w);
     return;
