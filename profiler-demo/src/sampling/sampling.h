@@ -117,6 +117,8 @@ bool prof_thread_is_own(const char *comm);
 bool prof_thread_comm(pid_t tid, char *comm, size_t len);
 /* N. Unregisters tid (JVMTI ThreadEnd). */
 void prof_threads_remove(pid_t tid);
+/* N. Unregisters tid without taking it for ended (an other thread found to be ours). */
+void prof_threads_drop(pid_t tid);
 /* N. Registers every existing thread of the process: JVM-internal threads as other threads
  * (cputhreads=all) or not at all (cputhreads=java), the others as Java threads (the calling
  * thread too unless skip_self). */

@@ -53,6 +53,21 @@ static struct {
 /* The tids of the last look, sorted: a tid in it was dealt with then. Scanner only. */
 static pid_t seen[PROF_MAX_THREADS], now_alive[PROF_MAX_THREADS];
 static int nseen;
+/* Other threads met lately, whose names are read again. A new thread has its maker's name
+ * until it or its maker sets one: pthread_setname_np after pthread_create, or, in HotSpot,
+ * the thread itself once it runs (and G1's workers and the compilers' threads start
+ * lazily, from threads of other names). The first look can come in between. So each is
+ * read again YOUNG_LOOKS 1, 2, 4, ... after it was met: seven reads a thread over about
+ * 1.3 s, a cost bounded by what meeting it cost, however many threads the process makes.
+ * A later rename is not seen. Scanner (look's lock) only. */
+#define YOUNG_MAX 128
+#define YOUNG_LOOKS 64
+static struct {
+  pid_t tid;
+  unsigned met; /* the look that met it */
+} young[YOUNG_MAX];
+static int nyoung;
+static unsigned looks;
 
 /* N. The calling thread's CPU time in ns (what a look costs, whatever the machine's load). */
 static uint64_t own_cpu_ns(void) {
@@ -84,6 +99,51 @@ static int by_tid(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* N. Counts tid among our own threads: its CPU from now on is the profiler's, and what it
+ * had spent before too unless from_now. */
+static void own_add(pid_t tid, bool from_now) {
+  pthread_mutex_lock(&lock);
+  if (figures.own_threads < MAX_OWN) {
+    uint64_t c = cpu_ns(tid);
+    int o = figures.own_threads++;
+    own[o].tid = tid;
+    own[o].base = from_now ? c : 0;
+    own[o].last = c;
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+/* N. */
+static void young_add(pid_t tid) {
+  if (nyoung < YOUNG_MAX) {
+    young[nyoung].tid = tid;
+    young[nyoung++].met = looks;
+  }
+}
+
+/* N. Reads the names of the other threads met lately again, at 1, 2, 4, ... looks after:
+ * a new name is remembered (the outputs name a thread's samples by its last name); a
+ * thread that turns out to be ours (named after it was started) stops being sampled. */
+static void look_again(void) {
+  int k = 0;
+  for (int i = 0; i < nyoung; i++) {
+    unsigned age = looks - young[i].met;
+    pid_t tid = young[i].tid;
+    char comm[64];
+    if ((age & (age - 1)) == 0) {
+      if (!prof_thread_comm(tid, comm, sizeof comm)) continue; /* gone */
+      if (prof_thread_is_own(comm)) {
+        prof_threads_drop(tid);
+        own_add(tid, true); /* what it spent before was sampled */
+        continue;
+      }
+      prof_thread_name_remember(tid, comm, false); /* a Java name stays */
+    }
+    if (age < YOUNG_LOOKS) young[k++] = young[i];
+  }
+  nyoung = k;
+}
+
 /* N. A tid first seen now: one of ours (its CPU is the profiler's), or, with
  * cputhreads=all, a thread to sample unless it is a Java thread that JVMTI announced or
  * saw end. first: the look at the start, right after the registry took the threads
@@ -93,20 +153,13 @@ static void meet(pid_t tid, bool first) {
   char comm[64];
   if (!prof_thread_comm(tid, comm, sizeof comm)) return;
   if (prof_thread_is_own(comm)) {
-    pthread_mutex_lock(&lock);
-    if (figures.own_threads < MAX_OWN) {
-      uint64_t c = cpu_ns(tid);
-      int o = figures.own_threads++;
-      own[o].tid = tid;
-      own[o].base = first ? c : 0;
-      own[o].last = c;
-    }
-    pthread_mutex_unlock(&lock);
+    own_add(tid, first);
     return;
   }
   if (first || prof.opts.java_threads_only || prof_threads_known(tid) || prof_thread_ended(tid))
     return;
   prof_threads_add_other(tid, comm);
+  young_add(tid);
   uint64_t before = cpu_ns(tid);
   pthread_mutex_lock(&lock);
   figures.found_late++;
@@ -124,6 +177,8 @@ static void look(bool first) {
     pthread_mutex_unlock(&one);
     return;
   }
+  looks++;
+  look_again();
   int n = 0;
   struct dirent *e;
   while ((e = readdir(d)) != NULL && n < PROF_MAX_THREADS) {

@@ -99,6 +99,11 @@ void prof_threads_prune(const pid_t *alive, int n) {
 /* N. */
 void prof_threads_remove(pid_t tid) {
   prof_thread_set_ended(tid);
+  prof_threads_drop(tid);
+}
+
+/* N. */
+void prof_threads_drop(pid_t tid) {
   pthread_mutex_lock(&lock);
   for (int i = 0; i < high; i++)
     if (threads[i].used && threads[i].tid == tid) {

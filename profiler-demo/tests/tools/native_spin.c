@@ -1,12 +1,17 @@
 /*
  * native_spin.c - a JNI library for test_all_threads.sh: JitGcBusy.startNative(ms) starts a
- * thread the JVM knows nothing of (pthread_create from native code, never attached), named
- * "native-spin-1", that spins in spin_work for ms milliseconds of wall time and ends. The
- * profiler can only find it by looking at the process's threads.
+ * thread the JVM knows nothing of (pthread_create from native code, never attached) that
+ * spins in spin_work for ms milliseconds of wall time and ends. The profiler can only find
+ * it by looking at the process's threads. It names itself "native-spin-1" only after
+ * NAME_AFTER_MS of its spin: until then it has its maker's name, as the JVM's lazily
+ * started GC workers and compiler threads have until they name themselves, so the
+ * profiler's first look at it sees the wrong name and must look again.
  */
 #include <jni.h>
 #include <pthread.h>
 #include <time.h>
+
+#define NAME_AFTER_MS 50
 
 static volatile unsigned long sink;
 
@@ -27,7 +32,10 @@ __attribute__((noinline)) void spin_work(long until) {
 
 /* N. */
 static void *spin(void *arg) {
-  spin_work(now_ms() + (long)(size_t)arg);
+  long ms = (long)(size_t)arg;
+  spin_work(now_ms() + NAME_AFTER_MS);
+  pthread_setname_np(pthread_self(), "native-spin-1");
+  spin_work(now_ms() + ms - NAME_AFTER_MS);
   return NULL;
 }
 
@@ -36,6 +44,5 @@ JNIEXPORT void JNICALL Java_JitGcBusy_startNative(JNIEnv *env, jclass c, jint ms
   (void)env, (void)c;
   pthread_t t;
   if (pthread_create(&t, NULL, spin, (void *)(size_t)ms) != 0) return;
-  pthread_setname_np(t, "native-spin-1");
   pthread_detach(t);
 }
