@@ -113,17 +113,36 @@ OTHER_WALK_MIN=${OTHER_WALK_MIN:-30000}
 OTHER_STRESS_SECONDS=${OTHER_STRESS_SECONDS:-6}
 OTHER_QUEUE_SECONDS=${OTHER_QUEUE_SECONDS:-6}
 # A second build of a feature version already tested (e.g. Temurin 25 beside Debian's 25)
-# runs the walk and info suites only, to keep the whole run under 30 minutes.
+# runs the walk and info suites only, to keep the whole run under 45 minutes.
 SAME_VERSION_SUITES=(tests/jvm/test_walk.sh tests/jvm/test_info.sh)
-# A release between LTS ones that is not the newest tested (26 while 27 is) runs the
-# library's suites but not the demo profiler's: what the demo meets from one release to the
-# next (thread states, code blob names, JFR, attach) is bounded by the LTS releases around
-# it and the newest, which run them all. About two minutes of the whole run.
-LTS_RELEASES=" 8 11 17 21 25 "
-# interim_release V: true for such a release.
-interim_release() {
-  case "$LTS_RELEASES" in *" $1 "*) return 1 ;; esac
-  [ "$1" != "$NEWEST_TESTED" ]
+# Which releases run the demo profiler's tests (to keep the whole run under 45 minutes):
+# the default JDK and the newest tested run them all; the oldest (8) and the current LTS
+# (25) all but JVM_FREE_DEMO's; the releases between (11, 21, 26) the library's suites
+# only. What the demo meets from one release to the next (thread states, code blob names,
+# JFR, attach) comes through the library, whose suites run on every release; the demo's
+# tests on the releases around these bound the rest. About five minutes of the whole run.
+DEMO_RELEASES=" 8 25 "
+# The demo's tests whose subject is its own code and the kernel's, not the JVM's (the fd
+# table's memory under churn, a tracepoint's filter, the pprof writer, perf events by
+# name, kernel frames): the JVM there is only a workload, whose Java frames the walk suites
+# check on every release. They run on the default JDK and the newest tested.
+JVM_FREE_DEMO=" test_fd_churn test_tracepoint_filter test_pprof test_perf_events test_kernel_frames "
+# DEMO_ALL_JDKS=1: every demo test on every release.
+# demo_tier V: all (every demo test), some (all but JVM_FREE_DEMO's) or none.
+demo_tier() {
+  if [ "${DEMO_ALL_JDKS:-0}" = 1 ] || [ "$1" = "$NEWEST_TESTED" ]; then echo all
+  else case "$DEMO_RELEASES" in *" $1 "*) echo some ;; *) echo none ;; esac
+  fi
+}
+# tier_runs TIER SCRIPT: true if a release of that tier runs SCRIPT (a path under ROOT).
+tier_runs() {
+  case "$2" in profiler-demo/*) ;; *) return 0 ;; esac
+  case "$1" in
+    all) return 0 ;;
+    none) return 1 ;;
+  esac
+  case "$JVM_FREE_DEMO" in *" $(basename "$2" .sh) "*) return 1 ;; esac
+  return 0
 }
 # A JDK newer than the newest the library is tested on (an early-access build) runs the
 # walk and info suites with the opt-in (ASGST_INIT_UNTESTED_JDK, through the test agents'
@@ -182,13 +201,14 @@ while read -r label home; do
   case "$versions" in
     *" $v "*) suites=("${SAME_VERSION_SUITES[@]}")
               echo "# JDK: $label at $home (JDK $v tested already: walk and info only)" ;;
-    *) if interim_release "$v"; then
-         suites=()
-         for t in "${EXTRA_SUITES[@]}"; do case "$t" in profiler-demo/*) ;; *) suites+=("$t") ;; esac; done
-         echo "# JDK: $label at $home (between LTS releases and not the newest: the library's suites, not the demo's)"
-       else
-         echo "# JDK: $label at $home"
-       fi ;;
+    *) suites=()
+       tier=$(demo_tier "$v")
+       for t in "${EXTRA_SUITES[@]}"; do tier_runs "$tier" "$t" && suites+=("$t"); done
+       case "$tier" in
+         all) echo "# JDK: $label at $home" ;;
+         some) echo "# JDK: $label at $home (the demo's tests of its own code and the kernel's on the default JDK and $NEWEST_TESTED only)" ;;
+         none) echo "# JDK: $label at $home (a release between: the library's suites, not the demo's)" ;;
+       esac ;;
   esac
   versions="$versions$v "
   passed=0

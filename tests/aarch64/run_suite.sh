@@ -7,13 +7,18 @@
 #                  each through its own `run`, so their TAP counts join the totals)
 #   step NAME      runs one step; prints TAP
 # The steps: the arm64 unit tests, then for each JDK (17, 21, 25) with `-cpu max` (pointer
-# authentication on): the walk, info and queue suites, and on 17 (bookworm's libjvm) and 25
-# (trixie's, like 21's built with return-address signing) the demo profiler's CPU, wall and
-# walk-mode tests, the signal frames test and the shadow-stack oracle; on each, the stub bci
-# test (the line of samples in out-of-line stub code, C1's and C2's G1 barrier stubs); then
-# the walk suite again with `-cpu max,pauth=off`. Budget: the whole
-# arm64 part of ./build.sh test (cross build and qemu runs) under 9 minutes on a 2-core
-# machine; the demo tests use the library as the suites above do, so two JDKs suffice. Each JVM
+# authentication on) the walk suite and the stub bci test (the line of samples in
+# out-of-line stub code, C1's and C2's G1 barrier stubs); on 17 (bookworm's libjvm) and 25
+# (trixie's, like 21's built with return-address signing) also the info and queue suites,
+# the OSR entry test, the demo profiler's CPU, wall and walk-mode tests, the signal frames
+# test and the shadow-stack oracle; then on 25 the walk suite again with
+# `-cpu max,pauth=off`. Budget: the whole arm64 part of ./build.sh test (cross build and
+# qemu runs) under 9 minutes on a 2-core machine. Why two JDKs suffice for all but the walk
+# and stub steps: the suites read the same version-aware tables as on x86_64, where 21 runs
+# every suite; what is arm64's own (frame records, the link register, signed return
+# addresses, the stubs' way back) is what the walk and stub steps cover on all three. 21
+# and 25 are one build flavour (trixie's, pac-ret), so pauth=off runs on 25 only; on 17,
+# whose libjvm signs nothing, pauth=off would repeat the pauth=on run. Each JVM
 # script runs unchanged with JAVA_HOME = a fake home whose java is the arm64 JDK under
 # qemu (fake_home.sh), with shorter knobs and ASGST_TEST_QEMU=1 (the scripts say what it
 # changes and why). Figures under qemu are for correctness, not speed.
@@ -23,8 +28,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 HOMES=$BUILD/tests/aarch64
 JDKS="17 21 25"
-# Per JDK with -cpu max; the walk suite alone again with pauth off.
-SUITES_MAX="tests/jvm/test_walk.sh tests/jvm/test_info.sh tests/jvm/test_queues.sh"
+# Per JDK with -cpu max: the walk suite on each; the info and queue suites on FULL_JDKS.
+SUITES_MAX="tests/jvm/test_walk.sh"
+FULL_JDKS="17 25"
+FULL_SUITES="tests/jvm/test_info.sh tests/jvm/test_queues.sh"
 DEMO_JDKS="17 25"
 DEMO_SUITES="profiler-demo/tests/test_cpu_ratio.sh profiler-demo/tests/test_wall.sh
   profiler-demo/tests/test_walk_modes.sh profiler-demo/tests/test_thread_states.sh"
@@ -33,13 +40,14 @@ SIGNAL_SUITES="tests/jvm/test_signal_frames.sh"
 # On the demo's JDKs too: the shadow-stack oracle (some 25 s a JDK under qemu).
 ORACLE_SUITES="tests/jvm/test_shadow_oracle.sh"
 SUITES_NOPAUTH="tests/jvm/test_walk.sh"
-# The per-line oracle of samples in stub code (four runs of 4 s, 21-30 s here), and the
-# proof of C1's OSR entry calls on the code (two short runs), on every
-# arm64 JDK: 25's C2 puts G1's barriers out of line (JDK 24+) besides C1's CodeStubs; 17's
-# C1 code warms up before the C frame tables' first build (a walker fault showed only
-# there); 21 is the release between.
-STUB_JDKS="17 21 25"
-STUB_SUITES="tests/jvm/test_stub_bci.sh tests/jvm/test_osr_entry.sh"
+NOPAUTH_JDKS="25"
+# The per-line oracle of samples in stub code (four runs of 4 s, 21-30 s here) on every
+# arm64 JDK: 25's C2 puts G1's barriers out of line (JDK 24+) besides C1's CodeStubs; 21 is
+# the release between. The proof of C1's OSR entry calls on the code (two short runs) on
+# FULL_JDKS: 17's C1 code warms up before the C frame tables' first build (a walker fault
+# showed only there).
+STUB_SUITES="tests/jvm/test_stub_bci.sh"
+OSR_SUITES="tests/jvm/test_osr_entry.sh"
 # Unit tests left out under qemu, each with its reason (printed as a skip).
 UNIT_SKIPS='
 test_synthetic_errors 2000 walks from random contexts under ASan take over 200 s in qemu; no arm64 code of its own beyond the registers (unit/test_arch.h)
@@ -58,14 +66,18 @@ steps() {
   echo "unit[arm64] 300"
   for v in $JDKS; do
     for s in $SUITES_MAX; do echo "$(basename "$s" .sh)[arm64-$v] 600"; done
+    case " $FULL_JDKS " in *" $v "*)
+      for s in $FULL_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 600"; done ;;
+    esac
     case " $DEMO_JDKS " in *" $v "*)
       for s in $DEMO_SUITES $SIGNAL_SUITES $ORACLE_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 300"; done ;;
     esac
-    case " $STUB_JDKS " in *" $v "*)
-      for s in $STUB_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 300"; done ;;
+    for s in $STUB_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 300"; done
+    case " $FULL_JDKS " in *" $v "*)
+      for s in $OSR_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 300"; done ;;
     esac
   done
-  for v in $JDKS; do
+  for v in $NOPAUTH_JDKS; do
     for s in $SUITES_NOPAUTH; do echo "$(basename "$s" .sh)[arm64-$v,pauth=off] 600"; done
   done
 }
