@@ -37,7 +37,13 @@ check "threeParts:onePart samples match their CPU time's ratio within $tol%" \
 line=$(grep -m1 '^cpu: ' "$WORK/stderr")
 samples=$(echo "$line" | sed -n 's/^cpu: \([0-9]*\) samples.*/\1/p')
 expected=$(echo "$line" | sed -n 's/.*the kernel counted \([0-9.]*\) s of CPU.*/\1/p' | awk '{ printf "%d", $1 * 1000 }')
-figure "cpu: $samples samples, kernel-counted CPU time gives $expected"
+# Samples the option overhead left out on purpose ("; N left out to keep sampling under
+# 10% ..."): the timer delivered them, the profiler chose not to keep them. A loaded
+# machine makes each sample dearer (cold caches), so the cap leaves more out: 55 of 1,943
+# on JDK 8 with a busy loop and another busy JVM beside the run, which put the kept ones
+# 5.2% under the kernel's count.
+capped=$(echo "$line" | sed -n 's/.*; \([0-9]*\) left out to keep sampling under.*/\1/p')
+figure "cpu: $samples samples (and ${capped:-0} left out by the overhead cap), kernel-counted CPU time gives $expected"
 first=$(sed -n '/^cpu: /,/^[^ ]/{/^  hottest methods/{n;p;q}}' "$WORK/stderr" | awk '{print $3}')
 sed -n '/^cpu: /,/^[^ ]/p' "$WORK/stderr" | head -5 | diag
 check "the summary on stderr lists cpu's hottest methods, Ratio's loop (or threeParts, into which it may be inlined) first" \
@@ -50,8 +56,8 @@ if [ "${ASGST_TEST_QEMU:-0}" = 1 ]; then
 else
   # The floor is on the CPU the run got, not on a share of its 3 s: beside two busy loops
   # the JVM got 937 ms and its samples matched them (934), but a floor of 1,000 failed it.
-  check "one sample per 1 ms of CPU (within 5%)" \
-    awk -v s="${samples:-0}" -v e="${expected:-0}" 'BEGIN { exit !(e > 400 && s >= e * 0.95 && s <= e * 1.02) }'
+  check "one sample per 1 ms of CPU (within 5%, those the overhead cap left out counted)" \
+    awk -v s="$((${samples:-0} + ${capped:-0}))" -v e="${expected:-0}" 'BEGIN { exit !(e > 400 && s >= e * 0.95 && s <= e * 1.02) }'
 fi
 # Two tracepoints Ratio never calls (no samples) beside the timer, for the summary's line
 # of events without samples; qemu-user has no tracepoints.
