@@ -22,6 +22,7 @@ DEPS=(
   "zlib1g-dev:test -f /usr/include/zlib.h" # the demo profiler's .pb.gz output (gzip)
   "golang-go:command -v go"  # `go tool pprof` reads the .pb.gz output (profiler-demo/tests/test_pprof.sh)
   "libunwind-dev:test -f /usr/include/x86_64-linux-gnu/libunwind.h" # tests/jvm/test_native_agree.sh's agent only
+  "gdb:command -v gdb" # the stacks of a JVM that ran out its time (tests/jvm/hang_dump.sh)
   "libasm-java:test -f /usr/share/java/asm-all.jar" # ASM: the shadow-stack oracle's instrumenting agent (test_shadow_oracle.sh)
   # the debug file of the installed libc, by its build id (profiler-demo/tests/test_debug_symbols.sh);
   # apt installs the libc6-dbg of the libc6 version, so an upgraded libc6 is caught too

@@ -119,13 +119,22 @@ queue_run() {
   local jvm=$!
   watch_sched "$jvm" "$WORK/sched-$optin.log" &
   local watcher=$!
+  # A JVM still running 10 s before its limit: every thread's C stack, for the TAP output
+  # (one JDK 11 run in a full suite ran out its 66 s with no line printed, and did not
+  # come back in 60 more runs).
+  rm -f "$WORK/hang-$optin.tap"
+  (for _ in $(seq $((SECS + 50))); do sleep 1; kill -0 "$jvm" 2>/dev/null || exit 0; done
+   j=$(jvm_of "$jvm")
+   [ -n "$j" ] && bash "$HERE/hang_dump.sh" "$j" "$WORK/hang-$optin.txt" >"$WORK/hang-$optin.tap") &
+  local dog=$!
   wait "$jvm"
   rc=$?
-  wait "$watcher"
+  wait "$watcher" "$dog"
   if [ $rc = 0 ] && grep -q "^workload .* done" "$log" && ! ls "$WORK"/hs_err_*.log >/dev/null 2>&1; then
     tap "ok" "${pre}JVM with queues at 1 ms for ${SECS}s ran and exited cleanly"
   else
     tap "not ok" "${pre}JVM exit status $rc (log: ${log#$BUILD/})"; tail -5 "$log" | sed 's/^/# /'
+    [ -f "$WORK/hang-$optin.tap" ] && cat "$WORK/hang-$optin.tap"
   fi
   grep -q '^QUEUE ' "$log" || tap "not ok" "${pre}the agent printed no results"
   while IFS= read -r line; do
