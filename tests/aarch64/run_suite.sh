@@ -65,23 +65,25 @@ load_env() {
   eval "$e"
 }
 
+# emit V LIMIT SCRIPT...: a step line "suite[arm64-V] LIMIT" a script.
+emit() {
+  local v=$1 limit=$2 t
+  shift 2
+  for t in "$@"; do echo "$(basename "$t" .sh)[arm64-$v] $limit"; done
+}
+
 steps() {
   echo "unit[arm64] 300"
   for v in $JDKS; do
-    for s in $SUITES_MAX; do echo "$(basename "$s" .sh)[arm64-$v] 600"; done
-    case " $FULL_JDKS " in *" $v "*)
-      for s in $FULL_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 600"; done ;;
-    esac
-    case " $DEMO_JDKS " in *" $v "*)
-      for s in $DEMO_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 300"; done ;;
-    esac
-    case " $FULL_JDKS " in *" $v "*)
-      for s in $SIGNAL_SUITES $ORACLE_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 300"; done ;;
-    esac
-    for s in $STUB_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 300"; done
-    case " $FULL_JDKS " in *" $v "*)
-      for s in $OSR_SUITES; do echo "$(basename "$s" .sh)[arm64-$v] 300"; done ;;
-    esac
+    # shellcheck disable=SC2086 # the lists are meant to split
+    {
+      emit "$v" 600 $SUITES_MAX
+      case " $FULL_JDKS " in *" $v "*) emit "$v" 600 $FULL_SUITES ;; esac
+      case " $DEMO_JDKS " in *" $v "*) emit "$v" 300 $DEMO_SUITES ;; esac
+      case " $FULL_JDKS " in *" $v "*) emit "$v" 300 $SIGNAL_SUITES $ORACLE_SUITES ;; esac
+      emit "$v" 300 $STUB_SUITES
+      case " $FULL_JDKS " in *" $v "*) emit "$v" 300 $OSR_SUITES ;; esac
+    }
   done
   for v in $NOPAUTH_JDKS; do
     for s in $SUITES_NOPAUTH; do echo "$(basename "$s" .sh)[arm64-$v,pauth=off] 600"; done
